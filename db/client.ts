@@ -1,0 +1,60 @@
+import Database from 'better-sqlite3';
+import { drizzle, type BetterSQLite3Database } from 'drizzle-orm/better-sqlite3';
+import { migrate } from 'drizzle-orm/better-sqlite3/migrator';
+import { mkdirSync } from 'node:fs';
+import { dirname } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import * as schema from './schema';
+
+export type Schema = typeof schema;
+export type DrizzleDb = BetterSQLite3Database<Schema>;
+
+const MIGRATIONS = fileURLToPath(new URL('./migrations', import.meta.url));
+const BUSY_TIMEOUT_MS = 5000;
+
+/** Opens a connection with the pragmas the product depends on, and refuses one where they did not take. */
+export function openConnection(path: string, opts: { readonly?: boolean } = {}): Database.Database {
+  if (!opts.readonly) mkdirSync(dirname(path), { recursive: true });
+  const conn = new Database(path, { readonly: opts.readonly ?? false, fileMustExist: opts.readonly ?? false });
+  if (!opts.readonly) conn.pragma('journal_mode = WAL');
+  conn.pragma('synchronous = FULL');
+  conn.pragma('foreign_keys = ON');
+  conn.pragma(`busy_timeout = ${BUSY_TIMEOUT_MS}`);
+  verifyPragmas(conn);
+  return conn;
+}
+
+export class PragmaError extends Error {}
+
+export function verifyPragmas(conn: Database.Database): void {
+  const got = {
+    journal_mode: String(conn.pragma('journal_mode', { simple: true })).toLowerCase(),
+    synchronous: Number(conn.pragma('synchronous', { simple: true })),
+    foreign_keys: Number(conn.pragma('foreign_keys', { simple: true })),
+    busy_timeout: Number(conn.pragma('busy_timeout', { simple: true })),
+  };
+  const problems: string[] = [];
+  if (got.journal_mode !== 'wal') problems.push(`journal_mode is ${got.journal_mode}, expected wal`);
+  if (got.synchronous !== 2) problems.push(`synchronous is ${got.synchronous}, expected 2 (FULL)`);
+  if (got.foreign_keys !== 1) problems.push('foreign_keys is off');
+  if (got.busy_timeout < 1000) problems.push(`busy_timeout is ${got.busy_timeout}`);
+  if (problems.length) throw new PragmaError(`database pragmas did not take: ${problems.join('; ')}`);
+}
+
+/** Every application table must be STRICT (drizzle-kit cannot say so; scripts/db-generate.sh adds it). */
+export function verifyStrictTables(conn: Database.Database): void {
+  const rows = conn.prepare(`SELECT name, strict FROM pragma_table_list WHERE schema = 'main' AND type = 'table' AND name NOT LIKE 'sqlite_%' AND name NOT LIKE '__drizzle%'`).all() as { name: string; strict: number }[];
+  const loose = rows.filter((r) => r.strict !== 1).map((r) => r.name);
+  if (loose.length) throw new PragmaError(`tables are not STRICT: ${loose.join(', ')}`);
+}
+
+export function applyMigrations(conn: Database.Database): void {
+  migrate(drizzle(conn, { schema }), { migrationsFolder: MIGRATIONS });
+  verifyStrictTables(conn);
+}
+
+export function drizzleOver(conn: Database.Database): DrizzleDb {
+  return drizzle(conn, { schema });
+}
+
+export { schema };

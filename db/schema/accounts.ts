@@ -1,0 +1,56 @@
+import { index, integer, sqliteTable, text, uniqueIndex } from 'drizzle-orm/sqlite-core';
+
+/** A merchant account: owns a balance, withdrawals, transactions and webhooks. */
+export const accounts = sqliteTable('accounts', {
+  id: text('id').primaryKey(),
+  name: text('name').notNull(),
+  /** Public half of the client pair used by POST /auth/token. */
+  code: text('code').notNull(),
+  /** SHA-256 of the client secret (random, ≥128 bits, so a fast hash is enough). */
+  tokenHash: text('token_hash').notNull(),
+  /** Public project key for the webhook API. */
+  apiKey: text('api_key').notNull(),
+  /** Signs postbacks; AES-GCM encrypted at rest because it must stay readable to sign. */
+  postbackSecretEnc: text('postback_secret_enc').notNull(),
+  createdAt: text('created_at').notNull(),
+  updatedAt: text('updated_at').notNull(),
+}, (t) => [
+  uniqueIndex('accounts_code_uq').on(t.code),
+  uniqueIndex('accounts_api_key_uq').on(t.apiKey),
+]);
+
+/** Opaque bearer tokens, stored as SHA-256 hashes. */
+export const accessTokens = sqliteTable('access_tokens', {
+  id: text('id').primaryKey(),
+  accountId: text('account_id').notNull().references(() => accounts.id),
+  tokenHash: text('token_hash').notNull(),
+  createdAt: text('created_at').notNull(),
+  expiresAt: text('expires_at').notNull(),
+  revokedAt: text('revoked_at'),
+}, (t) => [
+  uniqueIndex('access_tokens_hash_uq').on(t.tokenHash),
+  index('access_tokens_account_idx').on(t.accountId),
+]);
+
+/** People who sign in to the dashboard; each belongs to one account. */
+export const dashboardUsers = sqliteTable('dashboard_users', {
+  id: text('id').primaryKey(),
+  accountId: text('account_id').notNull().references(() => accounts.id),
+  email: text('email').notNull(),
+  /** scrypt$N$r$p$salt$hash */
+  passwordHash: text('password_hash').notNull(),
+  createdAt: text('created_at').notNull(),
+}, (t) => [uniqueIndex('dashboard_users_email_uq').on(t.email)]);
+
+/** Dashboard sessions; the cookie carries a random id, the table only its hash. */
+export const dashboardSessions = sqliteTable('dashboard_sessions', {
+  id: text('id').primaryKey(),
+  userId: text('user_id').notNull().references(() => dashboardUsers.id),
+  accountId: text('account_id').notNull().references(() => accounts.id),
+  tokenHash: text('token_hash').notNull(),
+  csrfToken: text('csrf_token').notNull(),
+  createdAt: text('created_at').notNull(),
+  expiresAt: text('expires_at').notNull(),
+  revokedAt: text('revoked_at'),
+}, (t) => [uniqueIndex('dashboard_sessions_hash_uq').on(t.tokenHash)]);
+

@@ -1,0 +1,6 @@
+export * from './accounts';
+export * from './ledger';
+export * from './platform';
+export * from './withdrawals';
+export * from './transactions';
+export * from './webhooks';

@@ -1,0 +1,49 @@
+import { sql } from 'drizzle-orm';
+import { check, index, integer, sqliteTable, text, uniqueIndex } from 'drizzle-orm/sqlite-core';
+import { accounts } from './accounts';
+
+/**
+ * Books of the double-entry ledger. A merchant has `available`, `blocked` (held by open disputes)
+ * and `withdrawals_in_flight`; system books (account_id null) stand for the outside world and may go
+ * negative. `balance` is the running sum of the book's lines, maintained by a trigger on insert so it
+ * can never drift; the CHECK keeps merchant books from going below zero whatever the concurrency.
+ */
+export const ledgerBooks = sqliteTable('ledger_books', {
+  id: text('id').primaryKey(),
+  accountId: text('account_id').references(() => accounts.id),
+  kind: text('kind', {
+    enum: ['available', 'blocked', 'withdrawals_in_flight', 'sandbox_funding', 'pix_out', 'pix_in', 'card_in', 'invoice_in', 'chargebacks'],
+  }).notNull(),
+  allowNegative: integer('allow_negative').notNull().default(0),
+  balance: integer('balance').notNull().default(0),
+  updatedAt: text('updated_at').notNull(),
+}, (t) => [
+  uniqueIndex('ledger_books_account_kind_uq').on(t.accountId, t.kind),
+  check('ledger_books_balance_non_negative', sql`${t.allowNegative} = 1 OR ${t.balance} >= 0`),
+  check('ledger_books_allow_negative_bool', sql`${t.allowNegative} IN (0, 1)`),
+]);
+
+/** One money movement; its lines sum to zero. Append-only (triggers in db/sql/triggers.sql). */
+export const ledgerEntries = sqliteTable('ledger_entries', {
+  id: text('id').primaryKey(),
+  accountId: text('account_id').notNull().references(() => accounts.id),
+  kind: text('kind').notNull(),
+  resourceId: text('resource_id'),
+  description: text('description'),
+  createdAt: text('created_at').notNull(),
+}, (t) => [
+  index('ledger_entries_account_idx').on(t.accountId, t.createdAt),
+  index('ledger_entries_resource_idx').on(t.resourceId),
+]);
+
+export const ledgerLines = sqliteTable('ledger_lines', {
+  id: integer('id').primaryKey({ autoIncrement: true }),
+  entryId: text('entry_id').notNull().references(() => ledgerEntries.id),
+  bookId: text('book_id').notNull().references(() => ledgerBooks.id),
+  amount: integer('amount').notNull(),
+  createdAt: text('created_at').notNull(),
+}, (t) => [
+  index('ledger_lines_entry_idx').on(t.entryId),
+  index('ledger_lines_book_idx').on(t.bookId),
+  check('ledger_lines_amount_bounds', sql`${t.amount} <> 0 AND ${t.amount} BETWEEN -100000000000 AND 100000000000`),
+]);

@@ -1,0 +1,43 @@
+import { sql } from 'drizzle-orm';
+import { check, index, integer, primaryKey, sqliteTable, text } from 'drizzle-orm/sqlite-core';
+import { accounts } from './accounts';
+
+/**
+ * Every state change records one event in the same transaction as the change. `seq` gives a total
+ * order, used to deliver a resource's events in the order they happened.
+ */
+export const events = sqliteTable('events', {
+  seq: integer('seq').primaryKey({ autoIncrement: true }),
+  id: text('id').notNull().unique(),
+  accountId: text('account_id').notNull().references(() => accounts.id),
+  type: text('type').notNull(),
+  category: text('category', { enum: ['transaction', 'withdraw', 'dispute'] }).notNull(),
+  resourceId: text('resource_id').notNull(),
+  /** The resource as its GET returns it at the moment of the event (JSON). */
+  payload: text('payload').notNull(),
+  createdAt: text('created_at').notNull(),
+  /** Set once the dispatcher has fanned the event out into deliveries. */
+  dispatchedAt: text('dispatched_at'),
+}, (t) => [
+  index('events_account_idx').on(t.accountId, t.seq),
+  index('events_undispatched_idx').on(t.dispatchedAt, t.seq),
+  index('events_resource_idx').on(t.resourceId, t.seq),
+]);
+
+/** Stored answers of idempotent POSTs: written in the same transaction as the effect. */
+export const idempotencyKeys = sqliteTable('idempotency_keys', {
+  accountId: text('account_id').notNull().references(() => accounts.id),
+  method: text('method').notNull(),
+  path: text('path').notNull(),
+  key: text('key').notNull(),
+  /** SHA-256 of the canonical request; never the request itself (it may hold a card). */
+  fingerprint: text('fingerprint').notNull(),
+  statusCode: integer('status_code').notNull(),
+  responseBody: text('response_body').notNull(),
+  createdAt: text('created_at').notNull(),
+  expiresAt: text('expires_at').notNull(),
+}, (t) => [
+  primaryKey({ columns: [t.accountId, t.method, t.path, t.key] }),
+  index('idempotency_keys_expires_idx').on(t.expiresAt),
+  check('idempotency_keys_status', sql`${t.statusCode} BETWEEN 100 AND 599`),
+]);

@@ -1,0 +1,69 @@
+import { sql } from 'drizzle-orm';
+import { check, index, integer, sqliteTable, text, uniqueIndex } from 'drizzle-orm/sqlite-core';
+import { accounts } from './accounts';
+
+export const customers = sqliteTable('customers', {
+  id: text('id').primaryKey(),
+  accountId: text('account_id').notNull().references(() => accounts.id),
+  name: text('name').notNull(),
+  email: text('email').notNull(),
+  phone: text('phone'),
+  document: text('document').notNull(),
+  /** JSON of {street, number, city, state, country, zip} when given. */
+  address: text('address'),
+  createdAt: text('created_at').notNull(),
+}, (t) => [index('customers_account_idx').on(t.accountId)]);
+
+export const transactions = sqliteTable('transactions', {
+  id: text('id').primaryKey(),
+  accountId: text('account_id').notNull().references(() => accounts.id),
+  identifier: text('identifier').notNull(),
+  method: text('method', { enum: ['PIX', 'CARD', 'INVOICE'] }).notNull(),
+  status: text('status', { enum: ['CREATED', 'PENDING', 'REFUSED', 'APPROVED'] }).notNull(),
+  amount: integer('amount').notNull(),
+  currency: text('currency').notNull().default('BRL'),
+  customerId: text('customer_id').notNull().references(() => customers.id),
+  /** JSON array of {title, unitPrice, quantity, tangible}. */
+  items: text('items').notNull(),
+  qrcode: text('qrcode'),
+  invoiceId: text('invoice_id'),
+  invoiceDueDate: text('invoice_due_date'),
+  invoiceDigitableLine: text('invoice_digitable_line'),
+  /** Only brand, last four and holder are ever stored for cards; never the number or the CVV. */
+  cardBrand: text('card_brand'),
+  cardLast4: text('card_last4'),
+  cardHolderName: text('card_holder_name'),
+  installments: integer('installments'),
+  endToEnd: text('end_to_end'),
+  postback: text('postback'),
+  externalRef: text('external_ref'),
+  metadata: text('metadata'),
+  refusedReason: text('refused_reason'),
+  expiresAt: text('expires_at'),
+  createdAt: text('created_at').notNull(),
+  updatedAt: text('updated_at').notNull(),
+}, (t) => [
+  uniqueIndex('transactions_identifier_uq').on(t.identifier),
+  uniqueIndex('transactions_external_ref_uq').on(t.accountId, t.externalRef).where(sql`${t.externalRef} IS NOT NULL`),
+  index('transactions_end_to_end_idx').on(t.endToEnd),
+  index('transactions_account_created_idx').on(t.accountId, t.createdAt, t.id),
+  index('transactions_account_status_created_idx').on(t.accountId, t.status, t.createdAt, t.id),
+  index('transactions_expiry_idx').on(t.status, t.expiresAt),
+  check('transactions_amount_bounds', sql`${t.amount} BETWEEN 1 AND 100000000000`),
+  check('transactions_installments', sql`${t.installments} IS NULL OR ${t.installments} BETWEEN 1 AND 12`),
+]);
+
+export const disputes = sqliteTable('disputes', {
+  id: text('id').primaryKey(),
+  accountId: text('account_id').notNull().references(() => accounts.id),
+  transactionId: text('transaction_id').notNull().references(() => transactions.id),
+  status: text('status', { enum: ['OPEN', 'WON', 'LOST'] }).notNull(),
+  amount: integer('amount').notNull(),
+  createdAt: text('created_at').notNull(),
+  updatedAt: text('updated_at').notNull(),
+}, (t) => [
+  index('disputes_transaction_idx').on(t.transactionId),
+  // at most one open dispute per transaction
+  uniqueIndex('disputes_open_uq').on(t.transactionId).where(sql`${t.status} = 'OPEN'`),
+  check('disputes_amount_bounds', sql`${t.amount} BETWEEN 1 AND 100000000000`),
+]);

@@ -1,0 +1,56 @@
+import { sql } from 'drizzle-orm';
+import { check, index, integer, sqliteTable, text } from 'drizzle-orm/sqlite-core';
+import { accounts } from './accounts';
+import { events } from './platform';
+
+export const webhooks = sqliteTable('webhooks', {
+  id: text('id').primaryKey(), // magic_id
+  accountId: text('account_id').notNull().references(() => accounts.id),
+  url: text('url').notNull(),
+  /** AES-GCM encrypted `whsec_…`: it must stay readable to sign deliveries. */
+  secretEnc: text('secret_enc').notNull(),
+  /** JSON array of categories: transaction, withdraw, dispute. */
+  events: text('events').notNull(),
+  active: integer('active').notNull().default(1),
+  createdAt: text('created_at').notNull(),
+  updatedAt: text('updated_at').notNull(),
+  deletedAt: text('deleted_at'),
+}, (t) => [
+  index('webhooks_account_idx').on(t.accountId),
+  check('webhooks_active_bool', sql`${t.active} IN (0, 1)`),
+]);
+
+/** One event to one target (a webhook or a resource's postback URL). */
+export const deliveries = sqliteTable('deliveries', {
+  id: text('id').primaryKey(),
+  eventId: text('event_id').notNull().references(() => events.id),
+  eventSeq: integer('event_seq').notNull(),
+  accountId: text('account_id').notNull().references(() => accounts.id),
+  webhookId: text('webhook_id').references(() => webhooks.id),
+  target: text('target', { enum: ['webhook', 'postback'] }).notNull(),
+  url: text('url').notNull(),
+  /** Events of one resource go to one target in order; this is the ordering key. */
+  resourceId: text('resource_id').notNull(),
+  status: text('status', { enum: ['PENDING', 'DELIVERED', 'FAILED'] }).notNull(),
+  attempts: integer('attempts').notNull().default(0),
+  nextAttemptAt: text('next_attempt_at'),
+  lastStatusCode: integer('last_status_code'),
+  createdAt: text('created_at').notNull(),
+  updatedAt: text('updated_at').notNull(),
+}, (t) => [
+  index('deliveries_due_idx').on(t.status, t.nextAttemptAt),
+  index('deliveries_order_idx').on(t.url, t.resourceId, t.status, t.eventSeq),
+  index('deliveries_webhook_idx').on(t.webhookId, t.createdAt),
+  index('deliveries_event_idx').on(t.eventId),
+]);
+
+export const deliveryAttempts = sqliteTable('delivery_attempts', {
+  id: integer('id').primaryKey({ autoIncrement: true }),
+  deliveryId: text('delivery_id').notNull().references(() => deliveries.id),
+  attemptedAt: text('attempted_at').notNull(),
+  statusCode: integer('status_code'),
+  durationMs: integer('duration_ms').notNull(),
+  /** First 1 KiB of the receiver's answer. */
+  responseExcerpt: text('response_excerpt'),
+  error: text('error'),
+}, (t) => [index('delivery_attempts_delivery_idx').on(t.deliveryId, t.id)]);

@@ -1,0 +1,124 @@
+import type Database from 'better-sqlite3';
+import type { DrizzleDb } from './client';
+
+/**
+ * The single writer. Every durable write is a job: `write(async tx => …)`. Jobs run one at a time on
+ * the dedicated write connection inside one `BEGIN IMMEDIATE` transaction, each in its own SAVEPOINT
+ * (a throwing job rolls back only its own work), and their promises settle only after COMMIT returns,
+ * i.e. after the WAL is fsynced (synchronous=FULL). Jobs that arrive while a group is running or
+ * committing wait for the next group, so one fsync serves many requests.
+ *
+ * A job may await the query builder but must never wait on the network or a timer: the whole group
+ * waits with it. A PostgreSQL writer (one transaction per job) can implement the same `Writer`.
+ */
+export type WriteJob<T> = (tx: DrizzleDb) => Promise<T> | T;
+
+export interface Writer {
+  write<T>(job: WriteJob<T>): Promise<T>;
+  /** Resolves when every queued job has committed; new jobs are refused afterwards. */
+  close(): Promise<void>;
+}
+
+interface Queued {
+  job: WriteJob<unknown>;
+  resolve: (v: unknown) => void;
+  reject: (e: unknown) => void;
+}
+
+export interface WriterStats { groups: number; jobs: number; maxGroup: number }
+
+export class WriterClosedError extends Error {
+  constructor() { super('the database writer is closed'); }
+}
+
+export class SqliteGroupCommitWriter implements Writer {
+  private queue: Queued[] = [];
+  private running = false;
+  private scheduled = false;
+  private closed = false;
+  private idle: (() => void)[] = [];
+  readonly stats: WriterStats = { groups: 0, jobs: 0, maxGroup: 0 };
+
+  constructor(
+    private readonly conn: Database.Database,
+    private readonly tx: DrizzleDb,
+    private readonly maxGroup = 512,
+  ) {}
+
+  write<T>(job: WriteJob<T>): Promise<T> {
+    if (this.closed) return Promise.reject(new WriterClosedError());
+    return new Promise<T>((resolve, reject) => {
+      this.queue.push({ job, resolve: resolve as (v: unknown) => void, reject });
+      this.schedule();
+    });
+  }
+
+  private schedule() {
+    if (this.running || this.scheduled) return;
+    this.scheduled = true;
+    // setImmediate rather than a microtask: requests parsed in the same I/O turn join this group.
+    setImmediate(() => {
+      this.scheduled = false;
+      void this.drain();
+    });
+  }
+
+  private async drain() {
+    if (this.running) return;
+    this.running = true;
+    try {
+      while (this.queue.length) {
+        const group = this.queue.splice(0, this.maxGroup);
+        await this.runGroup(group);
+      }
+    } finally {
+      this.running = false;
+      if (this.queue.length) this.schedule();
+      else for (const done of this.idle.splice(0)) done();
+    }
+  }
+
+  private async runGroup(group: Queued[]) {
+    const outcomes: ({ ok: true; value: unknown } | { ok: false; error: unknown })[] = [];
+    try {
+      this.conn.exec('BEGIN IMMEDIATE');
+    } catch (error) {
+      for (const q of group) q.reject(error);
+      return;
+    }
+    for (const q of group) {
+      this.conn.exec('SAVEPOINT job');
+      try {
+        const value = await q.job(this.tx);
+        this.conn.exec('RELEASE job');
+        outcomes.push({ ok: true, value });
+      } catch (error) {
+        this.conn.exec('ROLLBACK TO job');
+        this.conn.exec('RELEASE job');
+        outcomes.push({ ok: false, error });
+      }
+    }
+    try {
+      this.conn.exec('COMMIT');
+    } catch (error) {
+      // Nothing of this group is durable: every job fails, including those that succeeded.
+      if (this.conn.inTransaction) this.conn.exec('ROLLBACK');
+      for (const q of group) q.reject(error);
+      return;
+    }
+    this.stats.groups += 1;
+    this.stats.jobs += group.length;
+    this.stats.maxGroup = Math.max(this.stats.maxGroup, group.length);
+    group.forEach((q, i) => {
+      const o = outcomes[i];
+      if (o.ok) q.resolve(o.value);
+      else q.reject(o.error);
+    });
+  }
+
+  close(): Promise<void> {
+    this.closed = true;
+    if (!this.running && !this.scheduled && this.queue.length === 0) return Promise.resolve();
+    return new Promise((resolve) => this.idle.push(resolve));
+  }
+}

@@ -1,0 +1,26 @@
+import { randomBytes } from 'node:crypto';
+import { countAccounts, createAccount } from './domain/accounts';
+import type { Services } from './services';
+
+/**
+ * On first start with an empty database: a demo account with a sandbox balance and a dashboard user.
+ * Their secrets exist only in this one printout.
+ */
+export async function createDemoAccountIfEmpty(s: Services, print: (line: string) => void): Promise<boolean> {
+  if ((await countAccounts(s.db.read)) > 0) return false;
+  const email = 'demo@example.com';
+  const password = randomBytes(12).toString('base64url');
+  const creds = await createAccount({ db: s.db, masterKey: s.masterKey, now: () => s.clock.now() }, {
+    name: 'Demo Merchant', balance: 1_000_000, email, password,
+  });
+  print('');
+  print('  Demo account created (shown once; store it now):');
+  print(`    account_id  ${creds.account_id}`);
+  print(`    code        ${creds.code}`);
+  print(`    token       ${creds.token}`);
+  print(`    api_key     ${creds.api_key}`);
+  print(`    dashboard   ${email} / ${password}`);
+  print('    balance     R$ 10.000,00 (sandbox top-up)');
+  print('');
+  return true;
+}

@@ -1,0 +1,72 @@
+/** Configuration from the environment; every variable has a working default (README lists them). */
+export interface Config {
+  port: number;
+  host: string;
+  databasePath: string;
+  sandbox: boolean;
+  sandboxSettlementDelayMs: number;
+  pixMaxBatchCents: number;
+  pixExpiresSeconds: number;
+  webhookAllowPrivateUrls: boolean;
+  webhookRetryScheduleSeconds: number[];
+  webhookTimeoutMs: number;
+  rateLimitRps: number;
+  /** Runs the event dispatcher inside the server (false when `npm run worker` does it). */
+  runDispatcher: boolean;
+  /** How often background loops look for due rows when nothing woke them. */
+  jobPollMs: number;
+  secretsKeyPath: string | null;
+  merchantCity: string;
+  production: boolean;
+  dev: boolean;
+}
+
+function int(name: string, def: number, min = 0): number {
+  const raw = process.env[name];
+  if (raw === undefined || raw === '') return def;
+  const n = Number(raw);
+  if (!Number.isSafeInteger(n) || n < min) throw new Error(`${name} must be an integer ≥ ${min}, got "${raw}"`);
+  return n;
+}
+
+function bool(name: string, def: boolean): boolean {
+  const raw = process.env[name];
+  if (raw === undefined || raw === '') return def;
+  if (['true', '1', 'yes'].includes(raw.toLowerCase())) return true;
+  if (['false', '0', 'no'].includes(raw.toLowerCase())) return false;
+  throw new Error(`${name} must be true or false, got "${raw}"`);
+}
+
+function schedule(name: string, def: number[]): number[] {
+  const raw = process.env[name];
+  if (raw === undefined || raw === '') return def;
+  const parts = raw.split(',').map((s) => Number(s.trim()));
+  if (!parts.length || parts.some((n) => !Number.isFinite(n) || n < 0)) {
+    throw new Error(`${name} must be comma-separated seconds, got "${raw}"`);
+  }
+  return parts;
+}
+
+export function loadConfig(overrides: Partial<Config> = {}): Config {
+  const production = process.env.NODE_ENV === 'production';
+  return {
+    port: int('PORT', 3000),
+    host: process.env.HOST || '127.0.0.1',
+    databasePath: process.env.DATABASE_PATH || './data/payments.db',
+    sandbox: bool('SANDBOX', true),
+    sandboxSettlementDelayMs: int('SANDBOX_SETTLEMENT_DELAY_MS', 2000),
+    pixMaxBatchCents: int('PIX_MAX_BATCH_CENTS', 1_500_000, 1),
+    pixExpiresSeconds: int('PIX_EXPIRES_SECONDS', 3600, 1),
+    webhookAllowPrivateUrls: bool('WEBHOOK_ALLOW_PRIVATE_URLS', false),
+    webhookRetryScheduleSeconds: schedule('WEBHOOK_RETRY_SCHEDULE', [0, 5, 300, 1800, 7200, 18000, 36000, 36000]),
+    webhookTimeoutMs: int('WEBHOOK_TIMEOUT_MS', 15_000, 1),
+    rateLimitRps: int('RATE_LIMIT_RPS', 100),
+    runDispatcher: bool('RUN_DISPATCHER', true),
+    jobPollMs: int('JOB_POLL_MS', 250, 10),
+    secretsKeyPath: process.env.SECRETS_KEY_PATH || null,
+    merchantCity: process.env.MERCHANT_CITY || 'SAO PAULO',
+    production,
+    dev: false,
+    ...overrides,
+  };
+}

@@ -1,0 +1,133 @@
+import { and, eq, gt, isNull } from 'drizzle-orm';
+import type { AppDatabase, DrizzleDb } from '../../db';
+import { accessTokens, accounts, dashboardUsers } from '../../db/schema';
+import { DomainError } from '../errors';
+import { newId, randomId } from './ids';
+import { openMerchantBooks, sandboxTopUp } from './ledger';
+import { hashPassword, hashSecret, randomSecret, safeEqualHex } from './secrets';
+import { encryptSecret, newWebhookSecret } from './webhooks/secrets';
+
+export const ACCESS_TOKEN_TTL_SECONDS = 3600;
+
+export interface AccountCredentials {
+  account_id: string;
+  code: string;
+  token: string;
+  api_key: string;
+}
+
+export interface CreateAccountInput {
+  name: string;
+  balance?: number;
+  email?: string;
+  password?: string;
+}
+
+export interface AccountServices { db: AppDatabase; masterKey: Buffer; now: () => Date }
+
+/** Creates an account, its ledger books, an optional top-up and dashboard user; returns the secrets once. */
+export async function createAccount(s: AccountServices, input: CreateAccountInput): Promise<AccountCredentials> {
+  const name = input.name.trim();
+  if (!name || name.length > 140) throw new DomainError('VALIDATION', 'name: 1 to 140 characters');
+  if (input.balance !== undefined && (!Number.isSafeInteger(input.balance) || input.balance < 0 || input.balance > 100_000_000_000)) {
+    throw new DomainError('VALIDATION', 'balance: integer cents between 0 and 100000000000');
+  }
+  const email = input.email?.trim().toLowerCase();
+  if ((email === undefined) !== (input.password === undefined)) throw new DomainError('VALIDATION', 'email and password go together');
+  if (email !== undefined && !/^[^\s@]+@[^\s@]+\.[^\s@]+$/.test(email)) throw new DomainError('VALIDATION', 'email: not a valid address');
+  if (input.password !== undefined && input.password.length < 10) throw new DomainError('VALIDATION', 'password: at least 10 characters');
+  // scrypt runs before the write job: the writer never waits on slow work
+  const passwordHash = input.password ? await hashPassword(input.password) : null;
+  const creds: AccountCredentials = {
+    account_id: newId('account'),
+    code: `cli_${randomId(16)}`,
+    token: randomSecret('sk_'),
+    api_key: `pk_${randomId(24)}`,
+  };
+  const postbackSecretEnc = encryptSecret(newWebhookSecret(), s.masterKey);
+  await s.db.write(async (tx) => {
+    const at = s.now();
+    const iso = at.toISOString();
+    await tx.insert(accounts).values({
+      id: creds.account_id, name, code: creds.code, tokenHash: hashSecret(creds.token), apiKey: creds.api_key,
+      postbackSecretEnc, createdAt: iso, updatedAt: iso,
+    });
+    await openMerchantBooks(tx, creds.account_id, at);
+    if (input.balance) await sandboxTopUp(tx, creds.account_id, input.balance, at);
+    if (email && passwordHash) {
+      const taken = await tx.select({ id: dashboardUsers.id }).from(dashboardUsers).where(eq(dashboardUsers.email, email)).get();
+      if (taken) throw new DomainError('CONFLICT', 'email: a dashboard user with this email already exists');
+      await tx.insert(dashboardUsers).values({ id: newId('dashboardUser'), accountId: creds.account_id, email, passwordHash, createdAt: iso });
+    }
+  });
+  return creds;
+}
+
+/** Exchanges the client pair for an opaque access token. Unknown code and wrong token look alike. */
+export async function issueAccessToken(s: AccountServices, code: string, token: string) {
+  const account = await s.db.read.select({ id: accounts.id, tokenHash: accounts.tokenHash }).from(accounts).where(eq(accounts.code, code)).get();
+  const presented = hashSecret(token);
+  // compare against a dummy hash when the code is unknown, so both paths cost the same
+  const ok = safeEqualHex(presented, account?.tokenHash ?? hashSecret('no-such-account')) && !!account;
+  if (!ok || !account) return null;
+  const accessToken = randomSecret('at_');
+  const at = s.now();
+  await s.db.write(async (tx) => {
+    await tx.insert(accessTokens).values({
+      id: newId('accessToken'), accountId: account.id, tokenHash: hashSecret(accessToken), createdAt: at.toISOString(),
+      expiresAt: new Date(at.getTime() + ACCESS_TOKEN_TTL_SECONDS * 1000).toISOString(),
+    });
+  });
+  return { access_token: accessToken, token_type: 'Bearer' as const, expires_in: ACCESS_TOKEN_TTL_SECONDS };
+}
+
+/** The account an unexpired, unrevoked access token belongs to, or null. */
+export async function accountForAccessToken(db: DrizzleDb, token: string, now: Date): Promise<string | null> {
+  if (!token.startsWith('at_') || token.length > 200) return null;
+  const hash = hashSecret(token);
+  // the lookup is by hash, so timing reveals nothing about the token; the compare is belt and braces
+  const row = await db.select({ accountId: accessTokens.accountId, tokenHash: accessTokens.tokenHash }).from(accessTokens)
+    .where(and(eq(accessTokens.tokenHash, hash), isNull(accessTokens.revokedAt), gt(accessTokens.expiresAt, now.toISOString()))).get();
+  if (!row || !safeEqualHex(hash, row.tokenHash)) return null;
+  return row.accountId;
+}
+
+/** The webhook API's pair: a public api key and an access token, both of one account. */
+export async function accountForApiKey(db: DrizzleDb, apiKey: string, token: string, now: Date): Promise<string | null> {
+  const byKey = await db.select({ id: accounts.id, apiKey: accounts.apiKey }).from(accounts).where(eq(accounts.apiKey, apiKey)).get();
+  const byToken = await accountForAccessToken(db, token, now);
+  if (!byKey || !byToken || !safeEqualHex(byKey.apiKey, apiKey) || byKey.id !== byToken) return null;
+  return byKey.id;
+}
+
+export async function revokeAccessToken(s: AccountServices, token: string): Promise<boolean> {
+  const hash = hashSecret(token);
+  return s.db.write(async (tx) => {
+    const r = await tx.update(accessTokens).set({ revokedAt: s.now().toISOString() })
+      .where(and(eq(accessTokens.tokenHash, hash), isNull(accessTokens.revokedAt))).run();
+    return r.changes > 0;
+  });
+}
+
+/** Issues a new client token; the old one stops working and every access token it issued is revoked. */
+export async function rotateClientToken(s: AccountServices, accountId: string): Promise<{ code: string; token: string }> {
+  const token = randomSecret('sk_');
+  return s.db.write(async (tx) => {
+    const at = s.now().toISOString();
+    const row = await tx.update(accounts).set({ tokenHash: hashSecret(token), updatedAt: at }).where(eq(accounts.id, accountId)).returning({ code: accounts.code }).get();
+    if (!row) throw new DomainError('NOT_FOUND', 'account not found');
+    await tx.update(accessTokens).set({ revokedAt: at }).where(and(eq(accessTokens.accountId, accountId), isNull(accessTokens.revokedAt))).run();
+    return { code: row.code, token };
+  });
+}
+
+export async function getAccount(db: DrizzleDb, accountId: string) {
+  const row = await db.select({ id: accounts.id, name: accounts.name, code: accounts.code, apiKey: accounts.apiKey, createdAt: accounts.createdAt })
+    .from(accounts).where(eq(accounts.id, accountId)).get();
+  if (!row) throw new DomainError('NOT_FOUND', 'account not found');
+  return row;
+}
+
+export async function countAccounts(db: DrizzleDb): Promise<number> {
+  return (await db.select({ id: accounts.id }).from(accounts).limit(1).all()).length;
+}

@@ -1,0 +1,47 @@
+import type { DrizzleDb } from '../../db';
+import { events } from '../../db/schema';
+import { newId } from './ids';
+
+export const EVENT_TYPES = [
+  'transaction.created', 'transaction.approved', 'transaction.refused', 'transaction.expired',
+  'withdraw.requested', 'withdraw.paid', 'withdraw.partially_paid', 'withdraw.error',
+  'dispute.opened', 'dispute.won', 'dispute.lost',
+] as const;
+export type EventType = (typeof EVENT_TYPES)[number];
+export type EventCategory = 'transaction' | 'withdraw' | 'dispute';
+
+export function categoryOf(type: EventType): EventCategory {
+  return type.slice(0, type.indexOf('.')) as EventCategory;
+}
+
+export interface RecordedEvent {
+  id: string;
+  seq: number;
+  type: EventType;
+  category: EventCategory;
+  resourceId: string;
+  createdAt: string;
+}
+
+/**
+ * Records an event inside the caller's write job, so the event exists if and only if the change it
+ * reports was committed. `payload` is the resource as its GET returns it at this moment.
+ */
+export async function recordEvent(
+  tx: DrizzleDb,
+  e: { accountId: string; type: EventType; resourceId: string; payload: unknown; at: Date },
+): Promise<RecordedEvent> {
+  const id = newId('event');
+  const createdAt = e.at.toISOString();
+  const category = categoryOf(e.type);
+  const row = await tx.insert(events).values({
+    id, accountId: e.accountId, type: e.type, category, resourceId: e.resourceId,
+    payload: JSON.stringify(e.payload), createdAt,
+  }).returning({ seq: events.seq }).get();
+  return { id, seq: row.seq, type: e.type, category, resourceId: e.resourceId, createdAt };
+}
+
+/** The envelope a receiver gets: DECISIONS "Events and deliveries". */
+export function eventEnvelope(row: { id: string; type: string; category: string; createdAt: string; payload: string }): string {
+  return `{"id":${JSON.stringify(row.id)},"type":${JSON.stringify(row.type)},"category":${JSON.stringify(row.category)},"created_at":${JSON.stringify(row.createdAt)},"data":${row.payload}}`;
+}

@@ -1,0 +1,107 @@
+import { createHmac } from 'node:crypto';
+import { and, eq, lt } from 'drizzle-orm';
+import type { AppDatabase, DrizzleDb } from '../../db';
+import { idempotencyKeys } from '../../db/schema';
+import { DomainError } from '../errors';
+
+export const IDEMPOTENCY_TTL_MS = 24 * 3600 * 1000;
+export const MAX_IDEMPOTENCY_KEY_LENGTH = 255;
+
+export interface IdempotencyScope {
+  accountId: string;
+  method: string;
+  path: string;
+  key: string | null;
+}
+
+export interface StoredAnswer<T> { status: number; body: T; replayed: boolean }
+
+function canonical(v: unknown): unknown {
+  if (Array.isArray(v)) return v.map(canonical);
+  if (v && typeof v === 'object') {
+    return Object.fromEntries(Object.keys(v as object).sort().map((k) => [k, canonical((v as Record<string, unknown>)[k])]));
+  }
+  return v;
+}
+
+/**
+ * A keyed hash of the request: a plain SHA-256 of a body holding a card number could be brute-forced,
+ * an HMAC under the master key cannot. The request itself is never stored.
+ */
+export function requestFingerprint(masterKey: Buffer, method: string, path: string, input: unknown): string {
+  return createHmac('sha256', masterKey).update(`${method} ${path}\n${JSON.stringify(canonical(input ?? null))}`).digest('hex');
+}
+
+export function checkIdempotencyKey(key: string | undefined | null): string | null {
+  if (key === undefined || key === null) return null;
+  if (key.length === 0 || key.length > MAX_IDEMPOTENCY_KEY_LENGTH || !/^[\x21-\x7e]+$/.test(key)) {
+    throw new DomainError('VALIDATION', `idempotency-key: 1 to ${MAX_IDEMPOTENCY_KEY_LENGTH} printable ASCII characters`, {
+      issues: [{ path: 'idempotency-key', message: `1 to ${MAX_IDEMPOTENCY_KEY_LENGTH} printable ASCII characters` }],
+    });
+  }
+  return key;
+}
+
+/** Keys whose first request is still being answered in this process (work outside the writer). */
+const inFlight = new Set<string>();
+
+/**
+ * Runs `effect` as one write job together with storing its answer under the idempotency key, so the
+ * effect and its stored answer commit or vanish together. Same key + same request → the stored answer
+ * (replayed); same key + different request → 422; same key while the first is running → 409.
+ * Failures are not stored: nothing happened, so a retry may run again.
+ */
+export async function runIdempotent<T>(
+  db: AppDatabase,
+  scope: IdempotencyScope,
+  fingerprint: string,
+  now: () => Date,
+  effect: (tx: DrizzleDb) => Promise<{ status: number; body: T }>,
+  prepare?: () => Promise<void>,
+): Promise<StoredAnswer<T>> {
+  const slot = scope.key ? `${scope.accountId}\n${scope.method}\n${scope.path}\n${scope.key}` : null;
+  if (slot) {
+    if (inFlight.has(slot)) {
+      throw new DomainError('IDEMPOTENCY_IN_PROGRESS', 'a request with this idempotency-key is still being processed; retry later', { retryAfterSeconds: 1 });
+    }
+    inFlight.add(slot);
+  }
+  try {
+    if (prepare) await prepare();
+    return await db.write(async (tx) => {
+      const at = now();
+      if (scope.key) {
+        const row = await tx.select().from(idempotencyKeys).where(and(
+          eq(idempotencyKeys.accountId, scope.accountId), eq(idempotencyKeys.method, scope.method),
+          eq(idempotencyKeys.path, scope.path), eq(idempotencyKeys.key, scope.key))).get();
+        if (row && row.expiresAt > at.toISOString()) {
+          if (row.fingerprint !== fingerprint) {
+            throw new DomainError('IDEMPOTENCY_KEY_REUSED', 'this idempotency-key was used with a different request');
+          }
+          return { status: row.statusCode, body: JSON.parse(row.responseBody) as T, replayed: true };
+        }
+        if (row) {
+          await tx.delete(idempotencyKeys).where(and(
+            eq(idempotencyKeys.accountId, scope.accountId), eq(idempotencyKeys.method, scope.method),
+            eq(idempotencyKeys.path, scope.path), eq(idempotencyKeys.key, scope.key))).run();
+        }
+      }
+      const answer = await effect(tx);
+      if (scope.key) {
+        await tx.insert(idempotencyKeys).values({
+          accountId: scope.accountId, method: scope.method, path: scope.path, key: scope.key, fingerprint,
+          statusCode: answer.status, responseBody: JSON.stringify(answer.body),
+          createdAt: at.toISOString(), expiresAt: new Date(at.getTime() + IDEMPOTENCY_TTL_MS).toISOString(),
+        });
+      }
+      return { ...answer, replayed: false };
+    });
+  } finally {
+    if (slot) inFlight.delete(slot);
+  }
+}
+
+/** Forgets answers older than 24 h; run by a background job. */
+export async function purgeExpiredIdempotencyKeys(db: AppDatabase, now: Date): Promise<number> {
+  return db.write(async (tx) => (await tx.delete(idempotencyKeys).where(lt(idempotencyKeys.expiresAt, now.toISOString())).run()).changes);
+}

@@ -1,0 +1,107 @@
+import { and, eq, isNull, sql } from 'drizzle-orm';
+import type { DrizzleDb } from '../../db';
+import { ledgerBooks, ledgerEntries, ledgerLines } from '../../db/schema';
+import { DomainError } from '../errors';
+import { newId } from './ids';
+
+/**
+ * Double-entry ledger. Every movement is an entry whose lines sum to zero; a trigger applies each line
+ * to its book's running balance, and the CHECK on merchant books refuses an overdraft inside the same
+ * statement, so "never negative" holds whatever the concurrency.
+ */
+export type MerchantBook = 'available' | 'blocked' | 'withdrawals_in_flight';
+export type SystemBook = 'sandbox_funding' | 'pix_out' | 'pix_in' | 'card_in' | 'invoice_in' | 'chargebacks';
+const MERCHANT_BOOKS: MerchantBook[] = ['available', 'blocked', 'withdrawals_in_flight'];
+
+export type BookRef = { account: string; book: MerchantBook } | { system: SystemBook };
+
+export interface PostEntry {
+  accountId: string;
+  kind: string;
+  resourceId?: string | null;
+  description?: string | null;
+  lines: { book: BookRef; amount: number }[];
+  at: Date;
+}
+
+/** Creates the merchant's books; called in the job that creates the account. */
+export async function openMerchantBooks(tx: DrizzleDb, accountId: string, at: Date) {
+  for (const kind of MERCHANT_BOOKS) {
+    await tx.insert(ledgerBooks).values({ id: newId('ledgerBook'), accountId, kind, allowNegative: 0, balance: 0, updatedAt: at.toISOString() });
+  }
+}
+
+async function bookId(tx: DrizzleDb, ref: BookRef, at: Date): Promise<string> {
+  if ('account' in ref) {
+    const row = await tx.select({ id: ledgerBooks.id }).from(ledgerBooks)
+      .where(and(eq(ledgerBooks.accountId, ref.account), eq(ledgerBooks.kind, ref.book))).get();
+    if (!row) throw new DomainError('INTERNAL', `ledger book ${ref.book} missing for account`);
+    return row.id;
+  }
+  const row = await tx.select({ id: ledgerBooks.id }).from(ledgerBooks)
+    .where(and(isNull(ledgerBooks.accountId), eq(ledgerBooks.kind, ref.system))).get();
+  if (row) return row.id;
+  const id = newId('ledgerBook');
+  await tx.insert(ledgerBooks).values({ id, accountId: null, kind: ref.system, allowNegative: 1, balance: 0, updatedAt: at.toISOString() });
+  return id;
+}
+
+function isBalanceCheckFailure(err: unknown): boolean {
+  return err instanceof Error && /ledger_books_balance_non_negative/.test(err.message);
+}
+
+/** Posts one balanced entry. Throws INSUFFICIENT_FUNDS when a merchant book would go below zero. */
+export async function postEntry(tx: DrizzleDb, e: PostEntry): Promise<string> {
+  const sum = e.lines.reduce((s, l) => s + l.amount, 0);
+  if (e.lines.length < 2 || sum !== 0) throw new DomainError('INTERNAL', 'unbalanced ledger entry');
+  for (const l of e.lines) {
+    if (!Number.isSafeInteger(l.amount) || l.amount === 0) throw new DomainError('INTERNAL', 'ledger amounts are non-zero integer cents');
+  }
+  const id = newId('ledgerEntry');
+  const at = e.at.toISOString();
+  await tx.insert(ledgerEntries).values({ id, accountId: e.accountId, kind: e.kind, resourceId: e.resourceId ?? null, description: e.description ?? null, createdAt: at });
+  // Debits first, so an overdraft is refused before any credit is applied.
+  const ordered = [...e.lines].sort((a, b) => a.amount - b.amount);
+  for (const l of ordered) {
+    const book = await bookId(tx, l.book, e.at);
+    try {
+      await tx.insert(ledgerLines).values({ entryId: id, bookId: book, amount: l.amount, createdAt: at });
+    } catch (err) {
+      if (isBalanceCheckFailure(err)) throw new DomainError('INSUFFICIENT_FUNDS', 'the available balance does not cover this amount');
+      throw err;
+    }
+  }
+  return id;
+}
+
+/** Moves `amount` from one book to another as one entry. */
+export function transfer(tx: DrizzleDb, o: { accountId: string; kind: string; from: BookRef; to: BookRef; amount: number; resourceId?: string; description?: string; at: Date }) {
+  return postEntry(tx, {
+    accountId: o.accountId, kind: o.kind, resourceId: o.resourceId, description: o.description, at: o.at,
+    lines: [{ book: o.from, amount: -o.amount }, { book: o.to, amount: o.amount }],
+  });
+}
+
+export interface Balance { available: number; blocked: number; inFlight: number }
+
+/** O(1) in the number of entries: reads the running balances kept on the books. */
+export async function merchantBalance(db: DrizzleDb, accountId: string): Promise<Balance> {
+  const rows = await db.select({ kind: ledgerBooks.kind, balance: ledgerBooks.balance }).from(ledgerBooks)
+    .where(eq(ledgerBooks.accountId, accountId)).all();
+  const get = (k: string) => rows.find((r) => r.kind === k)?.balance ?? 0;
+  return { available: get('available'), blocked: get('blocked'), inFlight: get('withdrawals_in_flight') };
+}
+
+/** Sandbox top-up: money arrives from the outside world into the merchant's available book. */
+export function sandboxTopUp(tx: DrizzleDb, accountId: string, amount: number, at: Date) {
+  return transfer(tx, { accountId, kind: 'sandbox_topup', from: { system: 'sandbox_funding' }, to: { account: accountId, book: 'available' }, amount, at, description: 'sandbox top-up' });
+}
+
+/** For tests and audits: every book's balance equals the sum of its lines, and all lines sum to zero. */
+export async function auditLedger(db: DrizzleDb): Promise<{ total: number; mismatched: string[] }> {
+  const total = (await db.select({ s: sql<number>`coalesce(sum(${ledgerLines.amount}), 0)` }).from(ledgerLines).get())?.s ?? 0;
+  const rows = await db.all<{ id: string; balance: number; lines: number }>(sql`
+    SELECT b.id, b.balance, coalesce((SELECT sum(amount) FROM ledger_lines l WHERE l.book_id = b.id), 0) AS lines
+    FROM ledger_books b`);
+  return { total, mismatched: rows.filter((r) => r.balance !== r.lines).map((r) => r.id) };
+}

@@ -1,0 +1,75 @@
+import { and, eq, gt, isNull } from 'drizzle-orm';
+import type { AppDatabase, DrizzleDb } from '../../db';
+import { dashboardSessions, dashboardUsers } from '../../db/schema';
+import { DomainError } from '../errors';
+import { newId } from './ids';
+import { hashPassword, hashSecret, randomSecret, safeEqualHex, verifyPassword } from './secrets';
+
+export const SESSION_COOKIE = 'pp_session';
+export const CSRF_COOKIE = 'pp_csrf';
+export const CSRF_HEADER = 'x-csrf-token';
+export const SESSION_TTL_MS = 12 * 3600 * 1000;
+
+// A real scrypt hash to compare against when the email is unknown, so both paths cost the same.
+let dummyHash: Promise<string> | null = null;
+
+export interface SignedIn { sessionToken: string; csrfToken: string; expiresAt: Date; accountId: string; userId: string; email: string }
+
+/** Checks email + password and opens a session; null on any mismatch (the caller says only "wrong email or password"). */
+export async function signIn(db: AppDatabase, email: string, password: string, now: Date): Promise<SignedIn | null> {
+  const user = await db.read.select().from(dashboardUsers).where(eq(dashboardUsers.email, email.trim().toLowerCase())).get();
+  dummyHash ??= hashPassword('not-a-real-password');
+  const ok = await verifyPassword(password, user?.passwordHash ?? (await dummyHash));
+  if (!ok || !user) return null;
+  const sessionToken = randomSecret('ses_');
+  const csrfToken = randomSecret('csrf_', 24);
+  const expiresAt = new Date(now.getTime() + SESSION_TTL_MS);
+  await db.write(async (tx) => {
+    await tx.insert(dashboardSessions).values({
+      id: newId('session'), userId: user.id, accountId: user.accountId, tokenHash: hashSecret(sessionToken), csrfToken,
+      createdAt: now.toISOString(), expiresAt: expiresAt.toISOString(),
+    });
+  });
+  return { sessionToken, csrfToken, expiresAt, accountId: user.accountId, userId: user.id, email: user.email };
+}
+
+export async function signOut(db: AppDatabase, sessionToken: string, now: Date) {
+  await db.write(async (tx) => {
+    await tx.update(dashboardSessions).set({ revokedAt: now.toISOString() }).where(eq(dashboardSessions.tokenHash, hashSecret(sessionToken))).run();
+  });
+}
+
+export interface SessionAuth { accountId: string; userId: string; email: string; csrfToken: string }
+
+export async function sessionFor(db: DrizzleDb, sessionToken: string, now: Date): Promise<SessionAuth | null> {
+  if (!sessionToken.startsWith('ses_') || sessionToken.length > 200) return null;
+  const hash = hashSecret(sessionToken);
+  const row = await db.select({
+    accountId: dashboardSessions.accountId, userId: dashboardSessions.userId, csrfToken: dashboardSessions.csrfToken,
+    tokenHash: dashboardSessions.tokenHash, email: dashboardUsers.email,
+  }).from(dashboardSessions).innerJoin(dashboardUsers, eq(dashboardUsers.id, dashboardSessions.userId))
+    .where(and(eq(dashboardSessions.tokenHash, hash), isNull(dashboardSessions.revokedAt), gt(dashboardSessions.expiresAt, now.toISOString()))).get();
+  if (!row || !safeEqualHex(hash, row.tokenHash)) return null;
+  return { accountId: row.accountId, userId: row.userId, email: row.email, csrfToken: row.csrfToken };
+}
+
+/** Mutations made with a session cookie must echo the CSRF token (double submit), so another site cannot forge them. */
+export function checkCsrf(session: SessionAuth, presented: string | undefined) {
+  if (!presented || !safeEqualHex(presented, session.csrfToken)) {
+    throw new DomainError('FORBIDDEN', 'missing or invalid CSRF token');
+  }
+}
+
+export function parseCookies(header: string | undefined): Record<string, string> {
+  const out: Record<string, string> = {};
+  if (!header) return out;
+  for (const part of header.split(';')) {
+    const i = part.indexOf('=');
+    if (i < 0) continue;
+    const k = part.slice(0, i).trim();
+    if (k && !(k in out)) {
+      try { out[k] = decodeURIComponent(part.slice(i + 1).trim()); } catch { /* ignore a malformed cookie */ }
+    }
+  }
+  return out;
+}

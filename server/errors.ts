@@ -1,0 +1,135 @@
+import { TRPCError } from '@trpc/server';
+import type { TRPC_ERROR_CODE_KEY } from '@trpc/server/rpc';
+import { ZodError } from 'zod';
+
+/**
+ * The one error path. Domain code throws `DomainError(code, detail)`; this file maps it to a tRPC code
+ * and to the REST envelopes, so REST and tRPC callers always agree.
+ */
+export const DOMAIN_ERRORS = {
+  VALIDATION: { status: 400, trpc: 'BAD_REQUEST' },
+  MALFORMED_JSON: { status: 400, trpc: 'PARSE_ERROR' },
+  UNAUTHORIZED: { status: 401, trpc: 'UNAUTHORIZED' },
+  FORBIDDEN: { status: 403, trpc: 'FORBIDDEN' },
+  NOT_FOUND: { status: 404, trpc: 'NOT_FOUND' },
+  METHOD_NOT_ALLOWED: { status: 405, trpc: 'METHOD_NOT_SUPPORTED' },
+  CONFLICT: { status: 409, trpc: 'CONFLICT' },
+  DUPLICATE_EXTERNAL_REF: { status: 409, trpc: 'CONFLICT' },
+  IDEMPOTENCY_IN_PROGRESS: { status: 409, trpc: 'CONFLICT' },
+  PAYLOAD_TOO_LARGE: { status: 413, trpc: 'PAYLOAD_TOO_LARGE' },
+  UNSUPPORTED_MEDIA_TYPE: { status: 415, trpc: 'UNSUPPORTED_MEDIA_TYPE' },
+  UNPROCESSABLE: { status: 422, trpc: 'UNPROCESSABLE_CONTENT' },
+  INSUFFICIENT_FUNDS: { status: 422, trpc: 'UNPROCESSABLE_CONTENT' },
+  IDEMPOTENCY_KEY_REUSED: { status: 422, trpc: 'UNPROCESSABLE_CONTENT' },
+  INVALID_STATE: { status: 422, trpc: 'UNPROCESSABLE_CONTENT' },
+  RATE_LIMITED: { status: 429, trpc: 'TOO_MANY_REQUESTS' },
+  INTERNAL: { status: 500, trpc: 'INTERNAL_SERVER_ERROR' },
+} as const satisfies Record<string, { status: number; trpc: TRPC_ERROR_CODE_KEY }>;
+
+export type DomainErrorCode = keyof typeof DOMAIN_ERRORS;
+
+export interface FieldIssue { path: string; message: string }
+
+export class DomainError extends Error {
+  constructor(
+    readonly code: DomainErrorCode,
+    readonly detail: string,
+    readonly extra: {
+      issues?: FieldIssue[];
+      retryAfterSeconds?: number;
+      /** A path-specific REST body the contract fixes (e.g. WITHDRAW_FAIL); `timestamp` is added. */
+      restBody?: Record<string, unknown>;
+    } = {},
+  ) {
+    super(detail);
+    this.name = 'DomainError';
+  }
+  get status(): number { return DOMAIN_ERRORS[this.code].status; }
+}
+
+/** A 400 built from field problems found by domain rules (not by zod). */
+export function validationError(issues: FieldIssue[]): DomainError {
+  return new DomainError('VALIDATION', issues.map(formatIssue).join('; '), { issues });
+}
+
+export function formatIssue(i: FieldIssue): string {
+  return i.path ? `${i.path}: ${i.message}` : i.message;
+}
+
+export function zodIssues(err: ZodError): FieldIssue[] {
+  const out: FieldIssue[] = [];
+  for (const issue of err.issues) {
+    const base = issue.path.map(String).join('.');
+    if (issue.code === 'unrecognized_keys') {
+      for (const k of issue.keys) out.push({ path: base ? `${base}.${k}` : k, message: 'unknown field' });
+      continue;
+    }
+    out.push({ path: base, message: issue.message });
+  }
+  return out;
+}
+
+/** Turns anything thrown into the DomainError that describes it to a caller. */
+export function toDomainError(err: unknown): DomainError {
+  if (err instanceof DomainError) return err;
+  if (err instanceof TRPCError) {
+    if (err.cause instanceof DomainError) return err.cause;
+    if (err.cause instanceof ZodError) {
+      const issues = zodIssues(err.cause);
+      return new DomainError('VALIDATION', issues.map(formatIssue).join('; '), { issues });
+    }
+    switch (err.code) {
+      case 'PARSE_ERROR': return new DomainError('MALFORMED_JSON', 'request body is not valid JSON');
+      case 'BAD_REQUEST': return new DomainError('VALIDATION', err.message);
+      case 'UNAUTHORIZED': return new DomainError('UNAUTHORIZED', err.message);
+      case 'NOT_FOUND': return new DomainError('NOT_FOUND', err.message === 'Not found' ? 'no such path' : err.message);
+      case 'METHOD_NOT_SUPPORTED': return new DomainError('METHOD_NOT_ALLOWED', err.message);
+      case 'PAYLOAD_TOO_LARGE': return new DomainError('PAYLOAD_TOO_LARGE', 'request body is larger than 64 KiB');
+      case 'UNSUPPORTED_MEDIA_TYPE': return new DomainError('UNSUPPORTED_MEDIA_TYPE', 'send Content-Type: application/json');
+      case 'TOO_MANY_REQUESTS': return new DomainError('RATE_LIMITED', err.message);
+      case 'CONFLICT': return new DomainError('CONFLICT', err.message);
+      case 'FORBIDDEN': return new DomainError('FORBIDDEN', err.message);
+      default: break;
+    }
+  }
+  if (err instanceof ZodError) {
+    const issues = zodIssues(err);
+    return new DomainError('VALIDATION', issues.map(formatIssue).join('; '), { issues });
+  }
+  return new DomainError('INTERNAL', 'internal error');
+}
+
+export function toTRPCError(err: unknown): TRPCError {
+  if (err instanceof TRPCError && !(err.cause instanceof DomainError)) {
+    const d = toDomainError(err);
+    if (d.code === 'INTERNAL') return err;
+  }
+  const d = toDomainError(err);
+  return new TRPCError({ code: DOMAIN_ERRORS[d.code].trpc, message: d.detail, cause: d });
+}
+
+const REASON: Record<number, string> = {
+  400: 'Bad Request', 401: 'Unauthorized', 403: 'Forbidden', 404: 'Not Found', 405: 'Method Not Allowed',
+  409: 'Conflict', 413: 'Payload Too Large', 415: 'Unsupported Media Type', 422: 'Unprocessable Entity',
+  429: 'Too Many Requests', 500: 'Internal Server Error',
+};
+
+export type EnvelopeFlavor = 'payments' | 'webhooks';
+
+/** The REST error bodies of DECISIONS ("Errors"): one shape for the payments paths, one for the webhook API. */
+export function restErrorBody(err: DomainError, flavor: EnvelopeFlavor, now: Date): Record<string, unknown> {
+  const status = err.status;
+  const timestamp = now.toISOString();
+  const issues = err.extra.issues;
+  if (err.extra.restBody) return { ...err.extra.restBody, timestamp };
+  if (flavor === 'webhooks') {
+    return status === 400
+      ? { code: status, message: err.detail, errors: (issues ?? [{ path: '', message: err.detail }]).map((i) => ({ path: i.path, message: i.message })), timestamp }
+      : { code: status, message: err.detail, timestamp };
+  }
+  if (status === 400) {
+    const list = issues ?? [{ path: '', message: err.detail }];
+    return { statusCode: status, error: REASON[status], message: list.map(formatIssue), issues: list, timestamp };
+  }
+  return { statusCode: status, error: REASON[status] ?? 'Error', message: err.detail, timestamp };
+}

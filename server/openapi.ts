@@ -1,0 +1,83 @@
+import { generateOpenApiDocument, type OpenAPIObject } from 'trpc-to-openapi';
+import type { AnyRouter } from '@trpc/server';
+import type { Meta } from './trpc';
+
+const PAYMENTS_ERROR = {
+  type: 'object',
+  required: ['statusCode', 'error', 'message', 'timestamp'],
+  properties: {
+    statusCode: { type: 'integer' },
+    error: { type: 'string', description: 'HTTP reason phrase' },
+    message: { oneOf: [{ type: 'string' }, { type: 'array', items: { type: 'string' } }], description: 'A readable message; for 400 one string per problem, naming the field' },
+    issues: { type: 'array', items: { type: 'object', properties: { path: { type: 'string' }, message: { type: 'string' } } } },
+    timestamp: { type: 'string', format: 'date-time' },
+  },
+};
+
+const WEBHOOKS_ERROR = {
+  type: 'object',
+  required: ['code', 'message', 'timestamp'],
+  properties: {
+    code: { type: 'integer' },
+    message: { type: 'string' },
+    errors: { type: 'array', items: { type: 'object', properties: { path: { type: 'string' }, message: { type: 'string' } } } },
+    timestamp: { type: 'string', format: 'date-time' },
+  },
+};
+
+interface ProcedureInfo { path: string; method: string; meta: Meta }
+
+export function restProcedures(router: AnyRouter): ProcedureInfo[] {
+  const out: ProcedureInfo[] = [];
+  for (const proc of Object.values(router._def.procedures as Record<string, { _def: { meta?: Meta } }>)) {
+    const meta = proc._def.meta;
+    if (meta?.openapi && meta.openapi.enabled !== false) out.push({ path: meta.openapi.path, method: meta.openapi.method.toLowerCase(), meta });
+  }
+  return out;
+}
+
+/**
+ * The document trpc-to-openapi generates, corrected where it cannot know: success codes (it always
+ * says 200), which of the two security schemes each path takes, and our error envelopes.
+ */
+export function buildOpenApiDocument(router: AnyRouter, baseUrl: string): OpenAPIObject {
+  const doc = generateOpenApiDocument(router, {
+    title: 'Pix Payments API',
+    description: 'Pix withdrawals, payment transactions (PIX, CARD, INVOICE) and signed webhooks. Amounts are integer cents; timestamps ISO 8601.',
+    version: '1.0.0',
+    baseUrl,
+    securitySchemes: {
+      bearer: { type: 'http', scheme: 'bearer', description: 'Access token from POST /auth/token' },
+      apiKey: { type: 'apiKey', in: 'header', name: 'x-api-key', description: 'Public project key of the account (webhook API)' },
+      sessionToken: { type: 'apiKey', in: 'header', name: 'x-token', description: 'Access token from POST /auth/token (webhook API)' },
+    },
+  });
+  doc.components ??= {};
+  doc.components.schemas = { ...(doc.components.schemas ?? {}), PaymentsError: PAYMENTS_ERROR, WebhooksError: WEBHOOKS_ERROR } as never;
+  for (const p of restProcedures(router)) {
+    const templ = p.path.replace(/\{(\w+)\}/g, '{$1}');
+    const op = (doc.paths?.[templ] as Record<string, any> | undefined)?.[p.method];
+    if (!op) continue;
+    const webhooks = p.path.startsWith('/api/webhooks');
+    const auth = p.meta.auth ?? (webhooks ? 'webhook-api' : 'bearer');
+    op.security = auth === 'none' ? [] : auth === 'webhook-api' ? [{ apiKey: [], sessionToken: [] }] : [{ bearer: [] }];
+    const success = p.meta.successStatus ?? 200;
+    if (success !== 200 && op.responses?.['200']) {
+      op.responses[String(success)] = op.responses['200'];
+      delete op.responses['200'];
+    }
+    const ref = { $ref: webhooks ? '#/components/schemas/WebhooksError' : '#/components/schemas/PaymentsError' };
+    for (const [code, resp] of Object.entries(op.responses ?? {}) as [string, any][]) {
+      if (Number(code) >= 400) {
+        resp.content = { 'application/json': { schema: ref } };
+      }
+    }
+    const errors = ['400', '401', '413', '415', '429', '500'];
+    for (const code of errors) {
+      if (code === '401' && auth === 'none') continue;
+      if ((code === '413' || code === '415') && p.method === 'get') continue;
+      op.responses[code] ??= { description: ({ 400: 'Invalid input', 401: 'Missing, invalid or expired credentials', 413: 'Body over 64 KiB', 415: 'Body is not JSON', 429: 'Rate limited (see retry-after)', 500: 'Internal error' } as Record<string, string>)[code], content: { 'application/json': { schema: ref } } };
+    }
+  }
+  return doc;
+}

@@ -1,0 +1,33 @@
+import { z } from 'zod';
+import { issueAccessToken, revokeAccessToken } from '../../domain/accounts';
+import { DomainError } from '../../errors';
+import { merchantProcedure, publicProcedure, router } from '../../trpc';
+import { revokeResponse, tokenRequest, tokenResponse } from './schemas';
+
+export const authRouter = router({
+  token: publicProcedure
+    .meta({ auth: 'none', openapi: { method: 'POST', path: '/auth/token', protect: false, tags: ['auth'], summary: 'Exchange the client code and token for an access token', errorResponses: { 400: 'Invalid input', 401: 'Wrong code or token', 429: 'Too many failed attempts' } } })
+    .input(tokenRequest)
+    .output(tokenResponse)
+    .mutation(async ({ ctx, input }) => {
+      const { limits } = ctx.services;
+      const wait = limits.failedTokenByCode.blocked(input.code) ?? limits.failedTokenByIp.blocked(ctx.ip);
+      if (wait !== null) throw new DomainError('RATE_LIMITED', 'too many failed attempts; try again later', { retryAfterSeconds: wait });
+      const issued = await issueAccessToken({ db: ctx.services.db, masterKey: ctx.services.masterKey, now: () => ctx.services.clock.now() }, input.code, input.token);
+      if (!issued) {
+        limits.failedTokenByCode.fail(input.code);
+        limits.failedTokenByIp.fail(ctx.ip);
+        throw new DomainError('UNAUTHORIZED', 'invalid code or token');
+      }
+      return issued;
+    }),
+
+  revoke: merchantProcedure
+    .meta({ auth: 'bearer', openapi: { method: 'POST', path: '/auth/revoke', tags: ['auth'], summary: 'Revoke the access token used to call this endpoint', errorResponses: { 401: 'Missing or invalid access token' } } })
+    .input(z.strictObject({}).optional())
+    .output(revokeResponse)
+    .mutation(async ({ ctx }) => {
+      if (!ctx.auth.token) throw new DomainError('VALIDATION', 'only a bearer access token can be revoked');
+      return { revoked: await revokeAccessToken({ db: ctx.services.db, masterKey: ctx.services.masterKey, now: () => ctx.services.clock.now() }, ctx.auth.token) };
+    }),
+});

@@ -1,0 +1,32 @@
+import { openDatabase, type AppDatabase } from '../db';
+import { systemClock, type Clock } from './clock';
+import { loadConfig, type Config } from './config';
+import { loadMasterKey } from './domain/master-key';
+import { createRateLimits, type RateLimits } from './rate-limit';
+
+/** Everything a procedure or job needs, built once per process (or per test). */
+export interface Services {
+  config: Config;
+  db: AppDatabase;
+  clock: Clock;
+  masterKey: Buffer;
+  limits: RateLimits;
+  /** Background jobs register here to be nudged when new due work is written. */
+  wake: { [job: string]: () => void };
+}
+
+export function createServices(opts: { config?: Config; clock?: Clock } = {}): Services {
+  const config = opts.config ?? loadConfig();
+  return {
+    config,
+    db: openDatabase(config.databasePath),
+    clock: opts.clock ?? systemClock,
+    masterKey: loadMasterKey(config.databasePath, config.secretsKeyPath),
+    limits: createRateLimits(config.rateLimitRps),
+    wake: {},
+  };
+}
+
+export function wake(s: Services, job: string) {
+  s.wake[job]?.();
+}

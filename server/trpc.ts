@@ -1,0 +1,101 @@
+import { initTRPC } from '@trpc/server';
+import type { OpenApiMeta } from 'trpc-to-openapi';
+import type { Context } from './context';
+import { DOMAIN_ERRORS, DomainError, toDomainError, toTRPCError } from './errors';
+import { accountForAccessToken, accountForApiKey } from './domain/accounts';
+import { checkCsrf, CSRF_HEADER, parseCookies, sessionFor, SESSION_COOKIE } from './domain/sessions';
+
+/** Extra meta: the success status of a REST call (trpc-to-openapi always says 200 otherwise). */
+export type Meta = OpenApiMeta<{ successStatus?: number; auth?: 'none' | 'bearer' | 'webhook-api' | 'session' }>;
+
+const t = initTRPC.context<Context>().meta<Meta>().create({
+  errorFormatter({ shape, error }) {
+    const d = toDomainError(error);
+    return {
+      ...shape,
+      // never leak internals (stack, SQL) to callers
+      message: d.detail,
+      data: {
+        code: DOMAIN_ERRORS[d.code].trpc,
+        httpStatus: d.status,
+        path: shape.data.path,
+        domainCode: d.code,
+        issues: d.extra.issues ?? null,
+        retryAfterSeconds: d.extra.retryAfterSeconds ?? null,
+      },
+    };
+  },
+});
+
+export const router = t.router;
+export const createCallerFactory = t.createCallerFactory;
+
+/** Every error leaves a procedure as a TRPCError carrying its DomainError, whatever threw it. */
+const errorBoundary = t.middleware(async ({ next }) => {
+  const result = await next();
+  if (!result.ok) throw toTRPCError(result.error);
+  return result;
+});
+
+export const publicProcedure = t.procedure.use(errorBoundary);
+
+function rateLimit(ctx: Context, accountId: string) {
+  const wait = ctx.services.limits.perAccount.take(accountId);
+  if (wait !== null) throw new DomainError('RATE_LIMITED', 'too many requests for this account', { retryAfterSeconds: wait });
+}
+
+async function fromSession(ctx: Context, type: string) {
+  const cookie = parseCookies(ctx.headers.cookie)[SESSION_COOKIE];
+  if (!cookie) return null;
+  const session = await sessionFor(ctx.services.db.read, cookie, ctx.services.clock.now());
+  if (!session) return null;
+  if (type === 'mutation') checkCsrf(session, ctx.headers[CSRF_HEADER]);
+  return { kind: 'session' as const, accountId: session.accountId, userId: session.userId };
+}
+
+/** Payments paths: `Authorization: Bearer <access_token>`, or a dashboard session. */
+export const merchantProcedure = publicProcedure.use(async ({ ctx, type, next }) => {
+  let auth = ctx.auth;
+  if (!auth) {
+    const header = ctx.headers.authorization;
+    const m = header ? /^Bearer\s+(\S+)\s*$/i.exec(header) : null;
+    if (m) {
+      const accountId = await accountForAccessToken(ctx.services.db.read, m[1], ctx.services.clock.now());
+      if (!accountId) throw new DomainError('UNAUTHORIZED', 'invalid or expired access token');
+      auth = { kind: 'bearer', accountId, token: m[1] };
+    } else {
+      auth = await fromSession(ctx, type);
+    }
+  }
+  if (!auth) throw new DomainError('UNAUTHORIZED', 'send Authorization: Bearer <access_token>');
+  rateLimit(ctx, auth.accountId);
+  return next({ ctx: { ...ctx, auth } });
+});
+
+/** The webhook API: `x-api-key` + `x-token` of the same account, or a dashboard session. */
+export const webhookApiProcedure = publicProcedure.use(async ({ ctx, type, next }) => {
+  let auth = ctx.auth;
+  if (!auth) {
+    const apiKey = ctx.headers['x-api-key'];
+    const token = ctx.headers['x-token'];
+    if (apiKey && token) {
+      const accountId = await accountForApiKey(ctx.services.db.read, apiKey, token, ctx.services.clock.now());
+      if (!accountId) throw new DomainError('UNAUTHORIZED', 'invalid x-api-key or x-token');
+      auth = { kind: 'webhook-api', accountId, token };
+    } else {
+      auth = await fromSession(ctx, type);
+    }
+  }
+  if (!auth) throw new DomainError('UNAUTHORIZED', 'send x-api-key and x-token');
+  rateLimit(ctx, auth.accountId);
+  return next({ ctx: { ...ctx, auth } });
+});
+
+/** Dashboard-only procedures: a signed-in person. */
+export const dashboardProcedure = publicProcedure.use(async ({ ctx, type, next }) => {
+  const auth = ctx.auth ?? (await fromSession(ctx, type));
+  if (!auth) throw new DomainError('UNAUTHORIZED', 'sign in first');
+  return next({ ctx: { ...ctx, auth } });
+});
+
+export type AuthedContext = Context & { auth: NonNullable<Context['auth']> };

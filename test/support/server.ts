@@ -1,0 +1,99 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+
+export interface RunningServer {
+  url: string;
+  dir: string;
+  databasePath: string;
+  demo: { code: string; token: string; apiKey: string; accountId: string; email: string; password: string };
+  output: () => string;
+  /** SIGTERM and wait for the exit code. */
+  stop(): Promise<number | null>;
+  /** SIGKILL, no cleanup (crash tests). */
+  kill(): Promise<void>;
+  child: ChildProcess;
+}
+
+const ROOT = new URL('../..', import.meta.url).pathname;
+
+/**
+ * Starts the real server process (`server/main.ts`) on a free port over a fresh database.
+ * API-only by default (DASHBOARD=false) so API tests do not need a Next build; browser tests pass
+ * `pages: true`.
+ */
+export async function startServer(o: { env?: Record<string, string>; pages?: boolean; dir?: string; timeoutMs?: number } = {}): Promise<RunningServer> {
+  const dir = o.dir ?? mkdtempSync(join(tmpdir(), 'pix-e2e-'));
+  const databasePath = join(dir, 'payments.db');
+  const child = spawn(process.execPath, ['--import', 'tsx', 'server/main.ts'], {
+    cwd: ROOT,
+    env: {
+      ...process.env,
+      PORT: '0',
+      HOST: '127.0.0.1',
+      DATABASE_PATH: databasePath,
+      DASHBOARD: o.pages ? 'true' : 'false',
+      RATE_LIMIT_RPS: '0',
+      SANDBOX_SETTLEMENT_DELAY_MS: '50',
+      WEBHOOK_ALLOW_PRIVATE_URLS: 'true',
+      JOB_POLL_MS: '25',
+      NODE_ENV: o.pages ? 'production' : 'test',
+      ...o.env,
+    },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let out = '';
+  child.stdout!.on('data', (c) => { out += c.toString(); });
+  child.stderr!.on('data', (c) => { out += c.toString(); });
+  const url = await new Promise<string>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`server did not start:\n${out}`)), o.timeoutMs ?? 60_000);
+    const check = () => {
+      const m = /listening on (http:\/\/[\d.]+:\d+)/.exec(out);
+      if (m) { clearTimeout(timer); resolve(m[1]); }
+    };
+    child.stdout!.on('data', check);
+    child.on('exit', (code) => { clearTimeout(timer); reject(new Error(`server exited with ${code}:\n${out}`)); });
+  });
+  const field = (name: string) => new RegExp(`${name}\\s+(\\S+)`).exec(out)?.[1] ?? '';
+  const dash = /dashboard\s+(\S+) \/ (\S+)/.exec(out);
+  const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+  return {
+    url, dir, databasePath, child,
+    demo: { accountId: field('account_id'), code: field('code'), token: field('token'), apiKey: field('api_key'), email: dash?.[1] ?? '', password: dash?.[2] ?? '' },
+    output: () => out,
+    async stop() {
+      if (child.exitCode !== null) return child.exitCode;
+      child.kill('SIGTERM');
+      return exited;
+    },
+    async kill() {
+      if (child.exitCode !== null) return;
+      child.kill('SIGKILL');
+      await exited;
+    },
+  };
+}
+
+export function removeDir(dir: string) {
+  rmSync(dir, { recursive: true, force: true });
+}
+
+export async function accessToken(url: string, code: string, token: string): Promise<string> {
+  const res = await fetch(`${url}/auth/token`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ code, token }) });
+  if (res.status !== 200) throw new Error(`token request failed: ${res.status} ${await res.text()}`);
+  return ((await res.json()) as { access_token: string }).access_token;
+}
+
+/** JSON over HTTP with a bearer token; returns status, headers and parsed body. */
+export async function api(url: string, path: string, o: { method?: string; token?: string; body?: unknown; headers?: Record<string, string>; raw?: string } = {}) {
+  const headers: Record<string, string> = { ...(o.headers ?? {}) };
+  if (o.token) headers.authorization = `Bearer ${o.token}`;
+  let body: string | undefined = o.raw;
+  if (o.body !== undefined) { body = JSON.stringify(o.body); headers['content-type'] ??= 'application/json'; }
+  const res = await fetch(`${url}${path}`, { method: o.method ?? (body !== undefined ? 'POST' : 'GET'), headers, body });
+  const text = await res.text();
+  let json: any = null;
+  try { json = JSON.parse(text); } catch { /* not JSON */ }
+  return { status: res.status, headers: res.headers, text, json };
+}

@@ -1,0 +1,15 @@
+import { defineConfig } from 'vitest/config';
+import { fileURLToPath } from 'node:url';
+
+export default defineConfig({
+  resolve: { alias: { '@': fileURLToPath(new URL('.', import.meta.url)) } },
+  test: {
+    include: ['test/**/*.test.ts'],
+    environment: 'node',
+    pool: 'forks',
+    testTimeout: 30_000,
+    hookTimeout: 120_000,
+    // e2e files start real servers; two cores, so keep parallelism modest
+    maxWorkers: 2,
+  },
+});
