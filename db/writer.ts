@@ -17,6 +17,8 @@ export interface Writer {
   write<T>(job: WriteJob<T>): Promise<T>;
   /** Resolves when every queued job has committed; new jobs are refused afterwards. */
   close(): Promise<void>;
+  /** Calls `fn` after each successful COMMIT (e.g. to wake the event dispatcher); returns an unsubscribe. */
+  onCommit?(fn: () => void): () => void;
 }
 
 interface Queued {
@@ -37,6 +39,7 @@ export class SqliteGroupCommitWriter implements Writer {
   private scheduled = false;
   private closed = false;
   private idle: (() => void)[] = [];
+  private commitListeners = new Set<() => void>();
   readonly stats: WriterStats = { groups: 0, jobs: 0, maxGroup: 0 };
 
   constructor(
@@ -114,6 +117,14 @@ export class SqliteGroupCommitWriter implements Writer {
       if (o.ok) q.resolve(o.value);
       else q.reject(o.error);
     });
+    for (const fn of this.commitListeners) {
+      try { fn(); } catch (err) { console.error('[writer] onCommit listener failed', err); }
+    }
+  }
+
+  onCommit(fn: () => void): () => void {
+    this.commitListeners.add(fn);
+    return () => { this.commitListeners.delete(fn); };
   }
 
   close(): Promise<void> {

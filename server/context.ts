@@ -14,7 +14,8 @@ export interface Auth {
 /** What a procedure may leave for the transport: status and headers of a success answer. */
 export interface ResponseNotes {
   status?: number;
-  headers: Record<string, string>;
+  /** An array sends the header once per value (several Set-Cookie). */
+  headers: Record<string, string | string[]>;
 }
 
 export interface Context {

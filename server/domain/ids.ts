@@ -12,6 +12,7 @@ export const ID_PREFIX = {
   withdrawal: 'wd',
   batch: 'wdb',
   transaction: 'txn',
+  invoice: 'inv',
   customer: 'cus',
   dispute: 'dsp',
   webhook: 'wh',

@@ -47,7 +47,11 @@ async function bookId(tx: DrizzleDb, ref: BookRef, at: Date): Promise<string> {
 }
 
 function isBalanceCheckFailure(err: unknown): boolean {
-  return err instanceof Error && /ledger_books_balance_non_negative/.test(err.message);
+  // drizzle may wrap the driver's error; the constraint name is in one of the two messages
+  for (let e: unknown = err, i = 0; e instanceof Error && i < 3; e = e.cause, i++) {
+    if (/ledger_books_balance_non_negative/.test(e.message)) return true;
+  }
+  return false;
 }
 
 /** Posts one balanced entry. Throws INSUFFICIENT_FUNDS when a merchant book would go below zero. */

@@ -35,7 +35,7 @@ export function createApiHandler(services: Services, router: AnyRouter) {
   const openApiDocument = () => (openApiJson ??= JSON.stringify(buildOpenApiDocument(router, '')));
 
   const responseMeta = ({ ctx, paths, errors }: { ctx?: Context; paths?: readonly string[] | string[]; errors: readonly unknown[] }) => {
-    const headers: Record<string, string> = { 'cache-control': 'no-store', ...(ctx?.response.headers ?? {}) };
+    const headers: Record<string, string | string[]> = { 'cache-control': 'no-store', ...(ctx?.response.headers ?? {}) };
     if (errors.length) {
       const d = toDomainError(errors[0]);
       if (d.extra.retryAfterSeconds) headers['retry-after'] = String(d.extra.retryAfterSeconds);
@@ -63,7 +63,7 @@ export function createApiHandler(services: Services, router: AnyRouter) {
     createContext: createHttpContext(services, 'trpc') as never,
     maxBodySize: MAX_BODY_BYTES,
     responseMeta({ ctx, errors }) {
-      const headers: Record<string, string> = { 'cache-control': 'no-store', ...((ctx as Context | undefined)?.response.headers ?? {}) };
+      const headers: Record<string, string | string[]> = { 'cache-control': 'no-store', ...((ctx as Context | undefined)?.response.headers ?? {}) };
       for (const e of errors) {
         const d = toDomainError(e);
         if (d.extra.retryAfterSeconds) headers['retry-after'] = String(d.extra.retryAfterSeconds);

@@ -16,8 +16,11 @@ export function startJobLoop(name: string, tick: () => Promise<number>, pollMs: 
   let timer: NodeJS.Timeout | null = null;
   let wakeUp: (() => void) | null = null;
   let passWaiters: (() => void)[] = [];
+  // A wake that arrives while a pass runs is kept, so the next wait ends at once instead of being lost.
+  let wokenDuringPass = false;
   const done = (async () => {
     while (!stopped) {
+      wokenDuringPass = false;
       let handled = 0;
       try {
         handled = await tick();
@@ -26,7 +29,7 @@ export function startJobLoop(name: string, tick: () => Promise<number>, pollMs: 
       }
       for (const w of passWaiters.splice(0)) w();
       if (stopped) break;
-      if (handled > 0) continue;
+      if (handled > 0 || wokenDuringPass) continue;
       await new Promise<void>((resolve) => {
         wakeUp = resolve;
         timer = setTimeout(resolve, pollMs);
@@ -37,7 +40,7 @@ export function startJobLoop(name: string, tick: () => Promise<number>, pollMs: 
   })();
   return {
     name,
-    wake() { wakeUp?.(); },
+    wake() { if (wakeUp) wakeUp(); else wokenDuringPass = true; },
     async stop() {
       stopped = true;
       wakeUp?.();
@@ -45,7 +48,7 @@ export function startJobLoop(name: string, tick: () => Promise<number>, pollMs: 
       for (const w of passWaiters.splice(0)) w();
     },
     nextPass() {
-      return new Promise((resolve) => { passWaiters.push(resolve); wakeUp?.(); });
+      return new Promise((resolve) => { passWaiters.push(resolve); if (wakeUp) wakeUp(); else wokenDuringPass = true; });
     },
   };
 }
