@@ -31,7 +31,7 @@ describe('the running server: credentials and balance', () => {
   });
 
   it('answers 401 in the payments envelope without, or with a bad, bearer token', async () => {
-    for (const headers of [{}, { authorization: 'Bearer at_nope' }, { authorization: 'Token x' }]) {
+    for (const headers of [{}, { authorization: 'Bearer at_nope' }, { authorization: 'Token x' }] as Record<string, string>[]) {
       const res = await api(srv.url, '/balance', { headers });
       expect(res.status).toBe(401);
       expect(Object.keys(res.json).sort()).toEqual(PAYMENTS_ENVELOPE);
