@@ -1,0 +1,118 @@
+/**
+ * npm run bench: loads our server and two bare baselines side by side in one run, on 127.0.0.1, with
+ * autocannon (50 connections, bounded time each), and prints req/s, p50, p99 and the ratios to the
+ * bare node:http + better-sqlite3 insert at synchronous=FULL and at NORMAL. Ratios, not absolutes, are
+ * what compare on a shared, noisy machine.
+ */
+import autocannon from 'autocannon';
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { randomUUID } from 'node:crypto';
+
+const ROOT = new URL('..', import.meta.url).pathname;
+const DURATION = Number(process.env.BENCH_SECONDS ?? 5);
+const CONNECTIONS = 50;
+
+interface Result { name: string; rps: number; p50: number; p99: number; non2xx: number; errors: number }
+
+function startProcess(args: string[], env: Record<string, string>): Promise<{ child: ChildProcess; url: string; out: () => string }> {
+  const child = spawn(process.execPath, ['--import', 'tsx', ...args], { cwd: ROOT, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  let out = '';
+  child.stdout!.on('data', (c) => { out += c; });
+  child.stderr!.on('data', (c) => { out += c; });
+  return new Promise((resolve, reject) => {
+    const t = setTimeout(() => reject(new Error(`did not start: ${out}`)), 90_000);
+    child.stdout!.on('data', () => {
+      const m = /listening on (http:\/\/[\d.]+:\d+)/.exec(out);
+      if (m) { clearTimeout(t); resolve({ child, url: m[1], out: () => out }); }
+    });
+    child.on('exit', (c) => { clearTimeout(t); reject(new Error(`exited ${c}: ${out}`)); });
+  });
+}
+
+async function load(name: string, opts: autocannon.Options): Promise<Result> {
+  // a short warm-up so JIT and caches do not count against the first target
+  await autocannon({ ...opts, duration: 1, connections: 10 });
+  const r = await autocannon({ connections: CONNECTIONS, duration: DURATION, ...opts });
+  return { name, rps: r.requests.average, p50: r.latency.p50, p99: r.latency.p99, non2xx: r.non2xx, errors: r.errors };
+}
+
+async function json(url: string, path: string, init: { method?: string; body?: unknown; headers?: Record<string, string> } = {}) {
+  const res = await fetch(url + path, { method: init.method ?? (init.body ? 'POST' : 'GET'), headers: { 'content-type': 'application/json', ...(init.headers ?? {}) }, body: init.body ? JSON.stringify(init.body) : undefined });
+  const text = await res.text();
+  if (res.status >= 400) throw new Error(`${path}: ${res.status} ${text}`);
+  return JSON.parse(text);
+}
+
+async function main() {
+  const apiOnly = process.env.BENCH_API_ONLY === '1';
+  if (!apiOnly && !existsSync(join(ROOT, '.next/BUILD_ID'))) {
+    console.log('building the pages once (next build)…');
+    const r = spawnSync(process.execPath, [join(ROOT, 'node_modules/next/dist/bin/next'), 'build'], { cwd: ROOT, stdio: 'inherit' });
+    if (r.status !== 0) process.exit(1);
+  }
+  const dir = mkdtempSync(join(tmpdir(), 'pix-bench-'));
+  const children: ChildProcess[] = [];
+  try {
+    const bareFull = await startProcess(['bench/bare-server.ts', 'FULL', join(dir, 'bare-full.db')], {});
+    const bareNormal = await startProcess(['bench/bare-server.ts', 'NORMAL', join(dir, 'bare-normal.db')], {});
+    const ours = await startProcess(['server/main.ts'], {
+      DASHBOARD: apiOnly ? 'false' : 'true', PORT: '0', DATABASE_PATH: join(dir, 'payments.db'), RATE_LIMIT_RPS: '0', NODE_ENV: 'production',
+      SANDBOX_SETTLEMENT_DELAY_MS: '2000', WEBHOOK_ALLOW_PRIVATE_URLS: 'true',
+    });
+    children.push(bareFull.child, bareNormal.child, ours.child);
+    const field = (n: string) => new RegExp(`${n}\\s+(\\S+)`).exec(ours.out())![1];
+    const creds = { code: field('code'), token: field('token') };
+    const { access_token } = await json(ours.url, '/auth/token', { body: creds });
+    const auth = { authorization: `Bearer ${access_token}`, 'content-type': 'application/json' };
+    await json(ours.url, '/sandbox/topup', { body: { amount: 90_000_000_000 }, headers: auth });
+
+    const results: Result[] = [];
+    const insertBody = JSON.stringify({ amount: 1000, key: randomUUID(), note: 'bench' });
+    results.push(await load('bare insert, synchronous=FULL', { url: bareFull.url, method: 'POST', body: insertBody, headers: { 'content-type': 'application/json' } }));
+    results.push(await load('bare insert, synchronous=NORMAL', { url: bareNormal.url, method: 'POST', body: insertBody, headers: { 'content-type': 'application/json' } }));
+    results.push(await load('POST /auth/token', { url: ours.url + '/auth/token', method: 'POST', body: JSON.stringify(creds), headers: { 'content-type': 'application/json' } }));
+    results.push(await load('GET /balance', { url: ours.url + '/balance', headers: auth }));
+
+    const routes = await json(ours.url, '/openapi.json');
+    if (routes.paths['/withdraw/pix']) {
+      const withdrawal = { amount: 1000, key: randomUUID(), key_type: 'EVP', description: 'bench', details: { name: 'Maria Silva', document: '52998224725' } };
+      results.push(await load('POST /withdraw/pix', { url: ours.url + '/withdraw/pix', method: 'POST', body: JSON.stringify(withdrawal), headers: auth }));
+      const created = await json(ours.url, '/withdraw/pix', { body: withdrawal, headers: auth });
+      results.push(await load('GET /withdraw', { url: `${ours.url}/withdraw?identifier=${created.data[0].identifier}`, headers: auth }));
+    }
+    if (routes.paths['/transaction']) {
+      const charge = {
+        amount: 2500, method: 'PIX',
+        customer: { name: 'Maria Silva', email: 'maria@example.com', document: '52998224725' },
+        items: [{ title: 'Café', unitPrice: 1250, quantity: 2, tangible: true }],
+      };
+      results.push(await load('POST /transaction (PIX)', { url: ours.url + '/transaction', method: 'POST', body: JSON.stringify(charge), headers: auth }));
+      const created = await json(ours.url, '/transaction', { body: charge, headers: auth });
+      results.push(await load('GET /transaction', { url: `${ours.url}/transaction?id=${created.id}`, headers: auth }));
+    }
+
+    const full = results[0].rps;
+    const normal = results[1].rps;
+    console.log(`\n${DURATION}s per target, ${CONNECTIONS} connections, 127.0.0.1, ${new Date().toISOString()}`);
+    console.log('target                              req/s     p50 ms   p99 ms   vs bare FULL   vs bare NORMAL   non-2xx');
+    for (const r of results) {
+      console.log(`${r.name.padEnd(34)} ${r.rps.toFixed(0).padStart(7)} ${String(r.p50).padStart(9)} ${String(r.p99).padStart(8)} ${(r.rps / full).toFixed(2).padStart(13)}x ${(r.rps / normal).toFixed(2).padStart(15)}x ${String(r.non2xx + r.errors).padStart(9)}`);
+    }
+
+    const deliveryBench = join(ROOT, 'bench/delivery.ts');
+    if (existsSync(deliveryBench)) {
+      const { benchDelivery } = await import(deliveryBench);
+      const d = await benchDelivery({ events: 3000 });
+      console.log(`\nwebhook delivery: ${d.eventsPerSecond.toFixed(0)} events/s to a loopback receiver; event→delivery latency p50 ${d.p50Ms.toFixed(1)} ms, p99 ${d.p99Ms.toFixed(1)} ms`);
+    }
+  } finally {
+    for (const c of children) c.kill('SIGTERM');
+    await new Promise((r) => setTimeout(r, 300));
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+main().then(() => process.exit(0), (err) => { console.error(err); process.exit(1); });
