@@ -1,4 +1,5 @@
-import { and, eq, gt, isNull } from 'drizzle-orm';
+import { and, eq, gt, isNull, sql } from 'drizzle-orm';
+import { prepared } from '../../db/prepared';
 import type { AppDatabase, DrizzleDb } from '../../db';
 import { accessTokens, accounts, dashboardUsers } from '../../db/schema';
 import { DomainError } from '../errors';
@@ -86,8 +87,9 @@ export async function accountForAccessToken(db: DrizzleDb, token: string, now: D
   if (!token.startsWith('at_') || token.length > 200) return null;
   const hash = hashSecret(token);
   // the lookup is by hash, so timing reveals nothing about the token; the compare is belt and braces
-  const row = await db.select({ accountId: accessTokens.accountId, tokenHash: accessTokens.tokenHash }).from(accessTokens)
-    .where(and(eq(accessTokens.tokenHash, hash), isNull(accessTokens.revokedAt), gt(accessTokens.expiresAt, now.toISOString()))).get();
+  const row = prepared(db, 'accessTokenByHash', (d) => d.select({ accountId: accessTokens.accountId, tokenHash: accessTokens.tokenHash }).from(accessTokens)
+    .where(and(eq(accessTokens.tokenHash, sql.placeholder('hash')), isNull(accessTokens.revokedAt), gt(accessTokens.expiresAt, sql.placeholder('now')))).prepare())
+    .get({ hash, now: now.toISOString() });
   if (!row || !safeEqualHex(hash, row.tokenHash)) return null;
   return row.accountId;
 }

@@ -1,5 +1,6 @@
 import { and, eq, isNull, sql } from 'drizzle-orm';
 import type { DrizzleDb } from '../../db';
+import { prepared } from '../../db/prepared';
 import { ledgerBooks, ledgerEntries, ledgerLines } from '../../db/schema';
 import { DomainError } from '../errors';
 import { newId } from './ids';
@@ -33,8 +34,9 @@ export async function openMerchantBooks(tx: DrizzleDb, accountId: string, at: Da
 
 async function bookId(tx: DrizzleDb, ref: BookRef, at: Date): Promise<string> {
   if ('account' in ref) {
-    const row = await tx.select({ id: ledgerBooks.id }).from(ledgerBooks)
-      .where(and(eq(ledgerBooks.accountId, ref.account), eq(ledgerBooks.kind, ref.book))).get();
+    const row = prepared(tx, 'merchantBook', (d) => d.select({ id: ledgerBooks.id }).from(ledgerBooks)
+      .where(and(eq(ledgerBooks.accountId, sql.placeholder('account')), eq(ledgerBooks.kind, sql.placeholder('kind')))).prepare())
+      .get({ account: ref.account, kind: ref.book });
     if (!row) throw new DomainError('INTERNAL', `ledger book ${ref.book} missing for account`);
     return row.id;
   }
@@ -90,8 +92,8 @@ export interface Balance { available: number; blocked: number; inFlight: number 
 
 /** O(1) in the number of entries: reads the running balances kept on the books. */
 export async function merchantBalance(db: DrizzleDb, accountId: string): Promise<Balance> {
-  const rows = await db.select({ kind: ledgerBooks.kind, balance: ledgerBooks.balance }).from(ledgerBooks)
-    .where(eq(ledgerBooks.accountId, accountId)).all();
+  const rows = prepared(db, 'merchantBalances', (d) => d.select({ kind: ledgerBooks.kind, balance: ledgerBooks.balance }).from(ledgerBooks)
+    .where(eq(ledgerBooks.accountId, sql.placeholder('account'))).prepare()).all({ account: accountId });
   const get = (k: string) => rows.find((r) => r.kind === k)?.balance ?? 0;
   return { available: get('available'), blocked: get('blocked'), inFlight: get('withdrawals_in_flight') };
 }
