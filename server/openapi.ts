@@ -68,9 +68,8 @@ export function buildOpenApiDocument(router: AnyRouter, baseUrl: string): OpenAP
     }
     const ref = { $ref: webhooks ? '#/components/schemas/WebhooksError' : '#/components/schemas/PaymentsError' };
     for (const [code, resp] of Object.entries(op.responses ?? {}) as [string, any][]) {
-      if (Number(code) >= 400) {
-        resp.content = { 'application/json': { schema: ref } };
-      }
+      // trpc-to-openapi shares response objects between operations: replace, never mutate
+      if (Number(code) >= 400) op.responses[code] = { ...resp, content: { 'application/json': { schema: ref } } };
     }
     const errors = ['400', '401', '413', '415', '429', '500'];
     for (const code of errors) {
