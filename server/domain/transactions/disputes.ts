@@ -1,0 +1,76 @@
+import { and, eq } from 'drizzle-orm';
+import type { DrizzleDb } from '../../../db';
+import { disputes, transactions } from '../../../db/schema';
+import { DomainError } from '../../errors';
+import type { Services } from '../../services';
+import { recordEvent } from '../events';
+import { newId } from '../ids';
+import { transfer } from '../ledger';
+import { requireSandbox } from './pay';
+import { toDisputeView, type DisputeView } from './view';
+
+async function recordDisputeEvent(tx: DrizzleDb, accountId: string, id: string, type: 'dispute.opened' | 'dispute.won' | 'dispute.lost', at: Date) {
+  const row = await tx.select().from(disputes).where(eq(disputes.id, id)).get();
+  if (!row) throw new DomainError('INTERNAL', 'dispute vanished inside its own job');
+  const view = toDisputeView(row);
+  await recordEvent(tx, { accountId, type, resourceId: id, payload: view, at });
+  return view;
+}
+
+/**
+ * POST /sandbox/transactions/{id}/dispute: the cardholder disputes an APPROVED CARD transaction. The
+ * whole amount moves available → blocked (422 INSUFFICIENT_FUNDS when the available balance does not
+ * cover it, and nothing is stored). One dispute per transaction, ever: a second one is 409.
+ */
+export async function openDispute(s: Services, accountId: string, transactionId: string): Promise<DisputeView> {
+  requireSandbox(s);
+  return s.db.write(async (tx) => {
+    const at = s.clock.now();
+    const iso = at.toISOString();
+    const t = await tx.select({ id: transactions.id, method: transactions.method, status: transactions.status, amount: transactions.amount })
+      .from(transactions).where(and(eq(transactions.accountId, accountId), eq(transactions.id, transactionId))).get();
+    if (!t) throw new DomainError('NOT_FOUND', 'transaction not found');
+    if (t.method !== 'CARD' || t.status !== 'APPROVED') {
+      throw new DomainError('INVALID_STATE', 'only an APPROVED CARD transaction can be disputed');
+    }
+    const existing = await tx.select({ id: disputes.id }).from(disputes).where(eq(disputes.transactionId, t.id)).get();
+    if (existing) throw new DomainError('CONFLICT', `this transaction already has a dispute (${existing.id})`);
+    const id = newId('dispute');
+    await tx.insert(disputes).values({ id, accountId, transactionId: t.id, status: 'OPEN', amount: t.amount, createdAt: iso, updatedAt: iso });
+    await transfer(tx, {
+      accountId, kind: 'dispute_hold', resourceId: id, description: `dispute on ${t.id}`,
+      from: { account: accountId, book: 'available' }, to: { account: accountId, book: 'blocked' }, amount: t.amount, at,
+    });
+    return recordDisputeEvent(tx, accountId, id, 'dispute.opened', at);
+  });
+}
+
+export type DisputeOutcome = 'won' | 'lost';
+
+/**
+ * POST /sandbox/disputes/{id}/{won|lost}: won releases the hold (blocked → available); lost keeps it
+ * (blocked → the chargebacks system book). Resolving again with the same outcome answers the dispute
+ * unchanged; the other outcome on a closed dispute is 422 INVALID_STATE.
+ */
+export async function resolveDispute(s: Services, accountId: string, disputeId: string, outcome: DisputeOutcome): Promise<DisputeView> {
+  requireSandbox(s);
+  return s.db.write(async (tx) => {
+    const at = s.clock.now();
+    const d = await tx.select().from(disputes).where(and(eq(disputes.accountId, accountId), eq(disputes.id, disputeId))).get();
+    if (!d) throw new DomainError('NOT_FOUND', 'dispute not found');
+    const target = outcome === 'won' ? 'WON' : 'LOST';
+    if (d.status === target) return toDisputeView(d);
+    if (d.status !== 'OPEN') throw new DomainError('INVALID_STATE', `the dispute is already ${d.status}`);
+    const changed = await tx.update(disputes).set({ status: target, updatedAt: at.toISOString() })
+      .where(and(eq(disputes.id, d.id), eq(disputes.status, 'OPEN'))).run();
+    if (changed.changes !== 1) throw new DomainError('INVALID_STATE', 'the dispute changed while being resolved');
+    await transfer(tx, {
+      accountId, kind: outcome === 'won' ? 'dispute_release' : 'chargeback', resourceId: d.id,
+      description: `dispute ${outcome} on ${d.transactionId}`,
+      from: { account: accountId, book: 'blocked' },
+      to: outcome === 'won' ? { account: accountId, book: 'available' } : { system: 'chargebacks' },
+      amount: d.amount, at,
+    });
+    return recordDisputeEvent(tx, accountId, d.id, outcome === 'won' ? 'dispute.won' : 'dispute.lost', at);
+  });
+}

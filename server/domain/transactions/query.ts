@@ -1,0 +1,114 @@
+import { and, desc, eq, gte, lt, or, type SQL } from 'drizzle-orm';
+import type { DrizzleDb } from '../../../db';
+import { disputes, transactions } from '../../../db/schema';
+import { DomainError, validationError } from '../../errors';
+import { selectTransactionViews, toDisputeView, toTransactionView, type DisputeView, type TransactionMethod, type TransactionStatus, type TransactionView } from './view';
+
+export interface TransactionLookup { id?: string; identifier?: string; endtoend?: string; external_ref?: string }
+
+/**
+ * GET /transaction: any of id, identifier, endtoend, external_ref; every one given must match the same
+ * transaction of this account, else 404 (another account's transaction looks exactly like none).
+ */
+export async function getTransaction(db: DrizzleDb, accountId: string, q: TransactionLookup): Promise<TransactionView> {
+  const conds: SQL[] = [];
+  if (q.id !== undefined) conds.push(eq(transactions.id, q.id));
+  if (q.identifier !== undefined) conds.push(eq(transactions.identifier, q.identifier));
+  if (q.endtoend !== undefined) conds.push(eq(transactions.endToEnd, q.endtoend));
+  if (q.external_ref !== undefined) conds.push(eq(transactions.externalRef, q.external_ref));
+  if (!conds.length) {
+    throw validationError([{ path: '', message: 'give at least one of id, identifier, endtoend, external_ref' }]);
+  }
+  const rows = await selectTransactionViews(db).where(and(eq(transactions.accountId, accountId), ...conds)).limit(2).all();
+  if (rows.length !== 1) throw new DomainError('NOT_FOUND', 'transaction not found');
+  return toTransactionView(rows[0]);
+}
+
+export interface TransactionListQuery {
+  cursor?: string | null;
+  limit?: number;
+  status?: TransactionStatus;
+  method?: TransactionMethod;
+  /** ISO 8601; created_at ≥ from. */
+  from?: string;
+  /** ISO 8601; created_at < to. */
+  to?: string;
+}
+
+export interface TransactionPage { items: TransactionView[]; nextCursor: string | null }
+
+function encodeCursor(createdAt: string, id: string): string {
+  return Buffer.from(JSON.stringify([createdAt, id])).toString('base64url');
+}
+
+function decodeCursor(cursor: string): [string, string] {
+  try {
+    const v = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8')) as unknown;
+    if (Array.isArray(v) && v.length === 2 && typeof v[0] === 'string' && typeof v[1] === 'string') return [v[0], v[1]];
+  } catch { /* fall through */ }
+  throw validationError([{ path: 'cursor', message: 'is not a cursor this list returned' }]);
+}
+
+function isoInstant(path: string, s: string): string {
+  const d = new Date(s);
+  if (Number.isNaN(d.getTime())) throw validationError([{ path, message: 'must be an ISO 8601 timestamp' }]);
+  // stored timestamps are toISOString() (UTC, Z), so compare in that form whatever offset was sent
+  return d.toISOString();
+}
+
+/**
+ * Newest first, keyset-paged on (created_at, id): the (account_id[, status], created_at, id) indexes
+ * serve both the order and the cursor, and each page is one joined query.
+ */
+export async function listTransactions(db: DrizzleDb, accountId: string, q: TransactionListQuery): Promise<TransactionPage> {
+  const limit = q.limit ?? 20;
+  const conds: SQL[] = [eq(transactions.accountId, accountId)];
+  if (q.status) conds.push(eq(transactions.status, q.status));
+  if (q.method) conds.push(eq(transactions.method, q.method));
+  if (q.from !== undefined) conds.push(gte(transactions.createdAt, isoInstant('from', q.from)));
+  if (q.to !== undefined) conds.push(lt(transactions.createdAt, isoInstant('to', q.to)));
+  if (q.cursor) {
+    const [createdAt, id] = decodeCursor(q.cursor);
+    conds.push(or(lt(transactions.createdAt, createdAt), and(eq(transactions.createdAt, createdAt), lt(transactions.id, id)))!);
+  }
+  const rows = await selectTransactionViews(db).where(and(...conds))
+    .orderBy(desc(transactions.createdAt), desc(transactions.id)).limit(limit + 1).all();
+  const page = rows.slice(0, limit);
+  const last = page[page.length - 1];
+  return { items: page.map(toTransactionView), nextCursor: rows.length > limit && last ? encodeCursor(last.createdAt, last.id) : null };
+}
+
+/** The disputes of one of the account's transactions, oldest first (dashboard). */
+export async function transactionDisputes(db: DrizzleDb, accountId: string, transactionId: string): Promise<DisputeView[]> {
+  const t = await db.select({ id: transactions.id }).from(transactions)
+    .where(and(eq(transactions.accountId, accountId), eq(transactions.id, transactionId))).get();
+  if (!t) throw new DomainError('NOT_FOUND', 'transaction not found');
+  const rows = await db.select().from(disputes).where(eq(disputes.transactionId, transactionId)).orderBy(disputes.createdAt, disputes.id).all();
+  return rows.map(toDisputeView);
+}
+
+/** What the dashboard shows of how a transaction is paid; the spec's shapes keep none of this. */
+export interface PaymentDetails {
+  id: string;
+  method: TransactionMethod;
+  qrcode: string | null;
+  expires_at: string | null;
+  invoice: { id: string; due_date: string; digitable_line: string } | null;
+  card: { brand: string; last4: string; holder_name: string; installments: number } | null;
+  refused_reason: string | null;
+}
+
+export async function paymentDetails(db: DrizzleDb, accountId: string, transactionId: string): Promise<PaymentDetails> {
+  const t = await db.select().from(transactions)
+    .where(and(eq(transactions.accountId, accountId), eq(transactions.id, transactionId))).get();
+  if (!t) throw new DomainError('NOT_FOUND', 'transaction not found');
+  return {
+    id: t.id,
+    method: t.method,
+    qrcode: t.qrcode,
+    expires_at: t.expiresAt,
+    invoice: t.invoiceId && t.invoiceDueDate && t.invoiceDigitableLine ? { id: t.invoiceId, due_date: t.invoiceDueDate, digitable_line: t.invoiceDigitableLine } : null,
+    card: t.cardBrand && t.cardLast4 && t.cardHolderName ? { brand: t.cardBrand, last4: t.cardLast4, holder_name: t.cardHolderName, installments: t.installments ?? 1 } : null,
+    refused_reason: t.refusedReason,
+  };
+}

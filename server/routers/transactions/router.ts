@@ -1,0 +1,58 @@
+import { z } from 'zod';
+import { createTransaction } from '../../domain/transactions/create';
+import { getTransaction, listTransactions, paymentDetails, transactionDisputes } from '../../domain/transactions/query';
+import { merchantProcedure, router } from '../../trpc';
+import {
+  createTransactionRequest, disputeView, getTransactionInput, idempotencyHeaders, listTransactionsInput,
+  paymentDetails as paymentDetailsOutput, transactionCreated, transactionIdInput, transactionPage, transactionView,
+} from './schemas';
+
+export const transactionsRouter = router({
+  create: merchantProcedure
+    .meta({
+      auth: 'bearer', successStatus: 201,
+      openapi: {
+        method: 'POST', path: '/transaction', tags: ['transactions'], summary: 'Create a transaction (PIX, CARD or INVOICE)',
+        requestHeaders: idempotencyHeaders,
+        errorResponses: { 400: 'Invalid input (nothing stored)', 401: 'Missing or invalid access token', 409: 'externalRef already used, or the same idempotency-key is still running', 422: 'idempotency-key reused with a different body', 429: 'Rate limited' },
+      },
+    })
+    .input(createTransactionRequest)
+    .output(transactionCreated)
+    .mutation(async ({ ctx, input }) => {
+      const answer = await createTransaction(ctx.services, ctx.auth.accountId, input, ctx.headers['idempotency-key']);
+      if (answer.replayed) {
+        ctx.response.status = answer.status;
+        ctx.response.headers['idempotent-replayed'] = 'true';
+      }
+      return answer.body;
+    }),
+
+  get: merchantProcedure
+    .meta({
+      auth: 'bearer',
+      openapi: {
+        method: 'GET', path: '/transaction', tags: ['transactions'], summary: 'Query a transaction by id, identifier, endtoend or external_ref',
+        description: 'At least one parameter; every one given must match the same transaction. A POST /transaction with no body and these query parameters answers the same.',
+        errorResponses: { 400: 'No parameter given', 401: 'Missing or invalid access token', 404: 'No such transaction of this account', 429: 'Rate limited' },
+      },
+    })
+    .input(getTransactionInput)
+    .output(transactionView)
+    .query(({ ctx, input }) => getTransaction(ctx.services.db.read, ctx.auth.accountId, input)),
+
+  list: merchantProcedure
+    .input(listTransactionsInput)
+    .output(transactionPage)
+    .query(({ ctx, input }) => listTransactions(ctx.services.db.read, ctx.auth.accountId, input)),
+
+  disputes: merchantProcedure
+    .input(transactionIdInput)
+    .output(z.array(disputeView))
+    .query(({ ctx, input }) => transactionDisputes(ctx.services.db.read, ctx.auth.accountId, input.transactionId)),
+
+  paymentDetails: merchantProcedure
+    .input(transactionIdInput)
+    .output(paymentDetailsOutput)
+    .query(({ ctx, input }) => paymentDetails(ctx.services.db.read, ctx.auth.accountId, input.transactionId)),
+});
