@@ -1,0 +1,34 @@
+import { newEndToEndId } from '../pix/end-to-end';
+import { pickReceiverBank } from '../pix/participants';
+import type { PixPaymentOrder, PixPaymentOutcome, PixRail } from './rail';
+
+/** Magic EMAIL keys of DECISIONS ("Withdrawals"): every batch fails / all but the first fail. */
+export const SANDBOX_FAIL_KEY = 'fail@sandbox.test';
+export const SANDBOX_PARTIAL_KEY = 'partial@sandbox.test';
+
+/**
+ * The sandbox rail: settles a batch `delayMs` after it was requested, paying it to a real bank of the
+ * participants directory (the same key always lands at the same bank), unless a magic key says not to.
+ */
+export function sandboxRail(delayMs: number): PixRail {
+  return {
+    name: 'sandbox',
+    firstAttemptAt: (requestedAt) => new Date(requestedAt.getTime() + delayMs),
+    async pay(order: PixPaymentOrder, now: Date): Promise<PixPaymentOutcome> {
+      if (order.keyType === 'EMAIL' && order.key === SANDBOX_FAIL_KEY) {
+        return { status: 'ERROR', reason: 'sandbox: the receiver refused the payment (magic key fail@sandbox.test)' };
+      }
+      if (order.keyType === 'EMAIL' && order.key === SANDBOX_PARTIAL_KEY && order.seq > 0) {
+        return { status: 'ERROR', reason: 'sandbox: only the first batch is paid (magic key partial@sandbox.test)' };
+      }
+      const bank = pickReceiverBank(order.key);
+      return {
+        status: 'PAID',
+        endToEndId: newEndToEndId(bank.ispb, now),
+        receiverName: order.receiverName,
+        receiverBank: bank.shortName,
+        receiverBankIspb: bank.ispb,
+      };
+    },
+  };
+}

@@ -1,0 +1,167 @@
+import { sql } from 'drizzle-orm';
+import type { DrizzleDb } from '../../../db';
+import { withdrawalBatches, withdrawals } from '../../../db/schema';
+import { DomainError, validationError, type FieldIssue } from '../../errors';
+import { wake, type Services } from '../../services';
+import { recordEvent } from '../events';
+import { checkIdempotencyKey, requestFingerprint, runIdempotent, type StoredAnswer } from '../idempotency';
+import { newId } from '../ids';
+import { transfer } from '../ledger';
+import { documentKind, normalizeDocument } from '../pix/documents';
+import { normalizePixKey, type PixKeyType } from '../pix/keys';
+import { railFor } from '../rails';
+import { checkWebhookUrl } from '../webhooks/url-guard';
+import { DOCUMENT_RULE, MAX_BATCHES_PER_WITHDRAWAL, batchCount, splitIntoBatches } from './rules';
+import { perConnection } from './prepared';
+import { withdrawalLookups, withdrawalView } from './view';
+
+/** The body of POST /withdraw/pix, after the schema has checked its shape. */
+export interface WithdrawalRequest {
+  amount: number;
+  key: string;
+  key_type: PixKeyType;
+  description?: string | null;
+  details: { name: string; document: string };
+  postback?: string | null;
+  external_ref?: string | null;
+}
+
+export interface CreatedBatch {
+  amount: number;
+  event: 'WITHDRAWAL';
+  identifier: string;
+  status: 'PENDING';
+  timestamp: string;
+}
+
+/** The spec's "Withdrawal creation response". */
+export interface WithdrawalCreation {
+  statusCode: 201;
+  message: 'WITHDRAW_REQUEST';
+  data: CreatedBatch[];
+  timestamp: string;
+}
+
+/** Idempotency scope of the operation: REST and tRPC callers share one key space. */
+const SCOPE = { method: 'POST', path: '/withdraw/pix' } as const;
+
+/** The two inserts of every request, prepared once on the writer's connection. */
+const inserts = perConnection((tx) => {
+  const p = (name: string) => sql.placeholder(name);
+  return {
+    withdrawal: tx.insert(withdrawals).values({
+      id: p('id'), accountId: p('accountId'), status: 'REQUESTED', amount: p('amount'), key: p('key'), keyType: p('keyType'),
+      description: p('description'), detailsName: p('detailsName'), detailsDocument: p('detailsDocument'),
+      postback: p('postback'), externalRef: p('externalRef'), createdAt: p('createdAt'), updatedAt: p('updatedAt'),
+    }).prepare(),
+    batch: tx.insert(withdrawalBatches).values({
+      id: p('id'), withdrawalId: p('withdrawalId'), accountId: p('accountId'), seq: p('seq'), amount: p('amount'),
+      status: 'PENDING', dueAt: p('dueAt'), createdAt: p('createdAt'), updatedAt: p('updatedAt'),
+    }).prepare(),
+  };
+});
+
+/** The 422 body DECISIONS fixes for a balance that does not cover the withdrawal. */
+export function withdrawFail(detail: string): DomainError {
+  return new DomainError('INSUFFICIENT_FUNDS', detail, {
+    restBody: { statusCode: 422, message: 'WITHDRAW_FAIL', data: [], error: { code: 'INSUFFICIENT_FUNDS', detail } },
+  });
+}
+
+interface Checked {
+  key: string;
+  document: string;
+}
+
+/** The rules the schema cannot express: key by key_type, the document's check digits, the batch cap, SSRF. */
+async function checkRequest(s: Services, input: WithdrawalRequest): Promise<Checked> {
+  const issues: FieldIssue[] = [];
+  const key = normalizePixKey(input.key_type, input.key);
+  if (!key.ok) issues.push({ path: 'key', message: key.message.replace(/^key: /, '') });
+  if (documentKind(input.details.document) === null) {
+    issues.push({ path: 'details.document', message: DOCUMENT_RULE });
+  }
+  const maxBatch = s.config.pixMaxBatchCents;
+  if (batchCount(input.amount, maxBatch) > MAX_BATCHES_PER_WITHDRAWAL) {
+    issues.push({ path: 'amount', message: `must be at most ${MAX_BATCHES_PER_WITHDRAWAL * maxBatch} cents (${MAX_BATCHES_PER_WITHDRAWAL} batches of ${maxBatch})` });
+  }
+  if (input.postback) {
+    // before the write job: this may resolve DNS, and the writer never waits on the network
+    const url = await checkWebhookUrl(input.postback, { allowPrivate: s.config.webhookAllowPrivateUrls });
+    if (!url.ok) issues.push({ path: 'postback', message: url.reason });
+  }
+  // (!key.ok always comes with an issue; testing it lets the compiler narrow `key`)
+  if (issues.length || !key.ok) throw validationError(issues);
+  return { key: key.key, document: normalizeDocument(input.details.document) };
+}
+
+async function externalRefTaken(tx: DrizzleDb, accountId: string, externalRef: string): Promise<boolean> {
+  return !!(await withdrawalLookups(tx).idOfExternalRef.get({ accountId, externalRef }));
+}
+
+/**
+ * POST /withdraw/pix. One write job debits the whole amount (available → withdrawals_in_flight),
+ * stores the withdrawal and its batches, records `withdraw.requested` and stores the idempotent answer;
+ * if the balance does not cover it, nothing at all is written.
+ */
+export async function createWithdrawal(
+  s: Services,
+  accountId: string,
+  input: WithdrawalRequest,
+  opts: { idempotencyKey?: string | null } = {},
+): Promise<StoredAnswer<WithdrawalCreation>> {
+  const idempotencyKey = checkIdempotencyKey(opts.idempotencyKey);
+  const checked = await checkRequest(s, input);
+  const rail = railFor(s.config);
+  const fingerprint = requestFingerprint(s.masterKey, SCOPE.method, SCOPE.path, input);
+  const externalRef = input.external_ref ?? null;
+
+  const answer = await runIdempotent<WithdrawalCreation>(
+    s.db, { accountId, ...SCOPE, key: idempotencyKey }, fingerprint, () => s.clock.now(),
+    async (tx) => {
+      const at = s.clock.now();
+      const iso = at.toISOString();
+      if (externalRef !== null && await externalRefTaken(tx, accountId, externalRef)) {
+        throw new DomainError('DUPLICATE_EXTERNAL_REF', 'external_ref: another withdrawal of this account already uses it', {
+          issues: [{ path: 'external_ref', message: 'already used by another withdrawal' }],
+        });
+      }
+      const id = newId('withdrawal');
+      // the debit first: most refusals are for funds, and they should cost as little as possible
+      try {
+        await transfer(tx, {
+          accountId, kind: 'withdrawal_requested', resourceId: id, amount: input.amount, at,
+          from: { account: accountId, book: 'available' }, to: { account: accountId, book: 'withdrawals_in_flight' },
+          description: 'Pix withdrawal requested',
+        });
+      } catch (err) {
+        if (err instanceof DomainError && err.code === 'INSUFFICIENT_FUNDS') {
+          throw withdrawFail(`the available balance does not cover ${input.amount} cents`);
+        }
+        throw err;
+      }
+      const insert = inserts(tx);
+      await insert.withdrawal.run({
+        id, accountId, amount: input.amount, key: checked.key, keyType: input.key_type,
+        description: input.description ?? null, detailsName: input.details.name, detailsDocument: checked.document,
+        postback: input.postback ?? null, externalRef, createdAt: iso, updatedAt: iso,
+      });
+      const dueAt = rail.firstAttemptAt(at).toISOString();
+      const batches = splitIntoBatches(input.amount, s.config.pixMaxBatchCents).map((amount, seq) => ({ id: newId('batch'), seq, amount }));
+      for (const b of batches) {
+        await insert.batch.run({ ...b, withdrawalId: id, accountId, dueAt, createdAt: iso, updatedAt: iso });
+      }
+      const view = await withdrawalView(tx, accountId, id);
+      await recordEvent(tx, { accountId, type: 'withdraw.requested', resourceId: id, payload: view, at });
+      const body: WithdrawalCreation = {
+        statusCode: 201,
+        message: 'WITHDRAW_REQUEST',
+        data: batches.map((b) => ({ amount: b.amount, event: 'WITHDRAWAL', identifier: b.id, status: 'PENDING', timestamp: iso })),
+        timestamp: iso,
+      };
+      return { status: 201, body };
+    },
+  );
+  if (!answer.replayed) wake(s, 'settlement');
+  return answer;
+}

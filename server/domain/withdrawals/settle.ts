@@ -1,0 +1,124 @@
+import { and, asc, eq, lte, sql } from 'drizzle-orm';
+import type { DrizzleDb } from '../../../db';
+import { withdrawalBatches, withdrawals } from '../../../db/schema';
+import type { Services } from '../../services';
+import { recordEvent } from '../events';
+import { transfer } from '../ledger';
+import type { PixPaymentOrder, PixPaymentOutcome, PixRail } from '../rails';
+import { eventForTransition, isSettled, withdrawalStatusOf } from './rules';
+import { perConnection } from './prepared';
+import { withdrawalView } from './view';
+
+/** Batches handled per pass: bounds one pass's rail calls and the size of its commit group. */
+export const SETTLEMENT_PASS_SIZE = 25;
+/** When the rail call itself fails (network, PSP down), the batch is tried again this much later. */
+export const RAIL_RETRY_MS = 30_000;
+
+/** Due PENDING batches, oldest due first (withdrawal_batches_due_idx). Exported for the plan test. */
+export function duePaymentOrdersQuery(db: DrizzleDb, now: Date, limit = SETTLEMENT_PASS_SIZE) {
+  return db.select({
+    batchId: withdrawalBatches.id, withdrawalId: withdrawalBatches.withdrawalId, accountId: withdrawalBatches.accountId,
+    seq: withdrawalBatches.seq, amount: withdrawalBatches.amount,
+    key: withdrawals.key, keyType: withdrawals.keyType, receiverName: withdrawals.detailsName, receiverDocument: withdrawals.detailsDocument,
+  }).from(withdrawalBatches)
+    .innerJoin(withdrawals, eq(withdrawals.id, withdrawalBatches.withdrawalId))
+    .where(and(eq(withdrawalBatches.status, 'PENDING'), lte(withdrawalBatches.dueAt, now.toISOString())))
+    .orderBy(asc(withdrawalBatches.dueAt))
+    .limit(limit);
+}
+
+/** Due batches with what the rail needs to pay them. */
+export async function duePaymentOrders(db: DrizzleDb, now: Date, limit = SETTLEMENT_PASS_SIZE): Promise<PixPaymentOrder[]> {
+  return duePaymentOrdersQuery(db, now, limit).all();
+}
+
+const settlementLookups = perConnection((db) => ({
+  batch: db.select({ status: withdrawalBatches.status, amount: withdrawalBatches.amount, withdrawalId: withdrawalBatches.withdrawalId, accountId: withdrawalBatches.accountId })
+    .from(withdrawalBatches).where(eq(withdrawalBatches.id, sql.placeholder('id'))).prepare(),
+  withdrawalStatus: db.select({ status: withdrawals.status }).from(withdrawals).where(eq(withdrawals.id, sql.placeholder('id'))).prepare(),
+  batchStatuses: db.select({ status: withdrawalBatches.status }).from(withdrawalBatches)
+    .where(eq(withdrawalBatches.withdrawalId, sql.placeholder('id'))).prepare(),
+}));
+
+/**
+ * Applies one rail outcome in one write job: the batch's new status, its ledger entry
+ * (withdrawals_in_flight → pix_out when paid, → available when failed), the withdrawal's recomputed
+ * status and the event of that change. The batch must still be PENDING, so an outcome applied twice
+ * (two workers, a re-run after a crash) moves money once. Returns whether anything changed.
+ */
+export async function applyPaymentOutcome(s: Services, order: PixPaymentOrder, outcome: PixPaymentOutcome): Promise<boolean> {
+  return s.db.write(async (tx) => {
+    const at = s.clock.now();
+    const iso = at.toISOString();
+    const lookups = settlementLookups(tx);
+    const batch = await lookups.batch.get({ id: order.batchId });
+    if (!batch || batch.status !== 'PENDING') return false;
+    const { accountId, withdrawalId, amount } = batch;
+
+    if (outcome.status === 'PENDING') {
+      await tx.update(withdrawalBatches).set({ dueAt: outcome.retryAt.toISOString(), updatedAt: iso })
+        .where(eq(withdrawalBatches.id, order.batchId)).run();
+      return true;
+    }
+    if (outcome.status === 'PAID') {
+      await tx.update(withdrawalBatches).set({
+        status: 'PAID', endToEnd: outcome.endToEndId, receiverName: outcome.receiverName,
+        receiverBank: outcome.receiverBank, receiverBankIspb: outcome.receiverBankIspb, updatedAt: iso,
+      }).where(eq(withdrawalBatches.id, order.batchId)).run();
+      await transfer(tx, {
+        accountId, kind: 'withdrawal_paid', resourceId: order.batchId, amount, at,
+        from: { account: accountId, book: 'withdrawals_in_flight' }, to: { system: 'pix_out' },
+        description: `Pix batch paid (${outcome.endToEndId})`,
+      });
+    } else {
+      await tx.update(withdrawalBatches).set({ status: 'ERROR', failureReason: outcome.reason.slice(0, 500), updatedAt: iso })
+        .where(eq(withdrawalBatches.id, order.batchId)).run();
+      await transfer(tx, {
+        accountId, kind: 'withdrawal_failed', resourceId: order.batchId, amount, at,
+        from: { account: accountId, book: 'withdrawals_in_flight' }, to: { account: accountId, book: 'available' },
+        description: 'Pix batch failed: amount returned',
+      });
+    }
+
+    const w = await lookups.withdrawalStatus.get({ id: withdrawalId });
+    if (!w) throw new Error(`withdrawal ${withdrawalId} of batch ${order.batchId} is missing`);
+    const statuses = (await lookups.batchStatuses.all({ id: withdrawalId })).map((r) => r.status);
+    const after = withdrawalStatusOf(statuses);
+    await tx.update(withdrawals).set({ status: after, updatedAt: iso }).where(eq(withdrawals.id, withdrawalId)).run();
+    const type = eventForTransition(w.status, after, isSettled(statuses));
+    if (type) {
+      const payload = await withdrawalView(tx, accountId, withdrawalId);
+      await recordEvent(tx, { accountId, type, resourceId: withdrawalId, payload, at });
+    }
+    return true;
+  });
+}
+
+/**
+ * One pass of the settlement job: reads due batches, asks the rail about each (outside any write job:
+ * for a real PSP that is a network call), then applies the outcomes. The jobs are queued together so
+ * they share one commit. State lives only in the rows: a crash anywhere leaves the batch PENDING and
+ * due, and the next pass (in this process or after a restart) sends it again under the same id.
+ * Returns how many outcomes it applied.
+ */
+export async function runSettlementPass(s: Services, rail: PixRail, limit = SETTLEMENT_PASS_SIZE): Promise<number> {
+  const now = s.clock.now();
+  const orders = await duePaymentOrders(s.db.read, now, limit);
+  if (orders.length === 0) return 0;
+  const outcomes = await Promise.all(orders.map(async (order): Promise<PixPaymentOutcome> => {
+    try {
+      return await rail.pay(order, now);
+    } catch (err) {
+      console.error(`[settlement] rail ${rail.name} failed for batch ${order.batchId}; retrying later`, err);
+      return { status: 'PENDING', retryAt: new Date(now.getTime() + RAIL_RETRY_MS) };
+    }
+  }));
+  const applied = await Promise.allSettled(orders.map((order, i) => applyPaymentOutcome(s, order, outcomes[i])));
+  let handled = 0;
+  for (const [i, r] of applied.entries()) {
+    if (r.status === 'fulfilled') handled += 1;
+    else console.error(`[settlement] could not apply the outcome of batch ${orders[i].batchId}`, r.reason);
+  }
+  // only batches whose outcome was applied count, so a failing write cannot make the loop spin
+  return handled;
+}

@@ -1,0 +1,117 @@
+import { and, asc, eq, inArray, sql } from 'drizzle-orm';
+import type { DrizzleDb } from '../../../db';
+import { withdrawalBatches, withdrawals } from '../../../db/schema';
+import type { PixKeyType } from '../pix/keys';
+import { perConnection } from './prepared';
+import type { BatchStatus, WithdrawalStatus } from './rules';
+
+/** One batch as `receipt[]` shows it; the bank fields are null until the batch is paid. */
+export interface Receipt {
+  status: BatchStatus;
+  endtoend: string | null;
+  identifier: string;
+  receiver_name: string | null;
+  receiver_bank: string | null;
+  receiver_bank_ispb: string | null;
+}
+
+/** The spec's Withdrawal (response of GET /withdraw), plus created_at / updated_at. */
+export interface WithdrawalView {
+  id: string;
+  status: WithdrawalStatus;
+  amount: number;
+  operation: {
+    amount: number;
+    key: string;
+    key_type: PixKeyType;
+    description: string | null;
+    details: { name: string; document: string };
+    postback: string | null;
+    external_ref: string | null;
+  };
+  receipt: Receipt[];
+  created_at: string;
+  updated_at: string;
+}
+
+/** An item of the dashboard's list (withdrawals.list): the same view. */
+export type WithdrawalListItem = WithdrawalView;
+
+type WithdrawalRow = typeof withdrawals.$inferSelect;
+type BatchRow = typeof withdrawalBatches.$inferSelect;
+
+function receiptOf(b: BatchRow): Receipt {
+  const paid = b.status === 'PAID';
+  return {
+    status: b.status,
+    endtoend: paid ? b.endToEnd : null,
+    identifier: b.id,
+    receiver_name: paid ? b.receiverName : null,
+    receiver_bank: paid ? b.receiverBank : null,
+    receiver_bank_ispb: paid ? b.receiverBankIspb : null,
+  };
+}
+
+function viewOf(w: WithdrawalRow, batches: BatchRow[]): WithdrawalView {
+  return {
+    id: w.id,
+    status: w.status,
+    amount: w.amount,
+    operation: {
+      amount: w.amount,
+      key: w.key,
+      key_type: w.keyType,
+      description: w.description,
+      details: { name: w.detailsName, document: w.detailsDocument },
+      postback: w.postback,
+      external_ref: w.externalRef,
+    },
+    receipt: batches.map(receiptOf),
+    created_at: w.createdAt,
+    updated_at: w.updatedAt,
+  };
+}
+
+/** The hot lookups of GET /withdraw and of every event payload, prepared once per connection. */
+export const withdrawalLookups = perConnection((db) => ({
+  withdrawal: db.select().from(withdrawals)
+    .where(and(eq(withdrawals.id, sql.placeholder('id')), eq(withdrawals.accountId, sql.placeholder('accountId')))).prepare(),
+  batches: db.select().from(withdrawalBatches)
+    .where(eq(withdrawalBatches.withdrawalId, sql.placeholder('id'))).orderBy(asc(withdrawalBatches.seq)).prepare(),
+  idOfBatch: db.select({ id: withdrawalBatches.withdrawalId }).from(withdrawalBatches)
+    .where(and(eq(withdrawalBatches.id, sql.placeholder('id')), eq(withdrawalBatches.accountId, sql.placeholder('accountId')))).prepare(),
+  idOfExternalRef: db.select({ id: withdrawals.id }).from(withdrawals)
+    .where(and(eq(withdrawals.accountId, sql.placeholder('accountId')), eq(withdrawals.externalRef, sql.placeholder('externalRef')))).prepare(),
+}));
+
+/**
+ * The one builder of the withdrawal as GET /withdraw returns it: used by GET, by the dashboard list and
+ * for event payloads (called inside the write job, it sees that job's own changes). Null when the
+ * withdrawal does not exist or belongs to another account.
+ */
+export async function withdrawalView(db: DrizzleDb, accountId: string, id: string): Promise<WithdrawalView | null> {
+  const q = withdrawalLookups(db);
+  const w = await q.withdrawal.get({ id, accountId });
+  if (!w) return null;
+  return viewOf(w, await q.batches.all({ id }));
+}
+
+/** The batches of many withdrawals in one query (withdrawal_batches_withdrawal_idx). Exported for the plan test. */
+export function batchesOfQuery(db: DrizzleDb, withdrawalIds: string[]) {
+  return db.select().from(withdrawalBatches)
+    .where(inArray(withdrawalBatches.withdrawalId, withdrawalIds))
+    .orderBy(asc(withdrawalBatches.withdrawalId), asc(withdrawalBatches.seq));
+}
+
+/** Views of many withdrawals with one query for all their batches (no query per row). */
+export async function withdrawalViews(db: DrizzleDb, rows: WithdrawalRow[]): Promise<WithdrawalView[]> {
+  if (rows.length === 0) return [];
+  const batches = await batchesOfQuery(db, rows.map((r) => r.id)).all();
+  const byWithdrawal = new Map<string, BatchRow[]>();
+  for (const b of batches) {
+    const list = byWithdrawal.get(b.withdrawalId);
+    if (list) list.push(b);
+    else byWithdrawal.set(b.withdrawalId, [b]);
+  }
+  return rows.map((r) => viewOf(r, byWithdrawal.get(r.id) ?? []));
+}

@@ -1,0 +1,47 @@
+import { z } from 'zod';
+import { createWithdrawal } from '../../domain/withdrawals/create';
+import { findWithdrawal, listWithdrawals } from '../../domain/withdrawals/query';
+import { merchantProcedure, router } from '../../trpc';
+import { withdrawalCreationResponse, withdrawalListInput, withdrawalListResponse, withdrawalQuery, withdrawalRequest, withdrawalResponse } from './schemas';
+
+export const withdrawalsRouter = router({
+  create: merchantProcedure
+    .meta({
+      auth: 'bearer', successStatus: 201,
+      openapi: {
+        method: 'POST', path: '/withdraw/pix', tags: ['withdrawals'], summary: 'Request a Pix withdrawal',
+        description: 'Debits the amount at once and splits it into batches of at most PIX_MAX_BATCH_CENTS. Send `idempotency-key` to make retries safe.',
+        requestHeaders: z.object({ 'idempotency-key': z.string().max(255).optional() }),
+        errorResponses: { 400: 'Invalid input', 401: 'Missing or invalid access token', 409: 'external_ref already used, or the same idempotency-key is still running', 413: 'Body over 64 KiB', 415: 'Body is not JSON', 422: 'WITHDRAW_FAIL (balance does not cover it) or idempotency-key reused with another body', 429: 'Rate limited' },
+      },
+    })
+    .input(withdrawalRequest)
+    .output(withdrawalCreationResponse)
+    .mutation(async ({ ctx, input }) => {
+      const answer = await createWithdrawal(ctx.services, ctx.auth.accountId, input, { idempotencyKey: ctx.headers['idempotency-key'] });
+      if (answer.replayed) {
+        ctx.response.status = answer.status;
+        ctx.response.headers['idempotent-replayed'] = 'true';
+      }
+      return answer.body;
+    }),
+
+  get: merchantProcedure
+    .meta({
+      auth: 'bearer',
+      openapi: {
+        method: 'GET', path: '/withdraw', tags: ['withdrawals'], summary: 'Query a withdrawal',
+        description: 'By `identifier` (withdrawal id or any batch identifier) and/or `external_ref`; when both are given they must name the same withdrawal.',
+        errorResponses: { 400: 'Neither identifier nor external_ref', 401: 'Missing or invalid access token', 404: 'No such withdrawal in this account', 429: 'Rate limited' },
+      },
+    })
+    .input(withdrawalQuery)
+    .output(withdrawalResponse)
+    .query(({ ctx, input }) => findWithdrawal(ctx.services.db.read, ctx.auth.accountId, input)),
+
+  /** The dashboard's list (tRPC only): newest first, cursor pagination, filters by status and date. */
+  list: merchantProcedure
+    .input(withdrawalListInput)
+    .output(withdrawalListResponse)
+    .query(({ ctx, input }) => listWithdrawals(ctx.services.db.read, ctx.auth.accountId, input)),
+});

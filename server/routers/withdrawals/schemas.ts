@@ -1,0 +1,109 @@
+import { z } from 'zod';
+import { documentKind } from '../../domain/pix/documents';
+import { normalizePixKey } from '../../domain/pix/keys';
+import { DOCUMENT_RULE } from '../../domain/withdrawals/rules';
+import { boundedString, cents, listInput } from '../common';
+
+/** The zod contract of the withdrawal operations (spec: "Withdrawal request", "Withdrawal", …). */
+
+export const PIX_KEY_TYPE_VALUES = ['EVP', 'EMAIL', 'PHONE', 'CPF', 'CNPJ'] as const;
+export const WITHDRAWAL_STATUS_VALUES = ['REQUESTED', 'PARTIALLY_PAID', 'PAID', 'ERROR'] as const;
+export const BATCH_STATUS_VALUES = ['PENDING', 'PAID', 'ERROR'] as const;
+
+const requiredOr = (otherwise: string) => ({ error: (iss: { input?: unknown }) => (iss.input === undefined ? 'is required' : otherwise) });
+
+function isHttpUrl(s: string): boolean {
+  try {
+    const u = new URL(s);
+    return u.protocol === 'http:' || u.protocol === 'https:';
+  } catch {
+    return false;
+  }
+}
+
+const httpUrl = z.string(requiredOr('must be a string')).max(2048, 'at most 2048 characters')
+  .refine(isHttpUrl, 'must be an http or https URL');
+
+export const withdrawalRequest = z.strictObject({
+  amount: cents().describe('Amount in cents'),
+  // the rules of each key type are checked by the domain (server/domain/pix/keys.ts), naming the rule
+  key: boundedString(255).describe('Pix key that receives the value'),
+  key_type: z.enum(PIX_KEY_TYPE_VALUES, requiredOr(`must be one of ${PIX_KEY_TYPE_VALUES.join(', ')}`)).describe('Pix key type'),
+  description: z.string(requiredOr('must be a string')).trim().max(140, 'at most 140 characters').nullish().describe('Description of the request'),
+  details: z.strictObject({
+    name: boundedString(140).describe('Recipient name'),
+    document: boundedString(32)
+      .refine((d) => documentKind(d) !== null, DOCUMENT_RULE)
+      .describe('Recipient CPF or CNPJ (punctuation allowed)'),
+  }, requiredOr('must be an object with name and document')).describe('Recipient details'),
+  postback: httpUrl.nullish().describe('URL that receives updates about this withdrawal'),
+  external_ref: boundedString(255).nullish().describe("Caller's external reference, unique per account"),
+}).superRefine((v, ctx) => {
+  // runs once the fields themselves are well-formed; the domain checks the same rule again
+  const key = normalizePixKey(v.key_type, v.key);
+  if (!key.ok) ctx.addIssue({ code: 'custom', path: ['key'], message: key.message.replace(/^key: /, '') });
+});
+
+export const createdBatch = z.object({
+  amount: z.number().int().describe('Batch amount in cents'),
+  event: z.literal('WITHDRAWAL'),
+  identifier: z.string().describe('Identifier of the withdrawal batch'),
+  status: z.literal('PENDING'),
+  timestamp: z.string(),
+});
+
+export const withdrawalCreationResponse = z.object({
+  statusCode: z.literal(201),
+  message: z.literal('WITHDRAW_REQUEST'),
+  data: z.array(createdBatch).describe('Withdrawal batches created to fulfil the amount'),
+  timestamp: z.string().describe('Creation time (ISO 8601)'),
+});
+
+export const receipt = z.object({
+  status: z.enum(BATCH_STATUS_VALUES),
+  endtoend: z.string().nullable().describe('32-character end-to-end id, once paid'),
+  identifier: z.string().describe('Batch identifier'),
+  receiver_name: z.string().nullable(),
+  receiver_bank: z.string().nullable(),
+  receiver_bank_ispb: z.string().nullable(),
+});
+
+export const withdrawalResponse = z.object({
+  id: z.string(),
+  status: z.enum(WITHDRAWAL_STATUS_VALUES),
+  amount: z.number().int(),
+  operation: z.object({
+    amount: z.number().int(),
+    key: z.string(),
+    key_type: z.enum(PIX_KEY_TYPE_VALUES),
+    description: z.string().nullable(),
+    details: z.object({ name: z.string(), document: z.string() }),
+    postback: z.string().nullable(),
+    external_ref: z.string().nullable(),
+  }),
+  receipt: z.array(receipt).describe('Every batch, in order'),
+  created_at: z.string(),
+  updated_at: z.string(),
+});
+
+export const withdrawalQuery = z.strictObject({
+  identifier: boundedString(255).optional().describe('The withdrawal id or any of its batch identifiers'),
+  external_ref: boundedString(255).optional().describe('The withdrawal external reference'),
+});
+
+const DATE_OR_DATETIME = /^\d{4}-\d{2}-\d{2}(T\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?(Z|[+-]\d{2}:?\d{2}))?$/;
+const isoDate = z.string().max(40).refine((v) => DATE_OR_DATETIME.test(v) && !Number.isNaN(Date.parse(v)), 'must be an ISO 8601 date or date-time with a time zone');
+
+export const withdrawalListInput = z.strictObject({
+  ...listInput.shape,
+  status: z.enum(WITHDRAWAL_STATUS_VALUES).optional(),
+  from: isoDate.optional().describe('created_at ≥ from'),
+  to: isoDate.optional().describe('created_at < to; a bare date includes that whole day'),
+});
+
+export const withdrawalListResponse = z.object({
+  items: z.array(withdrawalResponse),
+  nextCursor: z.string().nullable(),
+});
+
+export type WithdrawalRequestInput = z.infer<typeof withdrawalRequest>;

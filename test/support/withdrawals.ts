@@ -1,0 +1,26 @@
+import { openConnection, drizzleOver, type DrizzleDb } from '../../db/client';
+import { loadConfig } from '../../server/config';
+import { createAccount, type AccountCredentials } from '../../server/domain/accounts';
+import { createServices } from '../../server/services';
+import { accessToken } from './server';
+
+/**
+ * Creates another account in a running server's database (as `npm run account:create` would): its own
+ * writer connection beside the server's; busy_timeout covers the overlap. Returns its credentials and
+ * an access token obtained over HTTP.
+ */
+export async function accountInServer(url: string, databasePath: string, o: { name?: string; balance?: number } = {}): Promise<AccountCredentials & { accessToken: string }> {
+  const s = createServices({ config: loadConfig({ databasePath, rateLimitRps: 0 }) });
+  try {
+    const creds = await createAccount({ db: s.db, masterKey: s.masterKey, now: () => new Date() }, { name: o.name ?? 'Second Merchant', balance: o.balance });
+    return { ...creds, accessToken: await accessToken(url, creds.code, creds.token) };
+  } finally {
+    await s.db.close();
+  }
+}
+
+/** A read-only look at a running server's database (committed data only). */
+export function readServerDb(databasePath: string): { db: DrizzleDb; close(): void } {
+  const conn = openConnection(databasePath, { readonly: true });
+  return { db: drizzleOver(conn), close: () => conn.close() };
+}
