@@ -1,5 +1,5 @@
 import { and, eq, gt, isNull, sql } from 'drizzle-orm';
-import { prepared } from '../../db/prepared';
+import { perConnection } from '../../db/prepared';
 import type { AppDatabase, DrizzleDb } from '../../db';
 import { accessTokens, accounts, dashboardUsers } from '../../db/schema';
 import { DomainError } from '../errors';
@@ -82,14 +82,15 @@ export async function issueAccessToken(s: AccountServices, code: string, token: 
   return { access_token: accessToken, token_type: 'Bearer' as const, expires_in: ACCESS_TOKEN_TTL_SECONDS };
 }
 
+const tokenByHash = perConnection((d) => d.select({ accountId: accessTokens.accountId, tokenHash: accessTokens.tokenHash }).from(accessTokens)
+  .where(and(eq(accessTokens.tokenHash, sql.placeholder('hash')), isNull(accessTokens.revokedAt), gt(accessTokens.expiresAt, sql.placeholder('now')))).prepare());
+
 /** The account an unexpired, unrevoked access token belongs to, or null. */
 export async function accountForAccessToken(db: DrizzleDb, token: string, now: Date): Promise<string | null> {
   if (!token.startsWith('at_') || token.length > 200) return null;
   const hash = hashSecret(token);
   // the lookup is by hash, so timing reveals nothing about the token; the compare is belt and braces
-  const row = prepared(db, 'accessTokenByHash', (d) => d.select({ accountId: accessTokens.accountId, tokenHash: accessTokens.tokenHash }).from(accessTokens)
-    .where(and(eq(accessTokens.tokenHash, sql.placeholder('hash')), isNull(accessTokens.revokedAt), gt(accessTokens.expiresAt, sql.placeholder('now')))).prepare())
-    .get({ hash, now: now.toISOString() });
+  const row = tokenByHash(db).get({ hash, now: now.toISOString() });
   if (!row || !safeEqualHex(hash, row.tokenHash)) return null;
   return row.accountId;
 }

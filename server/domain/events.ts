@@ -1,4 +1,6 @@
+import { sql } from 'drizzle-orm';
 import type { DrizzleDb } from '../../db';
+import { perConnection } from '../../db/prepared';
 import { events } from '../../db/schema';
 import { newId } from './ids';
 
@@ -23,6 +25,12 @@ export interface RecordedEvent {
   createdAt: string;
 }
 
+const ph = (name: string) => sql.placeholder(name);
+const insertEvent = perConnection((d) => d.insert(events).values({
+  id: ph('id'), accountId: ph('accountId'), type: ph('type'), category: ph('category'), resourceId: ph('resourceId'),
+  payload: ph('payload'), createdAt: ph('createdAt'),
+}).returning({ seq: events.seq }).prepare());
+
 /**
  * Records an event inside the caller's write job, so the event exists if and only if the change it
  * reports was committed. `payload` is the resource as its GET returns it at this moment.
@@ -34,10 +42,10 @@ export async function recordEvent(
   const id = newId('event');
   const createdAt = e.at.toISOString();
   const category = categoryOf(e.type);
-  const row = await tx.insert(events).values({
+  const row = insertEvent(tx).get({
     id, accountId: e.accountId, type: e.type, category, resourceId: e.resourceId,
     payload: JSON.stringify(e.payload), createdAt,
-  }).returning({ seq: events.seq }).get();
+  });
   return { id, seq: row.seq, type: e.type, category, resourceId: e.resourceId, createdAt };
 }
 

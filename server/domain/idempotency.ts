@@ -1,5 +1,6 @@
 import { createHmac } from 'node:crypto';
-import { and, eq, lt } from 'drizzle-orm';
+import { and, eq, lt, sql } from 'drizzle-orm';
+import { perConnection } from '../../db/prepared';
 import type { AppDatabase, DrizzleDb } from '../../db';
 import { idempotencyKeys } from '../../db/schema';
 import { DomainError } from '../errors';
@@ -42,6 +43,18 @@ export function checkIdempotencyKey(key: string | undefined | null): string | nu
   return key;
 }
 
+const ph = (name: string) => sql.placeholder(name);
+const bySlot = and(eq(idempotencyKeys.accountId, ph('accountId')), eq(idempotencyKeys.method, ph('method')),
+  eq(idempotencyKeys.path, ph('path')), eq(idempotencyKeys.key, ph('key')));
+const statements = perConnection((d) => ({
+  find: d.select().from(idempotencyKeys).where(bySlot).prepare(),
+  remove: d.delete(idempotencyKeys).where(bySlot).prepare(),
+  insert: d.insert(idempotencyKeys).values({
+    accountId: ph('accountId'), method: ph('method'), path: ph('path'), key: ph('key'), fingerprint: ph('fingerprint'),
+    statusCode: ph('statusCode'), responseBody: ph('responseBody'), createdAt: ph('createdAt'), expiresAt: ph('expiresAt'),
+  }).prepare(),
+}));
+
 /** Keys whose first request is still being answered in this process (work outside the writer). */
 const inFlight = new Set<string>();
 
@@ -70,27 +83,22 @@ export async function runIdempotent<T>(
     if (prepare) await prepare();
     return await db.write(async (tx) => {
       const at = now();
-      if (scope.key) {
-        const row = await tx.select().from(idempotencyKeys).where(and(
-          eq(idempotencyKeys.accountId, scope.accountId), eq(idempotencyKeys.method, scope.method),
-          eq(idempotencyKeys.path, scope.path), eq(idempotencyKeys.key, scope.key))).get();
+      const st = statements(tx);
+      const slot = scope.key ? { accountId: scope.accountId, method: scope.method, path: scope.path, key: scope.key } : null;
+      if (slot) {
+        const row = st.find.get(slot);
         if (row && row.expiresAt > at.toISOString()) {
           if (row.fingerprint !== fingerprint) {
             throw new DomainError('IDEMPOTENCY_KEY_REUSED', 'this idempotency-key was used with a different request');
           }
           return { status: row.statusCode, body: JSON.parse(row.responseBody) as T, replayed: true };
         }
-        if (row) {
-          await tx.delete(idempotencyKeys).where(and(
-            eq(idempotencyKeys.accountId, scope.accountId), eq(idempotencyKeys.method, scope.method),
-            eq(idempotencyKeys.path, scope.path), eq(idempotencyKeys.key, scope.key))).run();
-        }
+        if (row) st.remove.run(slot);
       }
       const answer = await effect(tx);
-      if (scope.key) {
-        await tx.insert(idempotencyKeys).values({
-          accountId: scope.accountId, method: scope.method, path: scope.path, key: scope.key, fingerprint,
-          statusCode: answer.status, responseBody: JSON.stringify(answer.body),
+      if (slot) {
+        st.insert.run({
+          ...slot, fingerprint, statusCode: answer.status, responseBody: JSON.stringify(answer.body),
           createdAt: at.toISOString(), expiresAt: new Date(at.getTime() + IDEMPOTENCY_TTL_MS).toISOString(),
         });
       }

@@ -23,11 +23,23 @@ export type IdKind = keyof typeof ID_PREFIX;
 
 const ALPHABET = '0123456789abcdefghijklmnopqrstuvwxyz';
 
-/** 20 base-36 characters from crypto randomness: ~103 bits. */
+// Random bytes are drawn in blocks: one syscall per id showed up on the write path.
+let pool = Buffer.alloc(0);
+let offset = 0;
+function takeRandom(n: number): Buffer {
+  if (offset + n > pool.length) { pool = randomBytes(4096); offset = 0; }
+  const out = pool.subarray(offset, offset + n);
+  offset += n;
+  return out;
+}
+
+/** base-36 characters from crypto randomness (20 give ~103 bits); bytes ≥ 252 are redrawn to avoid bias. */
 export function randomId(length = 20): string {
-  const bytes = randomBytes(length);
   let out = '';
-  for (let i = 0; i < length; i++) out += ALPHABET[bytes[i] % 36];
+  while (out.length < length) {
+    const bytes = takeRandom(length - out.length);
+    for (const b of bytes) if (b < 252) out += ALPHABET[b % 36];
+  }
   return out;
 }
 

@@ -1,6 +1,6 @@
 import { and, eq, isNull, sql } from 'drizzle-orm';
 import type { DrizzleDb } from '../../db';
-import { prepared } from '../../db/prepared';
+import { perConnection } from '../../db/prepared';
 import { ledgerBooks, ledgerEntries, ledgerLines } from '../../db/schema';
 import { DomainError } from '../errors';
 import { newId } from './ids';
@@ -32,16 +32,29 @@ export async function openMerchantBooks(tx: DrizzleDb, accountId: string, at: Da
   }
 }
 
+const ph = (name: string) => sql.placeholder(name);
+
+const statements = perConnection((d) => ({
+  merchantBook: d.select({ id: ledgerBooks.id }).from(ledgerBooks)
+    .where(and(eq(ledgerBooks.accountId, ph('account')), eq(ledgerBooks.kind, ph('kind')))).prepare(),
+  systemBook: d.select({ id: ledgerBooks.id }).from(ledgerBooks)
+    .where(and(isNull(ledgerBooks.accountId), eq(ledgerBooks.kind, ph('kind')))).prepare(),
+  insertEntry: d.insert(ledgerEntries).values({
+    id: ph('id'), accountId: ph('accountId'), kind: ph('kind'), resourceId: ph('resourceId'), description: ph('description'), createdAt: ph('createdAt'),
+  }).prepare(),
+  insertLine: d.insert(ledgerLines).values({ entryId: ph('entryId'), bookId: ph('bookId'), amount: ph('amount'), createdAt: ph('createdAt') }).prepare(),
+  balances: d.select({ kind: ledgerBooks.kind, balance: ledgerBooks.balance }).from(ledgerBooks)
+    .where(eq(ledgerBooks.accountId, ph('account'))).prepare(),
+}));
+
 async function bookId(tx: DrizzleDb, ref: BookRef, at: Date): Promise<string> {
+  const st = statements(tx);
   if ('account' in ref) {
-    const row = prepared(tx, 'merchantBook', (d) => d.select({ id: ledgerBooks.id }).from(ledgerBooks)
-      .where(and(eq(ledgerBooks.accountId, sql.placeholder('account')), eq(ledgerBooks.kind, sql.placeholder('kind')))).prepare())
-      .get({ account: ref.account, kind: ref.book });
+    const row = st.merchantBook.get({ account: ref.account, kind: ref.book });
     if (!row) throw new DomainError('INTERNAL', `ledger book ${ref.book} missing for account`);
     return row.id;
   }
-  const row = await tx.select({ id: ledgerBooks.id }).from(ledgerBooks)
-    .where(and(isNull(ledgerBooks.accountId), eq(ledgerBooks.kind, ref.system))).get();
+  const row = st.systemBook.get({ kind: ref.system });
   if (row) return row.id;
   const id = newId('ledgerBook');
   await tx.insert(ledgerBooks).values({ id, accountId: null, kind: ref.system, allowNegative: 1, balance: 0, updatedAt: at.toISOString() });
@@ -65,13 +78,14 @@ export async function postEntry(tx: DrizzleDb, e: PostEntry): Promise<string> {
   }
   const id = newId('ledgerEntry');
   const at = e.at.toISOString();
-  await tx.insert(ledgerEntries).values({ id, accountId: e.accountId, kind: e.kind, resourceId: e.resourceId ?? null, description: e.description ?? null, createdAt: at });
+  const st = statements(tx);
+  st.insertEntry.run({ id, accountId: e.accountId, kind: e.kind, resourceId: e.resourceId ?? null, description: e.description ?? null, createdAt: at });
   // Debits first, so an overdraft is refused before any credit is applied.
   const ordered = [...e.lines].sort((a, b) => a.amount - b.amount);
   for (const l of ordered) {
     const book = await bookId(tx, l.book, e.at);
     try {
-      await tx.insert(ledgerLines).values({ entryId: id, bookId: book, amount: l.amount, createdAt: at });
+      st.insertLine.run({ entryId: id, bookId: book, amount: l.amount, createdAt: at });
     } catch (err) {
       if (isBalanceCheckFailure(err)) throw new DomainError('INSUFFICIENT_FUNDS', 'the available balance does not cover this amount');
       throw err;
@@ -92,8 +106,7 @@ export interface Balance { available: number; blocked: number; inFlight: number 
 
 /** O(1) in the number of entries: reads the running balances kept on the books. */
 export async function merchantBalance(db: DrizzleDb, accountId: string): Promise<Balance> {
-  const rows = prepared(db, 'merchantBalances', (d) => d.select({ kind: ledgerBooks.kind, balance: ledgerBooks.balance }).from(ledgerBooks)
-    .where(eq(ledgerBooks.accountId, sql.placeholder('account'))).prepare()).all({ account: accountId });
+  const rows = statements(db).balances.all({ account: accountId });
   const get = (k: string) => rows.find((r) => r.kind === k)?.balance ?? 0;
   return { available: get('available'), blocked: get('blocked'), inFlight: get('withdrawals_in_flight') };
 }

@@ -12,7 +12,7 @@ import { normalizePixKey, type PixKeyType } from '../pix/keys';
 import { railFor } from '../rails';
 import { checkWebhookUrl } from '../webhooks/url-guard';
 import { DOCUMENT_RULE, MAX_BATCHES_PER_WITHDRAWAL, batchCount, splitIntoBatches } from './rules';
-import { perConnection } from './prepared';
+import { perConnection } from '../../../db/prepared';
 import { withdrawalLookups, withdrawalView } from './view';
 
 /** The body of POST /withdraw/pix, after the schema has checked its shape. */

@@ -6,7 +6,7 @@ import { recordEvent } from '../events';
 import { transfer } from '../ledger';
 import type { PixPaymentOrder, PixPaymentOutcome, PixRail } from '../rails';
 import { eventForTransition, isSettled, withdrawalStatusOf } from './rules';
-import { perConnection } from './prepared';
+import { perConnection } from '../../../db/prepared';
 import { withdrawalView } from './view';
 
 /** Batches handled per pass: bounds one pass's rail calls and the size of its commit group. */

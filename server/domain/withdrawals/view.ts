@@ -2,7 +2,7 @@ import { and, asc, eq, inArray, sql } from 'drizzle-orm';
 import type { DrizzleDb } from '../../../db';
 import { withdrawalBatches, withdrawals } from '../../../db/schema';
 import type { PixKeyType } from '../pix/keys';
-import { perConnection } from './prepared';
+import { perConnection } from '../../../db/prepared';
 import type { BatchStatus, WithdrawalStatus } from './rules';
 
 /** One batch as `receipt[]` shows it; the bank fields are null until the batch is paid. */
