@@ -19,6 +19,8 @@ export interface Config {
   merchantCity: string;
   production: boolean;
   dev: boolean;
+  /** COOKIE_SECURE: true/false forces the session cookie's Secure flag; unset = Secure in production over https. */
+  cookieSecure: boolean | null;
 }
 
 function int(name: string, def: number, min = 0): number {
@@ -67,6 +69,7 @@ export function loadConfig(overrides: Partial<Config> = {}): Config {
     merchantCity: process.env.MERCHANT_CITY || 'SAO PAULO',
     production,
     dev: false,
+    cookieSecure: process.env.COOKIE_SECURE ? bool('COOKIE_SECURE', false) : null,
     ...overrides,
   };
 }

@@ -240,11 +240,15 @@ CREATE TABLE `deliveries` (
 	`attempts` integer DEFAULT 0 NOT NULL,
 	`next_attempt_at` text,
 	`last_status_code` integer,
+	`last_error` text,
+	`manual` integer DEFAULT 0 NOT NULL,
 	`created_at` text NOT NULL,
 	`updated_at` text NOT NULL,
 	FOREIGN KEY (`event_id`) REFERENCES `events`(`id`) ON UPDATE no action ON DELETE no action,
 	FOREIGN KEY (`account_id`) REFERENCES `accounts`(`id`) ON UPDATE no action ON DELETE no action,
-	FOREIGN KEY (`webhook_id`) REFERENCES `webhooks`(`id`) ON UPDATE no action ON DELETE no action
+	FOREIGN KEY (`webhook_id`) REFERENCES `webhooks`(`id`) ON UPDATE no action ON DELETE no action,
+	CONSTRAINT "deliveries_manual_bool" CHECK("deliveries"."manual" IN (0, 1)),
+	CONSTRAINT "deliveries_attempts_nonneg" CHECK("deliveries"."attempts" >= 0)
 ) STRICT;
 --> statement-breakpoint
 CREATE INDEX `deliveries_due_idx` ON `deliveries` (`status`,`next_attempt_at`);--> statement-breakpoint

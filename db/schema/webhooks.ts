@@ -33,8 +33,13 @@ export const deliveries = sqliteTable('deliveries', {
   resourceId: text('resource_id').notNull(),
   status: text('status', { enum: ['PENDING', 'DELIVERED', 'FAILED'] }).notNull(),
   attempts: integer('attempts').notNull().default(0),
+  /** When the next attempt is due; NULL while PENDING behind an earlier delivery of its queue (or once finished). */
   nextAttemptAt: text('next_attempt_at'),
   lastStatusCode: integer('last_status_code'),
+  /** Why the last attempt failed, or why the delivery stopped (webhook disabled or deleted). */
+  lastError: text('last_error'),
+  /** 1 while a by-hand resend is queued: that one attempt is final, it starts no retry schedule. */
+  manual: integer('manual').notNull().default(0),
   createdAt: text('created_at').notNull(),
   updatedAt: text('updated_at').notNull(),
 }, (t) => [
@@ -42,6 +47,8 @@ export const deliveries = sqliteTable('deliveries', {
   index('deliveries_order_idx').on(t.url, t.resourceId, t.status, t.eventSeq),
   index('deliveries_webhook_idx').on(t.webhookId, t.createdAt),
   index('deliveries_event_idx').on(t.eventId),
+  check('deliveries_manual_bool', sql`${t.manual} IN (0, 1)`),
+  check('deliveries_attempts_nonneg', sql`${t.attempts} >= 0`),
 ]);
 
 export const deliveryAttempts = sqliteTable('delivery_attempts', {

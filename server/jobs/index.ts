@@ -1,6 +1,9 @@
 import { purgeExpiredIdempotencyKeys } from '../domain/idempotency';
 import type { Services } from '../services';
 import { startJobLoop, type JobLoop } from './runner';
+import { startDeliveryJobs } from './delivery';
+import { startExpiryLoop } from './expiry';
+import { startSettlementLoop } from './settlement';
 
 /** Starts every background loop of the process; each is registered under `services.wake`. */
 export function startJobs(s: Services, opts: { dispatcher?: boolean } = {}): JobLoop[] {
@@ -14,7 +17,10 @@ export function startJobs(s: Services, opts: { dispatcher?: boolean } = {}): Job
     await purgeExpiredIdempotencyKeys(s.db, now);
     return 0;
   }, 60_000));
-  void opts;
+  add(startExpiryLoop(s));
+  add(startSettlementLoop(s));
+  // event dispatcher + webhook/postback sender (off when `npm run worker` runs them)
+  if (opts.dispatcher) for (const loop of startDeliveryJobs(s)) add(loop);
   return loops;
 }
 

@@ -1,10 +1,22 @@
 import { router } from '../trpc';
 import { accountRouter } from './account/router';
 import { authRouter } from './auth/router';
+import { dashboardRouter } from './dashboard/router';
+import { sandboxRouter } from './sandbox/router';
+import { sessionRouter } from './session/router';
+import { transactionsRouter } from './transactions/router';
+import { webhooksRouter } from './webhooks/router';
+import { withdrawalsRouter } from './withdrawals/router';
 
 export const appRouter = router({
   auth: authRouter,
   account: accountRouter,
+  session: sessionRouter,
+  dashboard: dashboardRouter,
+  withdrawals: withdrawalsRouter,
+  transactions: transactionsRouter,
+  sandbox: sandboxRouter,
+  webhooks: webhooksRouter,
 });
 
 export type AppRouter = typeof appRouter;

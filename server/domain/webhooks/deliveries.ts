@@ -1,0 +1,393 @@
+import { and, asc, desc, eq, inArray, lt, or, sql } from 'drizzle-orm';
+import type { DrizzleDb } from '../../../db';
+import { deliveries, deliveryAttempts, events, webhooks } from '../../../db/schema';
+import { DomainError } from '../../errors';
+import type { Services } from '../../services';
+import { eventEnvelope, type EventCategory } from '../events';
+import { decryptSecret } from './secrets';
+import { sendWebhook, type SendWebhookResult } from './sender';
+import { signDelivery } from './signing';
+import { hasOrphanedWaits, promoteQueueHeads, releaseOrphanedWaits } from './queues';
+import { liveWebhook } from './subscriptions';
+
+/*
+ * Delivery rules (DECISIONS "Events and deliveries"):
+ * - A delivery is one event to one target URL. Deliveries of one resource to one URL form a queue
+ *   ordered by event seq: only its head is sent, so a later event waits while an earlier one is
+ *   pending or being retried. A FAILED delivery (retries exhausted) no longer holds its queue.
+ * - Attempt n+1 waits WEBHOOK_RETRY_SCHEDULE[n] seconds after attempt n failed ([0] is the delay of the
+ *   first attempt); after the last entry the delivery is FAILED. Success = a 2xx within the timeout;
+ *   a redirect is a failure. The body is the event envelope, the same bytes on every attempt; the
+ *   signature headers are fresh per attempt and webhook-id is always the event id (receivers dedupe).
+ * - HTTP 410 from a webhook's URL disables the webhook (active=false): that delivery and every other
+ *   pending delivery of the webhook become FAILED ("webhook disabled after HTTP 410"). A 410 from a
+ *   postback URL fails only that delivery.
+ * - A deleted webhook's pending deliveries are FAILED in the delete's own write job; an attempt that
+ *   was in flight at that moment is still recorded, and not retried.
+ * - A resend by hand queues one immediate attempt keeping the webhook-id; when the delivery had
+ *   finished (DELIVERED or FAILED) that attempt is final and starts no new retry schedule; when it was
+ *   still pending it just moves its next attempt to now.
+ * Sending happens outside write jobs; each result is recorded by its own write job (the writer groups
+ * them into one commit). At-least-once: a crash between send and record sends again after a restart.
+ */
+
+/** Deliveries sent at once (across different queues); the sender's pool allows 64 sockets per origin. */
+export const MAX_IN_FLIGHT = 64;
+/** How often the sender checks for waiting deliveries that nothing is ahead of any more (a safety net). */
+const SWEEP_EVERY_MS = 60_000;
+/** After the database refused to record an attempt, that delivery is not sent again for this long. */
+const RECORD_RETRY_MS = 5_000;
+
+interface DueDelivery {
+  id: string;
+  url: string;
+  target: 'webhook' | 'postback';
+  event_id: string;
+  event_type: string;
+  event_category: EventCategory;
+  event_created_at: string;
+  payload: string;
+  secret_enc: string;
+}
+
+/** Due heads of their queues, oldest due first, leaving out those this process is already sending. */
+function dueHeads(db: DrizzleDb, now: string, exclude: string[], limit: number): DueDelivery[] {
+  const notInFlight = exclude.length ? sql`AND d.id NOT IN (${sql.join(exclude.map((id) => sql`${id}`), sql`, `)})` : sql``;
+  return db.all<DueDelivery>(sql`
+    SELECT d.id, d.url, d.target, e.id AS event_id, e.type AS event_type, e.category AS event_category,
+           e.created_at AS event_created_at, e.payload,
+           CASE WHEN d.target = 'webhook' THEN w.secret_enc ELSE a.postback_secret_enc END AS secret_enc
+    FROM deliveries d
+    JOIN events e ON e.id = d.event_id
+    JOIN accounts a ON a.id = d.account_id
+    LEFT JOIN webhooks w ON w.id = d.webhook_id
+    WHERE d.status = 'PENDING' AND d.next_attempt_at <= ${now} ${notInFlight}
+      AND NOT EXISTS (
+        SELECT 1 FROM deliveries p
+        WHERE p.url = d.url AND p.resource_id = d.resource_id AND p.status = 'PENDING'
+          AND (p.event_seq < d.event_seq OR (p.event_seq = d.event_seq AND p.id < d.id)))
+    ORDER BY d.next_attempt_at
+    LIMIT ${limit}`);
+}
+
+export type DeliveryStatus = 'PENDING' | 'DELIVERED' | 'FAILED';
+
+export interface AttemptOutcome { deliveryId: string; result: SendWebhookResult; startedAt: Date; finishedAt: Date }
+
+/**
+ * Records attempts and each delivery's next state, all in the caller's one write job: the attempt
+ * rows in one insert, the state changes grouped into as few updates as there are distinct outcomes
+ * (typically one: every delivery that got its 2xx).
+ */
+export async function recordAttempts(tx: DrizzleDb, outcomes: AttemptOutcome[], schedule: number[], now: Date): Promise<Map<string, DeliveryStatus>> {
+  const out = new Map<string, DeliveryStatus>();
+  if (outcomes.length === 0) return out;
+  const rows = await tx.select({
+    id: deliveries.id, status: deliveries.status, attempts: deliveries.attempts, manual: deliveries.manual, target: deliveries.target,
+    webhookId: deliveries.webhookId, webhookActive: webhooks.active, webhookDeletedAt: webhooks.deletedAt,
+  }).from(deliveries).leftJoin(webhooks, eq(webhooks.id, deliveries.webhookId))
+    .where(inArray(deliveries.id, outcomes.map((o) => o.deliveryId))).all();
+  const byId = new Map(rows.map((r) => [r.id, r]));
+  const known = outcomes.filter((o) => byId.has(o.deliveryId));
+  for (let i = 0; i < known.length; i += 500) {
+    await tx.insert(deliveryAttempts).values(known.slice(i, i + 500).map(({ deliveryId, result, startedAt }) => ({
+      deliveryId, attemptedAt: startedAt.toISOString(), statusCode: result.status, durationMs: result.durationMs,
+      responseExcerpt: result.responseExcerpt, error: result.error,
+    }))).run();
+  }
+
+  // 410 first: it disables the webhook, which stops the other deliveries of this batch to it too.
+  const disabled = new Set<string>();
+  const left: string[] = []; // deliveries that leave PENDING here: their queues move on
+  const iso = now.toISOString();
+  for (const { deliveryId, result } of known) {
+    const d = byId.get(deliveryId)!;
+    if (result.status !== 410 || d.target !== 'webhook' || !d.webhookId || disabled.has(d.webhookId)) continue;
+    disabled.add(d.webhookId);
+    await tx.update(webhooks).set({ active: 0, updatedAt: iso }).where(and(eq(webhooks.id, d.webhookId), eq(webhooks.active, 1))).run();
+    const stopped = await tx.update(deliveries).set({ status: 'FAILED', nextAttemptAt: null, manual: 0, lastError: DISABLED_410, updatedAt: iso })
+      .where(and(eq(deliveries.webhookId, d.webhookId), eq(deliveries.status, 'PENDING'))).returning({ id: deliveries.id }).all();
+    left.push(...stopped.map((x) => x.id));
+  }
+
+  const groups = new Map<string, { set: Partial<typeof deliveries.$inferInsert>; ids: string[] }>();
+  for (const { deliveryId, result, finishedAt } of known) {
+    const d = byId.get(deliveryId)!;
+    const attempts = d.attempts + 1;
+    const stopped = d.target === 'webhook' && (d.webhookActive !== 1 || d.webhookDeletedAt !== null || disabled.has(d.webhookId ?? ''));
+    let status: DeliveryStatus;
+    let nextAttemptAt: string | null = null;
+    let lastError = result.error;
+    if (result.ok) {
+      status = 'DELIVERED';
+      lastError = null;
+    } else if (result.status === 410) {
+      status = 'FAILED';
+      if (d.target === 'webhook') lastError = DISABLED_410;
+    } else if (d.status !== 'PENDING' || stopped || d.manual === 1 || attempts >= schedule.length) {
+      // stopped meanwhile (webhook deleted or disabled), a by-hand resend, or the schedule is exhausted
+      status = 'FAILED';
+    } else {
+      status = 'PENDING';
+      nextAttemptAt = new Date(finishedAt.getTime() + (schedule[attempts] ?? 0) * 1000).toISOString();
+    }
+    out.set(deliveryId, status);
+    if (status !== 'PENDING') left.push(deliveryId);
+    const set = { status, nextAttemptAt, lastStatusCode: result.status, lastError, manual: 0, updatedAt: iso };
+    const key = JSON.stringify(set);
+    const g = groups.get(key) ?? { set, ids: [] as string[] };
+    g.ids.push(deliveryId);
+    groups.set(key, g);
+  }
+  for (const g of groups.values()) {
+    for (let i = 0; i < g.ids.length; i += 500) {
+      await tx.update(deliveries).set({ ...g.set, attempts: sql`${deliveries.attempts} + 1` })
+        .where(inArray(deliveries.id, g.ids.slice(i, i + 500))).run();
+    }
+  }
+  await promoteQueueHeads(tx, left, iso);
+  return out;
+}
+
+const DISABLED_410 = 'webhook disabled after HTTP 410';
+
+/**
+ * Sends due deliveries, at most MAX_IN_FLIGHT at once, each outside any write job; finished attempts
+ * are recorded together in one write job per flush. Which deliveries are in flight lives in memory:
+ * run one delivering process per database (the server, or `npm run worker` with RUN_DISPATCHER=false
+ * in the server).
+ */
+export class DeliveryEngine {
+  private readonly inFlight = new Map<string, Promise<void>>();
+  private readonly secrets = new Map<string, string>();
+  private finished: (AttemptOutcome & { done: () => void })[] = [];
+  private flushing = false;
+  private lastSweep = 0;
+
+  constructor(
+    private readonly s: Services,
+    private readonly opts: { maxInFlight?: number; onSettled?: () => void } = {},
+  ) {}
+
+  get busy(): number { return this.inFlight.size; }
+
+  /** Starts sends for due queue heads; returns how many it started. */
+  async tick(): Promise<number> {
+    if (Date.now() - this.lastSweep >= SWEEP_EVERY_MS) {
+      this.lastSweep = Date.now();
+      if (hasOrphanedWaits(this.s.db.read)) {
+        const at = this.s.clock.now().toISOString();
+        const released = await this.s.db.write((tx) => releaseOrphanedWaits(tx, at));
+        if (released) console.warn(`[delivery] released ${released} waiting deliveries with nothing ahead of them`);
+      }
+    }
+    const room = (this.opts.maxInFlight ?? MAX_IN_FLIGHT) - this.inFlight.size;
+    if (room <= 0) return 0;
+    const due = dueHeads(this.s.db.read, this.s.clock.now().toISOString(), [...this.inFlight.keys()], room);
+    for (const d of due) this.inFlight.set(d.id, this.deliver(d));
+    return due.length;
+  }
+
+  /** Waits for sends in flight, at most `timeoutMs`; unrecorded ones are simply sent again later. */
+  async drain(timeoutMs: number): Promise<void> {
+    let timer: NodeJS.Timeout | undefined;
+    await Promise.race([
+      Promise.allSettled([...this.inFlight.values()]),
+      new Promise<void>((resolve) => { timer = setTimeout(resolve, timeoutMs); }),
+    ]);
+    clearTimeout(timer);
+  }
+
+  private secret(enc: string): string {
+    let plain = this.secrets.get(enc);
+    if (plain === undefined) {
+      plain = decryptSecret(enc, this.s.masterKey);
+      if (this.secrets.size >= 10_000) this.secrets.clear();
+      this.secrets.set(enc, plain);
+    }
+    return plain;
+  }
+
+  private async deliver(d: DueDelivery): Promise<void> {
+    const { config } = this.s;
+    const body = eventEnvelope({ id: d.event_id, type: d.event_type, category: d.event_category, createdAt: d.event_created_at, payload: d.payload });
+    let result: SendWebhookResult;
+    const startedAt = this.s.clock.now();
+    try {
+      const headers = signDelivery({ eventId: d.event_id, timestamp: this.s.clock.now(), body, secret: this.secret(d.secret_enc), eventCategory: d.event_category });
+      result = await sendWebhook({ url: d.url, headers, body, timeoutMs: config.webhookTimeoutMs, allowPrivate: config.webhookAllowPrivateUrls });
+    } catch {
+      result = { ok: false, status: null, durationMs: 0, responseExcerpt: '', error: 'cannot sign: the signing secret is unreadable' };
+    }
+    await new Promise<void>((done) => {
+      this.finished.push({ deliveryId: d.id, result, startedAt, finishedAt: this.s.clock.now(), done });
+      void this.flush();
+    });
+  }
+
+  /** One write job for every attempt finished since the last one; the writer's group commit does the rest. */
+  private async flush(): Promise<void> {
+    if (this.flushing) return;
+    this.flushing = true;
+    try {
+      while (this.finished.length) {
+        const batch = this.finished.splice(0);
+        let recorded = true;
+        try {
+          await this.s.db.write((tx) => recordAttempts(tx, batch, this.s.config.webhookRetryScheduleSeconds, this.s.clock.now()));
+        } catch (err) {
+          // e.g. the writer closed at shutdown: these stay PENDING and are sent again (at-least-once)
+          recorded = false;
+          console.error(`[delivery] could not record ${batch.length} attempt(s)`, err instanceof Error ? err.message : err);
+        }
+        // Only now, with the results committed, may each queue's next delivery become its head.
+        for (const b of batch) {
+          if (recorded) {
+            this.inFlight.delete(b.deliveryId);
+          } else {
+            // hold it back a while rather than resending in a tight loop while the database fails
+            this.inFlight.set(b.deliveryId, Promise.resolve());
+            setTimeout(() => this.inFlight.delete(b.deliveryId), RECORD_RETRY_MS).unref();
+          }
+          b.done();
+        }
+        this.opts.onSettled?.();
+      }
+    } finally {
+      this.flushing = false;
+    }
+  }
+}
+
+// ---- the delivery log (dashboard) and resend by hand ----
+
+export interface DeliveryAttemptView {
+  attempted_at: string;
+  status_code: number | null;
+  duration_ms: number;
+  response_excerpt: string | null;
+  error: string | null;
+}
+
+export interface DeliveryView {
+  id: string;
+  webhook_id: string | null;
+  target: 'webhook' | 'postback';
+  url: string;
+  event_id: string;
+  event_type: string;
+  resource_id: string;
+  status: DeliveryStatus;
+  attempt_count: number;
+  next_attempt_at: string | null;
+  last_status_code: number | null;
+  last_error: string | null;
+  created_at: string;
+  updated_at: string;
+  attempts: DeliveryAttemptView[];
+}
+
+const deliveryColumns = {
+  id: deliveries.id, webhookId: deliveries.webhookId, target: deliveries.target, url: deliveries.url, eventId: deliveries.eventId,
+  eventType: events.type, resourceId: deliveries.resourceId, status: deliveries.status, attempts: deliveries.attempts,
+  nextAttemptAt: deliveries.nextAttemptAt, lastStatusCode: deliveries.lastStatusCode, lastError: deliveries.lastError,
+  createdAt: deliveries.createdAt, updatedAt: deliveries.updatedAt,
+};
+
+interface DeliveryRow {
+  id: string; webhookId: string | null; target: 'webhook' | 'postback'; url: string; eventId: string; eventType: string;
+  resourceId: string; status: DeliveryStatus; attempts: number; nextAttemptAt: string | null; lastStatusCode: number | null;
+  lastError: string | null; createdAt: string; updatedAt: string;
+}
+
+async function withAttempts(db: DrizzleDb, rows: DeliveryRow[]): Promise<DeliveryView[]> {
+  const ids = rows.map((r) => r.id);
+  const attempts = ids.length
+    ? await db.select().from(deliveryAttempts).where(inArray(deliveryAttempts.deliveryId, ids)).orderBy(asc(deliveryAttempts.id)).all()
+    : [];
+  const byDelivery = new Map<string, DeliveryAttemptView[]>();
+  for (const a of attempts) {
+    const list = byDelivery.get(a.deliveryId) ?? [];
+    list.push({ attempted_at: a.attemptedAt, status_code: a.statusCode, duration_ms: a.durationMs, response_excerpt: a.responseExcerpt, error: a.error });
+    byDelivery.set(a.deliveryId, list);
+  }
+  return rows.map((r) => ({
+    id: r.id,
+    webhook_id: r.webhookId,
+    target: r.target,
+    url: r.url,
+    event_id: r.eventId,
+    event_type: r.eventType,
+    resource_id: r.resourceId,
+    status: r.status,
+    attempt_count: r.attempts,
+    next_attempt_at: r.nextAttemptAt,
+    last_status_code: r.lastStatusCode,
+    last_error: r.lastError,
+    created_at: r.createdAt,
+    updated_at: r.updatedAt,
+    attempts: byDelivery.get(r.id) ?? [],
+  }));
+}
+
+function encodeCursor(r: { createdAt: string; id: string }): string {
+  return Buffer.from(`${r.createdAt}|${r.id}`, 'utf8').toString('base64url');
+}
+
+function decodeCursor(c: string): { createdAt: string; id: string } {
+  const [createdAt, id] = Buffer.from(c, 'base64url').toString('utf8').split('|');
+  if (!createdAt || !id) throw new DomainError('VALIDATION', 'cursor: not a cursor from a previous page', { issues: [{ path: 'cursor', message: 'not a cursor from a previous page' }] });
+  return { createdAt, id };
+}
+
+/** A webhook's deliveries, newest first, each with its attempts (oldest first). */
+export async function listDeliveries(s: Services, accountId: string, q: { webhookId: string; cursor?: string | null; limit?: number }) {
+  const db = s.db.read;
+  await liveWebhook(db, accountId, q.webhookId);
+  const limit = q.limit ?? 20;
+  const after = q.cursor ? decodeCursor(q.cursor) : null;
+  const rows = await db.select(deliveryColumns).from(deliveries).innerJoin(events, eq(events.id, deliveries.eventId))
+    .where(and(
+      eq(deliveries.webhookId, q.webhookId),
+      after ? or(lt(deliveries.createdAt, after.createdAt), and(eq(deliveries.createdAt, after.createdAt), lt(deliveries.id, after.id))) : undefined,
+    ))
+    .orderBy(desc(deliveries.createdAt), desc(deliveries.id)).limit(limit + 1).all();
+  const page = rows.slice(0, limit);
+  const last = page[page.length - 1];
+  return {
+    items: await withAttempts(db, page),
+    next_cursor: rows.length > limit && last ? encodeCursor({ createdAt: last.createdAt, id: last.id }) : null,
+  };
+}
+
+async function deliveryOf(db: DrizzleDb, accountId: string, id: string): Promise<DeliveryView> {
+  const row = await db.select(deliveryColumns).from(deliveries).innerJoin(events, eq(events.id, deliveries.eventId))
+    .where(and(eq(deliveries.id, id), eq(deliveries.accountId, accountId))).get();
+  if (!row) throw new DomainError('NOT_FOUND', 'delivery not found');
+  return (await withAttempts(db, [row]))[0];
+}
+
+/**
+ * Queues a delivery again by hand: a new attempt soon, same event, same webhook-id. A finished
+ * delivery gets exactly one more attempt; a pending one has its next attempt moved to now. The
+ * webhook must still exist and be active.
+ */
+export async function resendDelivery(s: Services, accountId: string, deliveryId: string) {
+  const content = await s.db.write(async (tx) => {
+    const d = await tx.select({ status: deliveries.status, target: deliveries.target, webhookId: deliveries.webhookId })
+      .from(deliveries).where(and(eq(deliveries.id, deliveryId), eq(deliveries.accountId, accountId))).get();
+    if (!d) throw new DomainError('NOT_FOUND', 'delivery not found');
+    if (d.target === 'webhook' && d.webhookId) {
+      const hook = await tx.select({ active: webhooks.active, deletedAt: webhooks.deletedAt }).from(webhooks).where(eq(webhooks.id, d.webhookId)).get();
+      if (!hook || hook.deletedAt) throw new DomainError('INVALID_STATE', 'the webhook of this delivery was deleted');
+      if (hook.active !== 1) throw new DomainError('INVALID_STATE', 'the webhook of this delivery is inactive');
+    }
+    const at = s.clock.now().toISOString();
+    await tx.update(deliveries).set(d.status === 'PENDING'
+      ? { nextAttemptAt: at, updatedAt: at }
+      : { status: 'PENDING', nextAttemptAt: at, manual: 1, updatedAt: at }).where(eq(deliveries.id, deliveryId)).run();
+    return deliveryOf(tx, accountId, deliveryId);
+  });
+  s.wake.delivery?.();
+  return { code: 202, content, message: 'Delivery queued for resend', timestamp: s.clock.now().toISOString() };
+}

@@ -1,0 +1,112 @@
+import { and, asc, eq, inArray, isNull, lte } from 'drizzle-orm';
+import type { DrizzleDb } from '../../../db';
+import { deliveries, disputes, events, transactions, webhooks, withdrawalBatches, withdrawals } from '../../../db/schema';
+import type { Services } from '../../services';
+import type { EventCategory } from '../events';
+import { newId } from '../ids';
+import { holdBehindEarlier } from './queues';
+
+/** Events fanned out per write job: big enough to amortise a commit, small enough to keep the writer responsive. */
+export const DISPATCH_CHUNK = 500;
+
+export interface DispatchResult { events: number; deliveries: number }
+
+type NewDelivery = typeof deliveries.$inferInsert & { id: string };
+
+/**
+ * Turns undispatched events (in `seq` order) into deliveries: one per active, not deleted webhook of
+ * the event's account subscribed to its category, plus one to the resource's `postback` URL when it
+ * has one. Selecting the events, inserting their deliveries and setting `dispatched_at` happen in one
+ * write job, so an event is fanned out exactly once even if two dispatchers ran at the same time.
+ */
+export async function dispatchPendingEvents(s: Services, limit = DISPATCH_CHUNK): Promise<DispatchResult> {
+  // Cheap probe on the read connection first: this runs after every commit of the process.
+  const probe = s.db.read.select({ seq: events.seq }).from(events).where(isNull(events.dispatchedAt)).limit(1).get();
+  if (!probe) return { events: 0, deliveries: 0 };
+  return s.db.write((tx) => fanOut(tx, s.clock.now(), s.config.webhookRetryScheduleSeconds, limit));
+}
+
+export async function fanOut(tx: DrizzleDb, now: Date, schedule: number[], limit: number): Promise<DispatchResult> {
+  const batch = await tx.select({
+    seq: events.seq, id: events.id, accountId: events.accountId, category: events.category, resourceId: events.resourceId,
+  }).from(events).where(isNull(events.dispatchedAt)).orderBy(asc(events.seq)).limit(limit).all();
+  if (batch.length === 0) return { events: 0, deliveries: 0 };
+
+  const accountIds = [...new Set(batch.map((e) => e.accountId))];
+  const hooks = await tx.select({ id: webhooks.id, accountId: webhooks.accountId, url: webhooks.url, events: webhooks.events })
+    .from(webhooks)
+    .where(and(inArray(webhooks.accountId, accountIds), eq(webhooks.active, 1), isNull(webhooks.deletedAt)))
+    .orderBy(asc(webhooks.createdAt), asc(webhooks.id)).all();
+  const hooksByAccount = new Map<string, { id: string; url: string; categories: Set<string> }[]>();
+  for (const h of hooks) {
+    const list = hooksByAccount.get(h.accountId) ?? [];
+    list.push({ id: h.id, url: h.url, categories: new Set(JSON.parse(h.events) as string[]) });
+    hooksByAccount.set(h.accountId, list);
+  }
+  const postbacks = await postbackUrls(tx, batch);
+
+  const at = now.toISOString();
+  const firstAttemptAt = new Date(now.getTime() + (schedule[0] ?? 0) * 1000).toISOString();
+  const rows: NewDelivery[] = [];
+  for (const e of batch) {
+    const base = {
+      eventId: e.id, eventSeq: e.seq, accountId: e.accountId, resourceId: e.resourceId, status: 'PENDING' as const,
+      attempts: 0, nextAttemptAt: firstAttemptAt, createdAt: at, updatedAt: at,
+    };
+    for (const h of hooksByAccount.get(e.accountId) ?? []) {
+      if (h.categories.has(e.category)) rows.push({ ...base, id: newId('delivery'), webhookId: h.id, target: 'webhook', url: h.url });
+    }
+    const postback = postbacks.get(`${e.category}:${e.resourceId}`);
+    if (postback) rows.push({ ...base, id: newId('delivery'), webhookId: null, target: 'postback', url: postback });
+  }
+  // ~14 bound values per row: stay well under SQLite's variable limit
+  for (let i = 0; i < rows.length; i += 200) await tx.insert(deliveries).values(rows.slice(i, i + 200)).run();
+  // a resource's later event waits behind its earlier, still pending, deliveries to the same URL
+  await holdBehindEarlier(tx, rows.map((r) => r.id));
+  const lastSeq = batch[batch.length - 1].seq;
+  // Exactly the selected events: every undispatched event up to lastSeq was in this batch.
+  await tx.update(events).set({ dispatchedAt: at }).where(and(isNull(events.dispatchedAt), lte(events.seq, lastSeq))).run();
+  return { events: batch.length, deliveries: rows.length };
+}
+
+/**
+ * `postback` of each event's resource, keyed `category:resourceId`. A withdraw event names the
+ * withdrawal (or, tolerated, one of its batches); a dispute event names the dispute, whose transaction
+ * carries the postback (or, tolerated, the transaction itself).
+ */
+async function postbackUrls(tx: DrizzleDb, batch: { category: EventCategory; resourceId: string }[]): Promise<Map<string, string>> {
+  const out = new Map<string, string>();
+  const ids = (c: EventCategory) => [...new Set(batch.filter((e) => e.category === c).map((e) => e.resourceId))];
+  const put = (c: EventCategory, id: string, url: string | null) => { if (url) out.set(`${c}:${id}`, url); };
+
+  const withdrawIds = ids('withdraw');
+  if (withdrawIds.length) {
+    const found = await tx.select({ id: withdrawals.id, postback: withdrawals.postback }).from(withdrawals).where(inArray(withdrawals.id, withdrawIds)).all();
+    for (const r of found) put('withdraw', r.id, r.postback);
+    const seen = new Set(found.map((r) => r.id));
+    const missing = withdrawIds.filter((id) => !seen.has(id));
+    if (missing.length) {
+      const viaBatch = await tx.select({ id: withdrawalBatches.id, postback: withdrawals.postback }).from(withdrawalBatches)
+        .innerJoin(withdrawals, eq(withdrawals.id, withdrawalBatches.withdrawalId)).where(inArray(withdrawalBatches.id, missing)).all();
+      for (const r of viaBatch) put('withdraw', r.id, r.postback);
+    }
+  }
+  const transactionIds = ids('transaction');
+  if (transactionIds.length) {
+    const found = await tx.select({ id: transactions.id, postback: transactions.postback }).from(transactions).where(inArray(transactions.id, transactionIds)).all();
+    for (const r of found) put('transaction', r.id, r.postback);
+  }
+  const disputeIds = ids('dispute');
+  if (disputeIds.length) {
+    const found = await tx.select({ id: disputes.id, postback: transactions.postback }).from(disputes)
+      .innerJoin(transactions, eq(transactions.id, disputes.transactionId)).where(inArray(disputes.id, disputeIds)).all();
+    for (const r of found) put('dispute', r.id, r.postback);
+    const seen = new Set(found.map((r) => r.id));
+    const missing = disputeIds.filter((id) => !seen.has(id));
+    if (missing.length) {
+      const direct = await tx.select({ id: transactions.id, postback: transactions.postback }).from(transactions).where(inArray(transactions.id, missing)).all();
+      for (const r of direct) put('dispute', r.id, r.postback);
+    }
+  }
+  return out;
+}

@@ -1,0 +1,28 @@
+import { DeliveryEngine } from '../domain/webhooks/deliveries';
+import { dispatchPendingEvents } from '../domain/webhooks/dispatcher';
+import type { Services } from '../services';
+import { startJobLoop, type JobLoop } from './runner';
+
+/** How long a stopping process waits for sends in flight before leaving them to the next start. */
+const DRAIN_MS = 5_000;
+
+/**
+ * The event dispatcher ('dispatch': events → deliveries) and the sender ('delivery': due deliveries →
+ * HTTP). In-process commits wake the dispatcher through the writer's onCommit hook; events written by
+ * another process (the API server when this runs in `npm run worker`) are found by polling every
+ * min(JOB_POLL_MS, 20 ms), a cheap indexed probe, which keeps event→delivery latency low either way.
+ */
+export function startDeliveryJobs(s: Services): JobLoop[] {
+  const engine = new DeliveryEngine(s, { onSettled: () => delivery.wake() });
+  const delivery: JobLoop = startJobLoop('delivery', () => engine.tick(), s.config.jobPollMs);
+  const dispatch = startJobLoop('dispatch', async () => {
+    const r = await dispatchPendingEvents(s);
+    if (r.deliveries > 0) delivery.wake();
+    return r.events;
+  }, Math.min(s.config.jobPollMs, 20));
+  const unsubscribe = s.db.writer.onCommit?.(() => dispatch.wake());
+  return [
+    { ...dispatch, async stop() { unsubscribe?.(); await dispatch.stop(); } },
+    { ...delivery, async stop() { await delivery.stop(); await engine.drain(DRAIN_MS); } },
+  ];
+}

@@ -1,0 +1,38 @@
+import type { Config } from '../../config';
+import { CSRF_COOKIE, SESSION_COOKIE } from '../../domain/sessions';
+
+/**
+ * Secure flag: COOKIE_SECURE=true|false decides; otherwise Secure in production when the request
+ * reached us over https (a TLS-terminating proxy says so with x-forwarded-proto). The process itself
+ * speaks plain http, so a local production run on http://127.0.0.1 still gets a working cookie.
+ */
+export function cookiesAreSecure(config: Config, headers: Record<string, string | undefined>): boolean {
+  if (config.cookieSecure !== null) return config.cookieSecure;
+  const proto = headers['x-forwarded-proto']?.split(',')[0]?.trim().toLowerCase();
+  return config.production && proto === 'https';
+}
+
+function cookie(name: string, value: string, o: { maxAgeSeconds: number; httpOnly: boolean; secure: boolean }): string {
+  const parts = [`${name}=${encodeURIComponent(value)}`, 'Path=/', `Max-Age=${o.maxAgeSeconds}`, 'SameSite=Lax'];
+  if (o.httpOnly) parts.push('HttpOnly');
+  if (o.secure) parts.push('Secure');
+  return parts.join('; ');
+}
+
+/**
+ * The session id is httpOnly (scripts never see it); the CSRF token is readable on purpose: the
+ * pages echo it in x-csrf-token, which another site cannot do (double submit).
+ */
+export function sessionCookies(o: { sessionToken: string; csrfToken: string; maxAgeSeconds: number; secure: boolean }): string[] {
+  return [
+    cookie(SESSION_COOKIE, o.sessionToken, { maxAgeSeconds: o.maxAgeSeconds, httpOnly: true, secure: o.secure }),
+    cookie(CSRF_COOKIE, o.csrfToken, { maxAgeSeconds: o.maxAgeSeconds, httpOnly: false, secure: o.secure }),
+  ];
+}
+
+export function clearedSessionCookies(secure: boolean): string[] {
+  return [
+    cookie(SESSION_COOKIE, '', { maxAgeSeconds: 0, httpOnly: true, secure }),
+    cookie(CSRF_COOKIE, '', { maxAgeSeconds: 0, httpOnly: false, secure }),
+  ];
+}

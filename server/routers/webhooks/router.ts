@@ -1,0 +1,66 @@
+import { z } from 'zod';
+import { listDeliveries, resendDelivery } from '../../domain/webhooks/deliveries';
+import { createWebhook, deleteWebhook, listWebhooks } from '../../domain/webhooks/subscriptions';
+import { router, webhookApiProcedure } from '../../trpc';
+import {
+  createWebhookHeaders, createWebhookRequest, deliveryPage, deliveryResent, listDeliveriesInput, resendDeliveryInput,
+  webhookCreated, webhookDeleted, webhookIdInput, webhookList,
+} from './schemas';
+
+const AUTH_401 = 'Missing x-api-key/x-token, or they are not of the same account';
+
+export const webhooksRouter = router({
+  create: webhookApiProcedure
+    .meta({
+      auth: 'webhook-api', successStatus: 201,
+      openapi: {
+        method: 'POST', path: '/api/webhooks', tags: ['webhooks'], summary: 'Create a webhook',
+        description: 'Registers a callback URL for the categories in `events`. `idempotency-key` is required. Deliveries are signed with Standard Webhooks headers using the returned `secret`.',
+        requestHeaders: createWebhookHeaders,
+        errorResponses: { 400: 'Invalid input, or a missing idempotency-key (nothing stored)', 401: AUTH_401, 409: 'The same idempotency-key is still running', 422: 'idempotency-key reused with a different body, or too many webhooks', 429: 'Rate limited' },
+      },
+    })
+    .input(createWebhookRequest)
+    .output(webhookCreated)
+    .mutation(async ({ ctx, input }) => {
+      const { replayed, ...answer } = await createWebhook(ctx.services, {
+        accountId: ctx.auth.accountId, input, idempotencyKey: ctx.headers['idempotency-key'], requireKey: ctx.transport === 'rest',
+      });
+      if (replayed) {
+        ctx.response.status = answer.code;
+        ctx.response.headers['idempotent-replayed'] = 'true';
+      }
+      return answer;
+    }),
+
+  list: webhookApiProcedure
+    .meta({ auth: 'webhook-api', openapi: { method: 'GET', path: '/api/webhooks', tags: ['webhooks'], summary: 'List webhooks', description: 'Every webhook of the account that is not deleted, with its secret.', errorResponses: { 401: AUTH_401, 429: 'Rate limited' } } })
+    .input(z.strictObject({}).optional())
+    .output(webhookList)
+    .query(({ ctx }) => listWebhooks(ctx.services, ctx.auth.accountId)),
+
+  delete: webhookApiProcedure
+    .meta({ auth: 'webhook-api', openapi: { method: 'DELETE', path: '/api/webhooks/{magic_id}', tags: ['webhooks'], summary: 'Delete a webhook', description: 'It disappears from the list; its pending deliveries stop (FAILED, "webhook deleted").', errorResponses: { 401: AUTH_401, 404: 'No such webhook of this account', 429: 'Rate limited' } } })
+    .input(webhookIdInput)
+    .output(webhookDeleted)
+    .mutation(({ ctx, input }) => deleteWebhook(ctx.services, ctx.auth.accountId, input.magic_id)),
+
+  /** The delivery log of one webhook (dashboard; tRPC only). */
+  deliveries: webhookApiProcedure
+    .input(listDeliveriesInput)
+    .output(deliveryPage)
+    .query(({ ctx, input }) => listDeliveries(ctx.services, ctx.auth.accountId, input)),
+
+  resend: webhookApiProcedure
+    .meta({
+      auth: 'webhook-api', successStatus: 202,
+      openapi: {
+        method: 'POST', path: '/api/webhooks/deliveries/{delivery_id}/resend', tags: ['webhooks'], summary: 'Resend a delivery',
+        description: 'Queues a new attempt of a delivery (webhook or postback) now, with the same body and webhook-id. A finished delivery gets one attempt, which starts no new retry schedule; a pending one is attempted now. The webhook must exist and be active.',
+        errorResponses: { 401: AUTH_401, 404: 'No such delivery of this account', 422: 'The webhook was deleted or is inactive', 429: 'Rate limited' },
+      },
+    })
+    .input(resendDeliveryInput)
+    .output(deliveryResent)
+    .mutation(({ ctx, input }) => resendDelivery(ctx.services, ctx.auth.accountId, input.delivery_id)),
+});
