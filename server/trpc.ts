@@ -99,3 +99,10 @@ export const dashboardProcedure = publicProcedure.use(async ({ ctx, type, next }
 });
 
 export type AuthedContext = Context & { auth: NonNullable<Context['auth']> };
+
+/** A replayed idempotent answer goes out with its stored status and `idempotent-replayed: true`. */
+export function noteReplay(ctx: Context, answer: { replayed: boolean; status: number }) {
+  if (!answer.replayed) return;
+  ctx.response.status = answer.status;
+  ctx.response.headers['idempotent-replayed'] = 'true';
+}

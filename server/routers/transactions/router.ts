@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { createTransaction } from '../../domain/transactions/create';
 import { getTransaction, listTransactions, paymentDetails, transactionDisputes } from '../../domain/transactions/query';
-import { merchantProcedure, router } from '../../trpc';
+import { merchantProcedure, router, noteReplay } from '../../trpc';
 import {
   createTransactionRequest, disputeView, getTransactionInput, idempotencyHeaders, listTransactionsInput,
   paymentDetails as paymentDetailsOutput, transactionCreated, transactionIdInput, transactionPage, transactionView,
@@ -21,10 +21,7 @@ export const transactionsRouter = router({
     .output(transactionCreated)
     .mutation(async ({ ctx, input }) => {
       const answer = await createTransaction(ctx.services, ctx.auth.accountId, input, ctx.headers['idempotency-key']);
-      if (answer.replayed) {
-        ctx.response.status = answer.status;
-        ctx.response.headers['idempotent-replayed'] = 'true';
-      }
+      noteReplay(ctx, answer);
       return answer.body;
     }),
 

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { listDeliveries, resendDelivery } from '../../domain/webhooks/deliveries';
 import { createWebhook, deleteWebhook, listWebhooks } from '../../domain/webhooks/subscriptions';
-import { router, webhookApiProcedure } from '../../trpc';
+import { router, webhookApiProcedure, noteReplay } from '../../trpc';
 import {
   createWebhookHeaders, createWebhookRequest, deliveryPage, deliveryResent, listDeliveriesInput, resendDeliveryInput,
   webhookCreated, webhookDeleted, webhookIdInput, webhookList,
@@ -26,10 +26,7 @@ export const webhooksRouter = router({
       const { replayed, ...answer } = await createWebhook(ctx.services, {
         accountId: ctx.auth.accountId, input, idempotencyKey: ctx.headers['idempotency-key'], requireKey: ctx.transport === 'rest',
       });
-      if (replayed) {
-        ctx.response.status = answer.code;
-        ctx.response.headers['idempotent-replayed'] = 'true';
-      }
+      noteReplay(ctx, { replayed, status: answer.code });
       return answer;
     }),
 

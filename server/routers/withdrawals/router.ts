@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { createWithdrawal } from '../../domain/withdrawals/create';
 import { findWithdrawal, listWithdrawals } from '../../domain/withdrawals/query';
-import { merchantProcedure, router } from '../../trpc';
+import { merchantProcedure, router, noteReplay } from '../../trpc';
 import { withdrawalCreationResponse, withdrawalListInput, withdrawalListResponse, withdrawalQuery, withdrawalRequest, withdrawalResponse } from './schemas';
 
 export const withdrawalsRouter = router({
@@ -19,10 +19,7 @@ export const withdrawalsRouter = router({
     .output(withdrawalCreationResponse)
     .mutation(async ({ ctx, input }) => {
       const answer = await createWithdrawal(ctx.services, ctx.auth.accountId, input, { idempotencyKey: ctx.headers['idempotency-key'] });
-      if (answer.replayed) {
-        ctx.response.status = answer.status;
-        ctx.response.headers['idempotent-replayed'] = 'true';
-      }
+      noteReplay(ctx, answer);
       return answer.body;
     }),
 
