@@ -4,5 +4,8 @@ const nextConfig = {
   serverExternalPackages: ['trpc-to-openapi', 'better-sqlite3'],
   poweredByHeader: false,
   reactStrictMode: true,
+  // `npm run typecheck` (tsc over the whole repo, tests and server included) is the type check; the
+  // build does not repeat it, so a type error in a test file cannot block packaging the pages.
+  typescript: { ignoreBuildErrors: true },
 };
 export default nextConfig;

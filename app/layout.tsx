@@ -1,11 +1,17 @@
+import type { Metadata, Viewport } from 'next';
 import type { ReactNode } from 'react';
+import { Providers } from './providers';
+import './globals.css';
 
-export const metadata = { title: 'Pix Payments' };
+export const metadata: Metadata = { title: { default: 'Pix Payments', template: '%s · Pix Payments' } };
+export const viewport: Viewport = { width: 'device-width', initialScale: 1 };
 
 export default function RootLayout({ children }: { children: ReactNode }) {
   return (
     <html lang="pt-BR">
-      <body>{children}</body>
+      <body>
+        <Providers>{children}</Providers>
+      </body>
     </html>
   );
 }

@@ -1,0 +1,73 @@
+'use client';
+import { useQuery } from '@tanstack/react-query';
+import { BackLink, DetailList, ErrorState, Loading, Money, PageHeader, StatusBadge } from '../../../_components/ui';
+import { NotFoundCard } from '../../../_components/not-found-card';
+import { apiErrorCode } from '../../../_lib/api-errors';
+import { formatDateTime } from '../../../_lib/dates';
+import { formatBRL } from '../../../_lib/money';
+import { useTRPC } from '../../../_lib/trpc';
+
+export function WithdrawalDetail({ id }: { id: string }) {
+  const trpc = useTRPC();
+  const q = useQuery({
+    ...trpc.withdrawals.get.queryOptions({ identifier: id }),
+    // poll while any batch is still settling; stop once every batch is final
+    refetchInterval: (query) => (query.state.data?.receipt.some((b) => b.status === 'PENDING') ? 1_000 : false),
+  });
+  if (q.isPending) return <><BackLink href="/withdrawals">Withdrawals</BackLink><Loading /></>;
+  if (q.isError) {
+    if (apiErrorCode(q.error) === 'NOT_FOUND') return <NotFoundCard what="Withdrawal" back="/withdrawals" backLabel="Withdrawals" />;
+    return <><BackLink href="/withdrawals">Withdrawals</BackLink><ErrorState error={q.error} onRetry={() => q.refetch()} /></>;
+  }
+  const w = q.data;
+  const pending = w.receipt.filter((b) => b.status === 'PENDING').length;
+  const op = w.operation;
+  return (
+    <>
+      <BackLink href="/withdrawals">Withdrawals</BackLink>
+      <PageHeader title={`Withdrawal ${formatBRL(w.amount)}`} subtitle={<span className="mono">{w.id}</span>}
+        actions={<span data-testid="withdrawal-status"><StatusBadge status={w.status} /></span>} />
+      {pending > 0 ? (
+        <div className="alert alert-info" role="status">
+          {pending} of {w.receipt.length} {w.receipt.length === 1 ? 'batch is' : 'batches are'} settling; this page updates by itself.
+        </div>
+      ) : null}
+      <section className="card" aria-labelledby="op-title">
+        <h2 id="op-title">Request</h2>
+        <DetailList rows={[
+          ['Amount', <Money key="a" cents={w.amount} />],
+          ['Status', <StatusBadge key="s" status={w.status} />],
+          ['Pix key', <span key="k"><span className="muted small">{op.key_type}</span> {op.key}</span>],
+          ['Recipient', op.details.name],
+          ['Recipient document', op.details.document],
+          ['Description', op.description],
+          ['External reference', op.external_ref],
+          ['Postback URL', op.postback],
+          ['Created', formatDateTime(w.created_at)],
+          ['Updated', formatDateTime(w.updated_at)],
+        ]} />
+      </section>
+      <section className="card" aria-labelledby="batches-title">
+        <h2 id="batches-title">Batches and receipts ({w.receipt.length})</h2>
+        <ol className="batches" aria-live="polite">
+          {w.receipt.map((b, i) => (
+            <li key={b.identifier} className="batch" data-testid="batch">
+              <div className="batch-head">
+                <strong>Batch {i + 1}</strong>
+                <StatusBadge status={b.status} />
+              </div>
+              {b.status === 'ERROR' ? <p className="muted small">This batch failed; its amount went back to the available balance.</p> : null}
+              <DetailList rows={[
+                ['Identifier', <span key="i" className="mono">{b.identifier}</span>],
+                ['End-to-end id', b.endtoend ? <span key="e" className="mono">{b.endtoend}</span> : (b.status === 'PENDING' ? <span key="e" className="muted">after settlement</span> : null)],
+                ['Receiver', b.receiver_name],
+                ['Receiver bank', b.receiver_bank ? <span key="b">{b.receiver_bank}{b.receiver_bank_ispb ? <span className="muted"> · ISPB {b.receiver_bank_ispb}</span> : null}</span> : null],
+              ]} />
+            </li>
+          ))}
+        </ol>
+      </section>
+    </>
+  );
+}
+

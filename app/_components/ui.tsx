@@ -1,0 +1,168 @@
+'use client';
+import Link from 'next/link';
+import { useEffect, useId, useRef, useState, type InputHTMLAttributes, type ReactNode, type SelectHTMLAttributes } from 'react';
+import { describeApiError } from '../_lib/api-errors';
+import { formatBRL } from '../_lib/money';
+
+export function Money({ cents, sign }: { cents: number | null | undefined; sign?: 'in' | 'out' }) {
+  if (cents === null || cents === undefined) return <span className="muted">—</span>;
+  const text = formatBRL(cents);
+  return <span className={`money${sign ? ` money-${sign}` : ''}`}>{sign === 'in' ? '+ ' : sign === 'out' ? '− ' : ''}{text}</span>;
+}
+
+const TONE: Record<string, string> = {
+  PAID: 'ok', APPROVED: 'ok', DELIVERED: 'ok', WON: 'ok', ACTIVE: 'ok',
+  PENDING: 'wait', REQUESTED: 'wait', CREATED: 'wait', PARTIALLY_PAID: 'warn', OPEN: 'warn',
+  ERROR: 'bad', REFUSED: 'bad', FAILED: 'bad', LOST: 'bad', INACTIVE: 'bad', EXPIRED: 'bad',
+};
+
+export function StatusBadge({ status }: { status: string }) {
+  return <span className={`badge badge-${TONE[status] ?? 'neutral'}`} data-status={status}>{status.replace(/_/g, ' ')}</span>;
+}
+
+export function PageHeader({ title, subtitle, actions }: { title: string; subtitle?: ReactNode; actions?: ReactNode }) {
+  return (
+    <header className="page-header">
+      <div>
+        <h1>{title}</h1>
+        {subtitle ? <p className="muted">{subtitle}</p> : null}
+      </div>
+      {actions ? <div className="page-actions">{actions}</div> : null}
+    </header>
+  );
+}
+
+export function Loading({ label = 'Loading…' }: { label?: string }) {
+  return <div className="loading" role="status" aria-live="polite"><span className="spinner" aria-hidden="true" />{label}</div>;
+}
+
+export function EmptyState({ title, children }: { title: string; children?: ReactNode }) {
+  return <div className="empty"><p className="empty-title">{title}</p>{children}</div>;
+}
+
+export function ErrorState({ error, onRetry }: { error: unknown; onRetry?: () => void }) {
+  return (
+    <div className="alert alert-error" role="alert">
+      <span>{describeApiError(error).message}</span>
+      {onRetry ? <button type="button" className="button small secondary" onClick={onRetry}>Try again</button> : null}
+    </div>
+  );
+}
+
+/** After a refused submit, keyboard and screen-reader users land on the first field to fix. */
+export function focusFirstInvalid(form: HTMLElement | null) {
+  requestAnimationFrame(() => form?.querySelector<HTMLElement>('[aria-invalid="true"]')?.focus());
+}
+
+export function FormError({ message }: { message: string | null }) {
+  if (!message) return null;
+  return <div className="alert alert-error" role="alert" data-testid="form-error">{message}</div>;
+}
+
+interface FieldProps { label: string; error?: string; hint?: ReactNode; className?: string }
+
+export function TextField({ label, error, hint, className, ...input }: FieldProps & InputHTMLAttributes<HTMLInputElement>) {
+  const id = useId();
+  const describedBy = [hint ? `${id}-hint` : null, error ? `${id}-error` : null].filter(Boolean).join(' ') || undefined;
+  return (
+    <div className={`field${error ? ' field-invalid' : ''}${className ? ` ${className}` : ''}`}>
+      <label htmlFor={id}>{label}</label>
+      <input id={id} aria-invalid={error ? true : undefined} aria-describedby={describedBy} {...input} />
+      {hint ? <p className="hint" id={`${id}-hint`}>{hint}</p> : null}
+      {error ? <p className="field-error" id={`${id}-error`}>{error}</p> : null}
+    </div>
+  );
+}
+
+export function SelectField({ label, error, hint, className, children, ...select }: FieldProps & SelectHTMLAttributes<HTMLSelectElement>) {
+  const id = useId();
+  const describedBy = [hint ? `${id}-hint` : null, error ? `${id}-error` : null].filter(Boolean).join(' ') || undefined;
+  return (
+    <div className={`field${error ? ' field-invalid' : ''}${className ? ` ${className}` : ''}`}>
+      <label htmlFor={id}>{label}</label>
+      <select id={id} aria-invalid={error ? true : undefined} aria-describedby={describedBy} {...select}>{children}</select>
+      {hint ? <p className="hint" id={`${id}-hint`}>{hint}</p> : null}
+      {error ? <p className="field-error" id={`${id}-error`}>{error}</p> : null}
+    </div>
+  );
+}
+
+export function CopyButton({ text, label = 'Copy', className }: { text: string; label?: string; className?: string }) {
+  const [state, setState] = useState<'idle' | 'copied' | 'failed'>('idle');
+  useEffect(() => {
+    if (state === 'idle') return;
+    const t = setTimeout(() => setState('idle'), 2000);
+    return () => clearTimeout(t);
+  }, [state]);
+  async function copy() {
+    try {
+      await navigator.clipboard.writeText(text);
+      setState('copied');
+    } catch {
+      setState('failed');
+    }
+  }
+  return (
+    <button type="button" className={`button small secondary${className ? ` ${className}` : ''}`} onClick={copy}>
+      <span aria-live="polite">{state === 'copied' ? 'Copied' : state === 'failed' ? 'Select and copy by hand' : label}</span>
+    </button>
+  );
+}
+
+/** A secret or id shown in full, selectable, with a copy button. */
+export function CopyValue({ value, label, copyLabel }: { value: string; label: string; copyLabel?: string }) {
+  return (
+    <div className="copy-value">
+      <code aria-label={label}>{value}</code>
+      <CopyButton text={value} label={copyLabel ?? `Copy ${label.toLowerCase()}`} />
+    </div>
+  );
+}
+
+/** A modal confirmation on the native <dialog>: focus moves into it and Escape cancels. */
+export function ConfirmDialog({ open, title, children, confirmLabel, busy, onConfirm, onCancel }: {
+  open: boolean; title: string; children?: ReactNode; confirmLabel: string; busy?: boolean; onConfirm: () => void; onCancel: () => void;
+}) {
+  const ref = useRef<HTMLDialogElement>(null);
+  const titleId = useId();
+  useEffect(() => {
+    const d = ref.current;
+    if (!d) return;
+    if (open && !d.open) d.showModal();
+    if (!open && d.open) d.close();
+  }, [open]);
+  return (
+    <dialog ref={ref} className="dialog" aria-labelledby={titleId} onCancel={(e) => { e.preventDefault(); onCancel(); }}>
+      <h2 id={titleId}>{title}</h2>
+      <div className="dialog-body">{children}</div>
+      <div className="dialog-actions">
+        <button type="button" className="button secondary" onClick={onCancel} autoFocus>Cancel</button>
+        <button type="button" className="button danger" onClick={onConfirm} disabled={busy}>{busy ? 'Working…' : confirmLabel}</button>
+      </div>
+    </dialog>
+  );
+}
+
+export function Pager({ hasPrev, hasNext, onPrev, onNext, busy }: { hasPrev: boolean; hasNext: boolean; onPrev: () => void; onNext: () => void; busy?: boolean }) {
+  if (!hasPrev && !hasNext) return null;
+  return (
+    <nav className="pager" aria-label="Pagination">
+      <button type="button" className="button secondary small" onClick={onPrev} disabled={!hasPrev || busy}>← Newer</button>
+      <button type="button" className="button secondary small" onClick={onNext} disabled={!hasNext || busy}>Older →</button>
+    </nav>
+  );
+}
+
+export function DetailList({ rows }: { rows: [string, ReactNode][] }) {
+  return (
+    <dl className="details">
+      {rows.map(([k, v]) => (
+        <div key={k} className="details-row"><dt>{k}</dt><dd>{v ?? <span className="muted">—</span>}</dd></div>
+      ))}
+    </dl>
+  );
+}
+
+export function BackLink({ href, children }: { href: string; children: ReactNode }) {
+  return <Link className="back-link" href={href}>← {children}</Link>;
+}
