@@ -100,11 +100,9 @@ export function toDomainError(err: unknown): DomainError {
 }
 
 export function toTRPCError(err: unknown): TRPCError {
-  if (err instanceof TRPCError && !(err.cause instanceof DomainError)) {
-    const d = toDomainError(err);
-    if (d.code === 'INTERNAL') return err;
-  }
   const d = toDomainError(err);
+  // an unexpected error keeps the original as its cause for the server's log; callers see no internals
+  if (d.code === 'INTERNAL') return new TRPCError({ code: 'INTERNAL_SERVER_ERROR', message: d.detail, cause: err instanceof Error ? err : d });
   return new TRPCError({ code: DOMAIN_ERRORS[d.code].trpc, message: d.detail, cause: d });
 }
 
