@@ -4,6 +4,7 @@ import { startJobLoop, type JobLoop } from './runner';
 import { startDeliveryJobs } from './delivery';
 import { startExpiryLoop } from './expiry';
 import { startSettlementLoop } from './settlement';
+import { railFor } from '../domain/rails';
 
 /** Starts every background loop of the process; each is registered under `services.wake`. */
 export function startJobs(s: Services, opts: { dispatcher?: boolean } = {}): JobLoop[] {
@@ -18,7 +19,9 @@ export function startJobs(s: Services, opts: { dispatcher?: boolean } = {}): Job
     return 0;
   }, 60_000));
   add(startExpiryLoop(s));
-  add(startSettlementLoop(s));
+  const rail = railFor(s.config);
+  if (rail) add(startSettlementLoop(s, rail));
+  else console.warn('SANDBOX=false and no Pix rail configured: withdrawals are accepted and wait PENDING until one is');
   // event dispatcher + webhook/postback sender (off when `npm run worker` runs them)
   if (opts.dispatcher) for (const loop of startDeliveryJobs(s)) add(loop);
   return loops;

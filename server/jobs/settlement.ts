@@ -1,4 +1,4 @@
-import { railFor, type PixRail } from '../domain/rails';
+import type { PixRail } from '../domain/rails';
 import { runSettlementPass } from '../domain/withdrawals/settle';
 import type { Services } from '../services';
 import { startJobLoop, type JobLoop } from './runner';
@@ -7,6 +7,6 @@ import { startJobLoop, type JobLoop } from './runner';
  * Settles due withdrawal batches through the Pix rail. Driven by due rows only, so it resumes after a
  * restart; woken by createWithdrawal, otherwise it looks every JOB_POLL_MS.
  */
-export function startSettlementLoop(s: Services, rail: PixRail = railFor(s.config)): JobLoop {
+export function startSettlementLoop(s: Services, rail: PixRail): JobLoop {
   return startJobLoop('settlement', () => runSettlementPass(s, rail), s.config.jobPollMs);
 }

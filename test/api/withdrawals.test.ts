@@ -1,7 +1,7 @@
 import { TRPCError } from '@trpc/server';
 import { and, asc, eq, sql } from 'drizzle-orm';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { events, ledgerBooks, ledgerEntries, withdrawalBatches, withdrawals } from '../../db/schema';
+import { events, idempotencyKeys, ledgerBooks, ledgerEntries, withdrawalBatches, withdrawals } from '../../db/schema';
 import { ManualClock } from '../../server/clock';
 import type { Config } from '../../server/config';
 import { createContextInner } from '../../server/context';
@@ -24,7 +24,7 @@ let rail: PixRail;
 function setup(config: Partial<Config> = {}) {
   clock = new ManualClock(new Date('2026-02-10T13:00:00.000Z'));
   s = makeTestServices({ clock, config: { sandboxSettlementDelayMs: DELAY, pixMaxBatchCents: 100_000, webhookAllowPrivateUrls: false, ...config } });
-  rail = railFor(s.config);
+  rail = railFor(s.config)!;
 }
 beforeEach(() => setup());
 afterEach(async () => { await s.cleanup(); });
@@ -301,6 +301,62 @@ describe('settlement', () => {
   });
 });
 
+describe('one write job per change', () => {
+  /** Makes the event insert fail for the given types, as a full disk or a bug would. */
+  const breakEvents = (types: string[]) => s.db.write(async (tx) => {
+    tx.run(sql.raw(`CREATE TRIGGER test_break_events BEFORE INSERT ON events WHEN NEW.type IN (${types.map((t) => `'${t}'`).join(',')})
+      BEGIN SELECT RAISE(ABORT, 'test: events are down'); END`));
+  });
+  const repairEvents = () => s.db.write(async (tx) => { tx.run(sql.raw('DROP TRIGGER test_break_events')); });
+  const entriesOf = async (accountId: string) => (await s.db.read.select({ kind: ledgerEntries.kind }).from(ledgerEntries)
+    .where(eq(ledgerEntries.accountId, accountId)).all()).map((e) => e.kind);
+  const idempotencyRows = async () => (await s.db.read.select({ n: sql<number>`count(*)` }).from(idempotencyKeys).get())!.n;
+
+  it('stores nothing of a request whose withdraw.requested event cannot be written: no debit, no rows, no idempotent answer', async () => {
+    const acc = await makeAccount(s, { balance: 1_000_000 });
+    await breakEvents(['withdraw.requested']);
+    const f = await failure(callerWith(acc.account_id, { 'idempotency-key': 'atomic' }).api.withdrawals.create(request({ external_ref: 'atomic' })));
+    expect(f.code).toBe('INTERNAL_SERVER_ERROR');
+    expect(await balanceOf(acc.account_id)).toEqual({ available: 1_000_000, blocked: 0, inFlight: 0 });
+    expect(await entriesOf(acc.account_id)).toEqual(['sandbox_topup']);
+    expect([await count(withdrawals), await count(withdrawalBatches), await count(events), await idempotencyRows()]).toEqual([0, 0, 0, 0]);
+    await repairEvents();
+    // the same key and external_ref then run for real, once
+    const ok = await callerWith(acc.account_id, { 'idempotency-key': 'atomic' }).api.withdrawals.create(request({ external_ref: 'atomic' }));
+    expect(ok.statusCode).toBe(201);
+    expect([await count(withdrawals), await count(withdrawalBatches), await count(events), await idempotencyRows()]).toEqual([1, 3, 1, 1]);
+    expect(await auditLedger(s.db.read)).toEqual({ total: 0, mismatched: [] });
+  });
+
+  it('keeps a batch PENDING, its money in flight, when the event of its outcome cannot be written; the next pass settles it', async () => {
+    const acc = await makeAccount(s, { balance: 1_000_000 });
+    const api = callerFor(s, acc.account_id);
+    const res = await api.withdrawals.create(request({ amount: 1_000 }));
+    const requested = await api.withdrawals.get({ identifier: res.data[0].identifier });
+    await breakEvents(['withdraw.paid', 'withdraw.partially_paid', 'withdraw.error']);
+    clock.advance(DELAY);
+    const log = console.error;
+    console.error = () => {};
+    try {
+      expect(await runSettlementPass(s, rail)).toBe(0);
+    } finally {
+      console.error = log;
+    }
+    // the batch status, the withdrawal status and the ledger entry were rolled back with the event
+    expect(await api.withdrawals.get({ identifier: res.data[0].identifier })).toEqual(requested);
+    expect(await balanceOf(acc.account_id)).toEqual({ available: 999_000, blocked: 0, inFlight: 1_000 });
+    expect(await entriesOf(acc.account_id)).toEqual(['sandbox_topup', 'withdrawal_requested']);
+    await repairEvents();
+    expect(await runSettlementPass(s, rail)).toBe(1);
+    const paid = await api.withdrawals.get({ identifier: res.data[0].identifier });
+    expect(paid.status).toBe('PAID');
+    expect(await balanceOf(acc.account_id)).toEqual({ available: 999_000, blocked: 0, inFlight: 0 });
+    const evs = await eventsOf(paid.id);
+    expect(evs.map((e) => e.type)).toEqual(['withdraw.requested', 'withdraw.paid']);
+    expect(JSON.parse(evs[1].payload)).toEqual(paid);
+  });
+});
+
 describe('withdrawals.get', () => {
   it('finds by id, batch identifier or external_ref; both must agree; neither is a 400; others are 404', async () => {
     const acc = await makeAccount(s, { balance: 1_000_000 });
@@ -398,5 +454,21 @@ describe('events', () => {
     expect(res.data).toHaveLength(2);
     const rows = await s.db.read.select().from(withdrawals).where(and(eq(withdrawals.accountId, acc.account_id))).all();
     expect(rows).toHaveLength(1);
+  });
+});
+
+describe('with the sandbox off and no real rail', () => {
+  it('accepts withdrawals but pays nothing: batches wait PENDING with the money in flight', async () => {
+    await s.cleanup();
+    setup({ sandbox: false });
+    expect(railFor(s.config)).toBeNull();
+    const { account_id } = await makeAccount(s, { balance: 5_000 });
+    const created = await callerFor(s, account_id).withdrawals.create({
+      amount: 1_000, key: 'maria@example.com', key_type: 'EMAIL', details: { name: 'Maria', document: '52998224725' },
+    });
+    expect(created.data[0].status).toBe('PENDING');
+    const got = await callerFor(s, account_id).withdrawals.get({ identifier: created.data[0].identifier });
+    expect(got.status).toBe('REQUESTED');
+    expect(await callerFor(s, account_id).account.balance()).toMatchObject({ available: 4_000 });
   });
 });

@@ -1,7 +1,7 @@
-import { and, eq, inArray, sql } from 'drizzle-orm';
+import { and, asc, eq, inArray, sql } from 'drizzle-orm';
 import { afterAll, describe, expect, it } from 'vitest';
-import { events, ledgerBooks, ledgerEntries, ledgerLines } from '../../db/schema';
-import { auditLedger } from '../../server/domain/ledger';
+import { events, ledgerBooks, ledgerEntries, ledgerLines, withdrawalBatches, withdrawals } from '../../db/schema';
+import { auditLedger, merchantBalance } from '../../server/domain/ledger';
 import { accessToken, api, removeDir, startServer, type RunningServer } from '../support/server';
 import { waitFor } from '../support/services';
 import { readServerDb } from '../support/withdrawals';
@@ -15,7 +15,7 @@ const servers: RunningServer[] = [];
 
 afterAll(async () => {
   for (const s of servers) await s.stop();
-  if (servers[0]) removeDir(servers[0].dir);
+  for (const dir of new Set(servers.map((s) => s.dir))) removeDir(dir);
 });
 
 describe('settlement across a crash', () => {
@@ -67,4 +67,64 @@ describe('settlement across a crash', () => {
       view.close();
     }
   });
+
+  it('resumes a settlement killed half-way: batches paid before the crash keep their receipt, the rest are paid once', async () => {
+    // 1000 batches of 1 real each: about 40 passes of the job, so the SIGKILL lands between two of them
+    // (or inside one write job, which then rolls back as a whole)
+    const crashEnv = { SANDBOX_SETTLEMENT_DELAY_MS: '50', PIX_MAX_BATCH_CENTS: '100', JOB_POLL_MS: '25' };
+    const first = await startServer({ env: crashEnv });
+    servers.push(first);
+    const token = await accessToken(first.url, first.demo.code, first.demo.token);
+    const created = await api(first.url, '/withdraw/pix', {
+      token, body: { amount: 100_000, key: 'ciclano@example.com', key_type: 'EMAIL', details: { name: 'Ciclano', document: '52998224725' } },
+    });
+    expect(created.status).toBe(201);
+    expect(created.json.data).toHaveLength(1000);
+    const batchIds: string[] = created.json.data.map((d: { identifier: string }) => d.identifier);
+
+    const view = readServerDb(first.databasePath);
+    try {
+      const paidBatches = () => view.db.select({ id: withdrawalBatches.id, endToEnd: withdrawalBatches.endToEnd, bank: withdrawalBatches.receiverBankIspb })
+        .from(withdrawalBatches).where(and(inArray(withdrawalBatches.id, batchIds), eq(withdrawalBatches.status, 'PAID'))).orderBy(asc(withdrawalBatches.seq)).all();
+      await waitFor(async () => (await paidBatches()).length >= 100, { what: 'settlement to be under way' });
+      await first.kill();
+
+      // what the crash left behind is consistent: every paid batch has its one ledger entry, the money of
+      // the others is still in flight, and the withdrawal says PARTIALLY_PAID
+      const before = await paidBatches();
+      expect(before.length).toBeGreaterThanOrEqual(100);
+      expect(before.length).toBeLessThan(1000);
+      const paidEntries = async () => (await view.db.select({ n: sql<number>`count(*)` }).from(ledgerEntries)
+        .where(and(eq(ledgerEntries.kind, 'withdrawal_paid'), inArray(ledgerEntries.resourceId, batchIds))).get())!.n;
+      expect(await paidEntries()).toBe(before.length);
+      expect(await merchantBalance(view.db, first.demo.accountId)).toEqual({ available: 900_000, blocked: 0, inFlight: 100 * (1000 - before.length) });
+      const w = await view.db.select({ id: withdrawals.id, status: withdrawals.status }).from(withdrawalBatches)
+        .innerJoin(withdrawals, eq(withdrawals.id, withdrawalBatches.withdrawalId)).where(eq(withdrawalBatches.id, batchIds[0])).get();
+      expect(w?.status).toBe('PARTIALLY_PAID');
+
+      const second = await startServer({ dir: first.dir, env: crashEnv });
+      servers.push(second);
+      await waitFor(async () => (await paidBatches()).length === 1000, { timeoutMs: 60_000, what: 'every batch to be paid after the restart' });
+      const done = await api(second.url, `/withdraw?identifier=${w!.id}`, { token });
+      expect(done.json.status).toBe('PAID');
+      await second.stop();
+
+      const after = await paidBatches();
+      // a batch paid before the crash was not sent again: same end-to-end id, same bank
+      const afterById = new Map(after.map((b) => [b.id, b]));
+      expect(before.map((b) => afterById.get(b.id))).toEqual(before);
+      expect(new Set(after.map((b) => b.endToEnd)).size).toBe(1000);
+      const perBatch = await view.db.select({ n: sql<number>`count(*)` }).from(ledgerEntries)
+        .where(and(eq(ledgerEntries.kind, 'withdrawal_paid'), inArray(ledgerEntries.resourceId, batchIds)))
+        .groupBy(ledgerEntries.resourceId).all();
+      expect(perBatch).toHaveLength(1000);
+      expect(perBatch.every((r) => r.n === 1)).toBe(true);
+      expect(await merchantBalance(view.db, first.demo.accountId)).toEqual({ available: 900_000, blocked: 0, inFlight: 0 });
+      const types = (await view.db.select({ type: events.type }).from(events).where(eq(events.resourceId, w!.id)).orderBy(asc(events.seq)).all()).map((e) => e.type);
+      expect(types).toEqual(['withdraw.requested', 'withdraw.partially_paid', 'withdraw.paid']);
+      expect(await auditLedger(view.db)).toEqual({ total: 0, mismatched: [] });
+    } finally {
+      view.close();
+    }
+  }, 120_000);
 });

@@ -1,6 +1,6 @@
-import { eq, sql } from 'drizzle-orm';
+import { and, asc, eq, sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { events, withdrawals } from '../../db/schema';
+import { events, idempotencyKeys, ledgerBooks, ledgerEntries, ledgerLines, withdrawalBatches, withdrawals } from '../../db/schema';
 import { auditLedger } from '../../server/domain/ledger';
 import { isValidEndToEndId } from '../../server/domain/pix/end-to-end';
 import { participantByIspb } from '../../server/domain/pix/participants';
@@ -42,6 +42,27 @@ const countRows = async (accountId: string) => ({
   events: (await dbView.db.select({ n: sql<number>`count(*)` }).from(events).where(eq(events.accountId, accountId)).get())!.n,
 });
 
+const eventsOf = (resourceId: string) => dbView.db.select().from(events).where(eq(events.resourceId, resourceId)).orderBy(asc(events.seq)).all();
+/** yyyyMMddHHmm in UTC, as end-to-end ids carry it. */
+const utcMinute = (iso: string) => iso.slice(0, 16).replace(/[-T:]/g, '');
+
+/** What the account's available book lost to withdrawal requests. */
+const debitedAtRequest = async (accountId: string) => -(await dbView.db.select({ s: sql<number>`coalesce(sum(${ledgerLines.amount}), 0)` })
+  .from(ledgerLines).innerJoin(ledgerEntries, eq(ledgerEntries.id, ledgerLines.entryId)).innerJoin(ledgerBooks, eq(ledgerBooks.id, ledgerLines.bookId))
+  .where(and(eq(ledgerEntries.kind, 'withdrawal_requested'), eq(ledgerBooks.accountId, accountId), eq(ledgerBooks.kind, 'available'))).get())!.s;
+
+/** Everything a request of this account could have left behind. */
+const storedFor = async (accountId: string) => {
+  const n = async (table: typeof withdrawalBatches | typeof idempotencyKeys) =>
+    (await dbView.db.select({ n: sql<number>`count(*)` }).from(table).where(eq(table.accountId, accountId)).get())!.n;
+  return {
+    ...(await countRows(accountId)),
+    batches: await n(withdrawalBatches),
+    idempotency: await n(idempotencyKeys),
+    ledger: (await dbView.db.select({ kind: ledgerEntries.kind }).from(ledgerEntries).where(eq(ledgerEntries.accountId, accountId)).all()).map((e) => e.kind),
+  };
+};
+
 describe('POST /withdraw/pix → settlement → GET /withdraw', () => {
   it('answers 201 with exactly the creation envelope, debits at once and settles to PAID', async () => {
     const acc = await accountInServer(srv.url, srv.databasePath, { balance: 1_000_000 });
@@ -71,6 +92,9 @@ describe('POST /withdraw/pix → settlement → GET /withdraw', () => {
       expect(r.status).toBe('PAID');
       expect(r.endtoend).toHaveLength(32);
       expect(isValidEndToEndId(r.endtoend)).toBe(true);
+      // E + a directory ISPB + the UTC minute of the payment (between the request and the last update)
+      expect(participantByIspb(r.endtoend.slice(1, 9))).toBeDefined();
+      expect(r.endtoend.slice(9, 21) >= utcMinute(ts) && r.endtoend.slice(9, 21) <= utcMinute(done.updated_at)).toBe(true);
       expect(participantByIspb(r.receiver_bank_ispb)?.shortName).toBe(r.receiver_bank);
       expect(r.receiver_name).toBe('Fulano de Tal');
     }
@@ -82,19 +106,32 @@ describe('POST /withdraw/pix → settlement → GET /withdraw', () => {
       expect(r.status, q).toBe(200);
       expect(r.json).toEqual(done);
     }
-    const types = (await dbView.db.select({ type: events.type }).from(events).where(eq(events.resourceId, done.id)).all()).map((e) => e.type);
-    expect(types).toEqual(['withdraw.requested', 'withdraw.partially_paid', 'withdraw.paid']);
+    const evs = await eventsOf(done.id);
+    expect(evs.map((e) => e.type)).toEqual(['withdraw.requested', 'withdraw.partially_paid', 'withdraw.paid']);
+    // each event's data is the withdrawal as GET showed it at that moment: REQUESTED with every batch
+    // pending at creation, and the very bytes of GET once paid
+    expect(JSON.parse(evs[0].payload)).toEqual({
+      ...done, status: 'REQUESTED', updated_at: ts,
+      receipt: done.receipt.map((r: { identifier: string }) => ({ status: 'PENDING', endtoend: null, identifier: r.identifier, receiver_name: null, receiver_bank: null, receiver_bank_ispb: null })),
+    });
+    expect(JSON.parse(evs[1].payload)).toMatchObject({ status: 'PARTIALLY_PAID', receipt: expect.arrayContaining([expect.objectContaining({ status: 'PENDING' })]) });
+    expect(evs[2].payload).toBe((await api(srv.url, `/withdraw?identifier=${done.id}`, { token: acc.accessToken })).text);
+    expect(evs.map((e) => e.createdAt)).toEqual([ts, JSON.parse(evs[1].payload).updated_at, done.updated_at]);
   });
 
   it('fails every batch of fail@sandbox.test: ERROR, and the money is back on the balance', async () => {
     const acc = await accountInServer(srv.url, srv.databasePath, { balance: 300_000 });
     const res = await withdraw(acc.accessToken, body({ key: 'fail@sandbox.test' }));
     expect(res.status).toBe(201);
-    expect(await balance(acc.accessToken)).toBe(50_000);
+    // debited when accepted (read from the ledger: the 50 ms settlement may already have refunded it)
+    expect(await debitedAtRequest(acc.account_id)).toBe(250_000);
     const done = await settled(acc.accessToken, res.json.data[0].identifier);
     expect(done.status).toBe('ERROR');
     expect(done.receipt).toEqual(res.json.data.map((d: { identifier: string }) => ({ status: 'ERROR', endtoend: null, identifier: d.identifier, receiver_name: null, receiver_bank: null, receiver_bank_ispb: null })));
     expect(await balance(acc.accessToken)).toBe(300_000);
+    const evs = await eventsOf(done.id);
+    expect(evs.map((e) => e.type)).toEqual(['withdraw.requested', 'withdraw.error']);
+    expect(evs[1].payload).toBe((await api(srv.url, `/withdraw?identifier=${done.id}`, { token: acc.accessToken })).text);
   });
 
   it('pays only the first batch of partial@sandbox.test: PARTIALLY_PAID, the rest back on the balance', async () => {
@@ -106,6 +143,10 @@ describe('POST /withdraw/pix → settlement → GET /withdraw', () => {
     expect(done.receipt.map((r: { status: string }) => r.status)).toEqual(['PAID', 'ERROR', 'ERROR']);
     expect(done.receipt[0].endtoend).toHaveLength(32);
     expect(await balance(acc.accessToken)).toBe(300_000 - 100_000);
+    // partially_paid when the first batch is paid, and again when the last one settles
+    const evs = await eventsOf(done.id);
+    expect(evs.map((e) => e.type)).toEqual(['withdraw.requested', 'withdraw.partially_paid', 'withdraw.partially_paid']);
+    expect(evs[2].payload).toBe((await api(srv.url, `/withdraw?identifier=${done.id}`, { token: acc.accessToken })).text);
   });
 
   it('answers WITHDRAW_FAIL (422) when the balance does not cover it, storing nothing', async () => {
@@ -115,7 +156,7 @@ describe('POST /withdraw/pix → settlement → GET /withdraw', () => {
     expect(Object.keys(res.json)).toEqual(['statusCode', 'message', 'data', 'error', 'timestamp']);
     expect(res.json).toEqual({ statusCode: 422, message: 'WITHDRAW_FAIL', data: [], error: { code: 'INSUFFICIENT_FUNDS', detail: expect.any(String) }, timestamp: expect.any(String) });
     expect(await balance(acc.accessToken)).toBe(1000);
-    expect(await countRows(acc.account_id)).toEqual({ withdrawals: 0, events: 0 });
+    expect(await storedFor(acc.account_id)).toEqual({ withdrawals: 0, batches: 0, events: 0, idempotency: 0, ledger: ['sandbox_topup'] });
     // exactly the balance is fine
     expect((await withdraw(acc.accessToken, body({ amount: 1000 }))).status).toBe(201);
   });
@@ -161,6 +202,11 @@ describe('idempotency-key and external_ref over HTTP', () => {
     expect(again.status).toBe(201);
     expect(again.headers.get('idempotent-replayed')).toBe('true');
     expect(again.text).toBe(first.text);
+    // REST and tRPC share the key space: the same key over tRPC replays the answer REST stored
+    const viaTrpc = await api(srv.url, '/api/trpc/withdrawals.create', { token: acc.accessToken, body: body({ external_ref: 'ext-1' }), headers: { 'idempotency-key': 'idem-1' } });
+    expect(viaTrpc.status).toBe(200);
+    expect(viaTrpc.headers.get('idempotent-replayed')).toBe('true');
+    expect(JSON.stringify(viaTrpc.json.result.data)).toBe(first.text);
 
     const changed = await withdraw(acc.accessToken, body({ external_ref: 'ext-1', amount: 1 }), { 'idempotency-key': 'idem-1' });
     expect(changed.status).toBe(422);
@@ -182,45 +228,61 @@ describe('bad input: the documented 4xx envelope, nothing stored, balance untouc
   it('refuses each bad body', async () => {
     const acc = await accountInServer(srv.url, srv.databasePath, { balance: 1_000_000 });
     const t = acc.accessToken;
+    // every case carries its own idempotency-key: a refused request must not leave an answer under it
+    let n = 0;
+    const key = () => ({ 'idempotency-key': `bad-${n++}` });
+    const withdrawKeyed = (b: unknown) => withdraw(t, b, key());
+    const json = { 'content-type': 'application/json' };
     const cases: [string, () => Promise<Awaited<ReturnType<typeof api>>>, number, string | null][] = [
-      ['zero amount', () => withdraw(t, body({ amount: 0 })), 400, 'amount'],
-      ['negative amount', () => withdraw(t, body({ amount: -100 })), 400, 'amount'],
-      ['fractional amount', () => withdraw(t, body({ amount: 12.5 })), 400, 'amount'],
-      ['string amount', () => withdraw(t, body({ amount: '250' })), 400, 'amount'],
-      ['boolean amount', () => withdraw(t, body({ amount: true })), 400, 'amount'],
-      ['null amount', () => withdraw(t, body({ amount: null })), 400, 'amount'],
-      ['missing amount', () => withdraw(t, { ...body(), amount: undefined }), 400, 'amount'],
-      ['1e20 amount', () => api(srv.url, '/withdraw/pix', { token: t, raw: JSON.stringify(body()).replace('250000', '1e20'), headers: { 'content-type': 'application/json' } }), 400, 'amount'],
-      ['over-limit amount', () => withdraw(t, body({ amount: 100_000_000_001 })), 400, 'amount'],
-      ['over the batch cap', () => withdraw(t, body({ amount: 100_000 * 1000 + 1 })), 400, 'amount'],
-      ['unknown key_type', () => withdraw(t, body({ key_type: 'PIX' })), 400, 'key_type'],
-      ['lower-case key_type', () => withdraw(t, body({ key_type: 'email' })), 400, 'key_type'],
-      ['CPF key with bad check digits', () => withdraw(t, body({ key: '123.456.789-00', key_type: 'CPF' })), 400, 'key'],
-      ['repeated-digit CPF key', () => withdraw(t, body({ key: '000.000.000-00', key_type: 'CPF' })), 400, 'key'],
-      ['CNPJ key that is a CPF', () => withdraw(t, body({ key: '52998224725', key_type: 'CNPJ' })), 400, 'key'],
-      ['EMAIL key that is not an address', () => withdraw(t, body({ key: 'fulano@', key_type: 'EMAIL' })), 400, 'key'],
-      ['EMAIL key over 77 characters', () => withdraw(t, body({ key: `${'a'.repeat(71)}@ex.com` })), 400, 'key'],
-      ['PHONE key without +55', () => withdraw(t, body({ key: '(11) 98765-4321', key_type: 'PHONE' })), 400, 'key'],
-      ['EVP key that is not a UUID', () => withdraw(t, body({ key: '1234', key_type: 'EVP' })), 400, 'key'],
-      ['empty key', () => withdraw(t, body({ key: '' })), 400, 'key'],
-      ['missing details', () => withdraw(t, { ...body(), details: undefined }), 400, 'details'],
-      ['details not an object', () => withdraw(t, body({ details: 'Fulano' })), 400, 'details'],
-      ['details without name', () => withdraw(t, body({ details: { document: '52998224725' } })), 400, 'details.name'],
-      ['invalid details.document', () => withdraw(t, body({ details: { name: 'F', document: '529.982.247-26' } })), 400, 'details.document'],
-      ['unknown field in details', () => withdraw(t, body({ details: { name: 'F', document: '52998224725', bank: '001' } })), 400, 'details.bank'],
-      ['description over 140', () => withdraw(t, body({ description: 'd'.repeat(141) })), 400, 'description'],
-      ['name over 140', () => withdraw(t, body({ details: { name: 'n'.repeat(141), document: '52998224725' } })), 400, 'details.name'],
-      ['external_ref over 255', () => withdraw(t, body({ external_ref: 'r'.repeat(256) })), 400, 'external_ref'],
-      ['postback not http(s)', () => withdraw(t, body({ postback: 'javascript:alert(1)' })), 400, 'postback'],
-      ['postback over 2048', () => withdraw(t, body({ postback: `https://example.com/${'p'.repeat(2040)}` })), 400, 'postback'],
-      ['unknown field', () => withdraw(t, body({ callback: 'x' })), 400, 'callback'],
-      ['empty body', () => api(srv.url, '/withdraw/pix', { token: t, method: 'POST', raw: '', headers: { 'content-type': 'application/json' } }), 400, 'amount'],
-      ['malformed JSON', () => api(srv.url, '/withdraw/pix', { token: t, raw: '{"amount": 1,', headers: { 'content-type': 'application/json' } }), 400, null],
-      ['JSON array', () => api(srv.url, '/withdraw/pix', { token: t, raw: '[1,2]', headers: { 'content-type': 'application/json' } }), 400, null],
-      ['nested deeper than 32', () => withdraw(t, body({ description: JSON.parse('['.repeat(40) + ']'.repeat(40)) })), 400, null],
-      ['body over 64 KiB', () => withdraw(t, body({ description: 'd'.repeat(70 * 1024) })), 413, null],
-      ['not JSON', () => api(srv.url, '/withdraw/pix', { token: t, raw: 'amount=1', headers: { 'content-type': 'application/x-www-form-urlencoded' } }), 415, null],
-      ['text/plain JSON', () => api(srv.url, '/withdraw/pix', { token: t, raw: JSON.stringify(body()), headers: { 'content-type': 'text/plain' } }), 415, null],
+      ['zero amount', () => withdrawKeyed(body({ amount: 0 })), 400, 'amount'],
+      ['negative amount', () => withdrawKeyed(body({ amount: -100 })), 400, 'amount'],
+      ['fractional amount', () => withdrawKeyed(body({ amount: 12.5 })), 400, 'amount'],
+      ['string amount', () => withdrawKeyed(body({ amount: '250' })), 400, 'amount'],
+      ['boolean amount', () => withdrawKeyed(body({ amount: true })), 400, 'amount'],
+      ['null amount', () => withdrawKeyed(body({ amount: null })), 400, 'amount'],
+      ['missing amount', () => withdrawKeyed({ ...body(), amount: undefined }), 400, 'amount'],
+      ['1e20 amount', () => api(srv.url, '/withdraw/pix', { token: t, raw: JSON.stringify(body()).replace('250000', '1e20'), headers: { ...json, ...key() } }), 400, 'amount'],
+      ['over-limit amount', () => withdrawKeyed(body({ amount: 100_000_000_001 })), 400, 'amount'],
+      ['over the batch cap', () => withdrawKeyed(body({ amount: 100_000 * 1000 + 1 })), 400, 'amount'],
+      ['unknown key_type', () => withdrawKeyed(body({ key_type: 'PIX' })), 400, 'key_type'],
+      ['lower-case key_type', () => withdrawKeyed(body({ key_type: 'email' })), 400, 'key_type'],
+      ['CPF key with bad check digits', () => withdrawKeyed(body({ key: '123.456.789-00', key_type: 'CPF' })), 400, 'key'],
+      ['repeated-digit CPF key', () => withdrawKeyed(body({ key: '000.000.000-00', key_type: 'CPF' })), 400, 'key'],
+      ['CNPJ key that is a CPF', () => withdrawKeyed(body({ key: '52998224725', key_type: 'CNPJ' })), 400, 'key'],
+      ['EMAIL key that is not an address', () => withdrawKeyed(body({ key: 'fulano@', key_type: 'EMAIL' })), 400, 'key'],
+      ['EMAIL key over 77 characters', () => withdrawKeyed(body({ key: `${'a'.repeat(71)}@ex.com` })), 400, 'key'],
+      ['PHONE key without +55', () => withdrawKeyed(body({ key: '(11) 98765-4321', key_type: 'PHONE' })), 400, 'key'],
+      ['EVP key that is not a UUID', () => withdrawKeyed(body({ key: '1234', key_type: 'EVP' })), 400, 'key'],
+      ['empty key', () => withdrawKeyed(body({ key: '' })), 400, 'key'],
+      ['missing details', () => withdrawKeyed({ ...body(), details: undefined }), 400, 'details'],
+      ['details not an object', () => withdrawKeyed(body({ details: 'Fulano' })), 400, 'details'],
+      ['details without name', () => withdrawKeyed(body({ details: { document: '52998224725' } })), 400, 'details.name'],
+      ['invalid details.document', () => withdrawKeyed(body({ details: { name: 'F', document: '529.982.247-26' } })), 400, 'details.document'],
+      ['unknown field in details', () => withdrawKeyed(body({ details: { name: 'F', document: '52998224725', bank: '001' } })), 400, 'details.bank'],
+      ['description over 140', () => withdrawKeyed(body({ description: 'd'.repeat(141) })), 400, 'description'],
+      ['name over 140', () => withdrawKeyed(body({ details: { name: 'n'.repeat(141), document: '52998224725' } })), 400, 'details.name'],
+      ['external_ref over 255', () => withdrawKeyed(body({ external_ref: 'r'.repeat(256) })), 400, 'external_ref'],
+      ['postback not http(s)', () => withdrawKeyed(body({ postback: 'javascript:alert(1)' })), 400, 'postback'],
+      ['postback over 2048', () => withdrawKeyed(body({ postback: `https://example.com/${'p'.repeat(2040)}` })), 400, 'postback'],
+      ['unknown field', () => withdrawKeyed(body({ callback: 'x' })), 400, 'callback'],
+      ['missing key', () => withdrawKeyed({ ...body(), key: undefined }), 400, 'key'],
+      ['missing key_type', () => withdrawKeyed({ ...body(), key_type: undefined }), 400, 'key_type'],
+      ['key over 255', () => withdrawKeyed(body({ key: 'k'.repeat(256), key_type: 'EVP' })), 400, 'key'],
+      ['key not a string', () => withdrawKeyed(body({ key: 52998224725, key_type: 'CPF' })), 400, 'key'],
+      ['null details', () => withdrawKeyed(body({ details: null })), 400, 'details'],
+      ['details without document', () => withdrawKeyed(body({ details: { name: 'F' } })), 400, 'details.document'],
+      ['details.document over 32', () => withdrawKeyed(body({ details: { name: 'F', document: '5'.repeat(33) } })), 400, 'details.document'],
+      ['description not a string', () => withdrawKeyed(body({ description: 5 })), 400, 'description'],
+      ['empty external_ref', () => withdrawKeyed(body({ external_ref: '' })), 400, 'external_ref'],
+      ['amount as an object', () => withdrawKeyed(body({ amount: { value: 250 } })), 400, 'amount'],
+      ['JSON null', () => api(srv.url, '/withdraw/pix', { token: t, raw: 'null', headers: { ...json, ...key() } }), 400, null],
+      ['empty body', () => api(srv.url, '/withdraw/pix', { token: t, method: 'POST', raw: '', headers: { ...json, ...key() } }), 400, 'amount'],
+      ['malformed JSON', () => api(srv.url, '/withdraw/pix', { token: t, raw: '{"amount": 1,', headers: { ...json, ...key() } }), 400, null],
+      ['JSON array', () => api(srv.url, '/withdraw/pix', { token: t, raw: '[1,2]', headers: { ...json, ...key() } }), 400, null],
+      ['nested deeper than 32', () => withdrawKeyed(body({ description: JSON.parse('['.repeat(40) + ']'.repeat(40)) })), 400, null],
+      ['body over 64 KiB', () => withdrawKeyed(body({ description: 'd'.repeat(70 * 1024) })), 413, null],
+      ['not JSON', () => api(srv.url, '/withdraw/pix', { token: t, raw: 'amount=1', headers: { 'content-type': 'application/x-www-form-urlencoded', ...key() } }), 415, null],
+      ['text/plain JSON', () => api(srv.url, '/withdraw/pix', { token: t, raw: JSON.stringify(body()), headers: { 'content-type': 'text/plain', ...key() } }), 415, null],
     ];
     for (const [what, send, status, field] of cases) {
       const res = await send();
@@ -241,7 +303,12 @@ describe('bad input: the documented 4xx envelope, nothing stored, balance untouc
       }
     }
     expect(await balance(t)).toBe(1_000_000);
-    expect(await countRows(acc.account_id)).toEqual({ withdrawals: 0, events: 0 });
+    expect(await storedFor(acc.account_id)).toEqual({ withdrawals: 0, batches: 0, events: 0, idempotency: 0, ledger: ['sandbox_topup'] });
+    // and the keys are free: a valid body under one of them runs for real, not as a replay
+    const ok = await withdraw(t, body(), { 'idempotency-key': 'bad-0' });
+    expect(ok.status).toBe(201);
+    expect(ok.headers.get('idempotent-replayed')).toBeNull();
+    expect(await balance(t)).toBe(750_000);
   });
 
   it('names the rule for a key that does not fit its type', async () => {

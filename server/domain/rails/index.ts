@@ -4,7 +4,11 @@ import { sandboxRail } from './sandbox';
 
 export type { PixPaymentOrder, PixPaymentOutcome, PixRail } from './rail';
 
-/** The rail withdrawals go out through. The sandbox is the only one so far; a PSP adapter plugs in here. */
-export function railFor(config: Config): PixRail {
-  return sandboxRail(config.sandboxSettlementDelayMs);
+/**
+ * The rail withdrawals go out through. The sandbox is the only one so far; a PSP adapter plugs in here.
+ * With the sandbox off and no real rail there is nothing to pay through: null, and batches wait PENDING
+ * (money stays in flight) rather than being "paid" by a simulator.
+ */
+export function railFor(config: Config): PixRail | null {
+  return config.sandbox ? sandboxRail(config.sandboxSettlementDelayMs) : null;
 }

@@ -22,6 +22,8 @@ export function sandboxRail(delayMs: number): PixRail {
         return { status: 'ERROR', reason: 'sandbox: only the first batch is paid (magic key partial@sandbox.test)' };
       }
       const bank = pickReceiverBank(order.key);
+      // In SPI the id carries the payer institution's ISPB. The sandbox PSP is fictional and has none,
+      // so it settles as if inside the receiver's institution; a real adapter returns its PSP's id.
       return {
         status: 'PAID',
         endToEndId: newEndToEndId(bank.ispb, now),

@@ -146,7 +146,8 @@ export async function createWithdrawal(
         description: input.description ?? null, detailsName: input.details.name, detailsDocument: checked.document,
         postback: input.postback ?? null, externalRef, createdAt: iso, updatedAt: iso,
       });
-      const dueAt = rail.firstAttemptAt(at).toISOString();
+      // without a rail the batch is due at once: whichever rail is configured next picks it up
+      const dueAt = (rail ? rail.firstAttemptAt(at) : at).toISOString();
       const batches = splitIntoBatches(input.amount, s.config.pixMaxBatchCents).map((amount, seq) => ({ id: newId('batch'), seq, amount }));
       for (const b of batches) {
         await insert.batch.run({ ...b, withdrawalId: id, accountId, dueAt, createdAt: iso, updatedAt: iso });
