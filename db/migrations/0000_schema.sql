@@ -254,6 +254,7 @@ CREATE TABLE `deliveries` (
 CREATE INDEX `deliveries_due_idx` ON `deliveries` (`status`,`next_attempt_at`);--> statement-breakpoint
 CREATE INDEX `deliveries_order_idx` ON `deliveries` (`url`,`resource_id`,`status`,`event_seq`);--> statement-breakpoint
 CREATE INDEX `deliveries_webhook_idx` ON `deliveries` (`webhook_id`,`created_at`);--> statement-breakpoint
+CREATE INDEX `deliveries_account_target_idx` ON `deliveries` (`account_id`,`target`,`created_at`);--> statement-breakpoint
 CREATE INDEX `deliveries_event_idx` ON `deliveries` (`event_id`);--> statement-breakpoint
 CREATE TABLE `delivery_attempts` (
 	`id` integer PRIMARY KEY AUTOINCREMENT NOT NULL,

@@ -4,6 +4,9 @@ import { Webhook } from 'standardwebhooks';
 import { afterAll, afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { accounts, customers, deliveries, disputes, events, transactions, webhooks, withdrawals } from '@/db/schema';
 import { systemClock } from '@/server/clock';
+import { createContextInner } from '@/server/context';
+import { appRouter } from '@/server/routers';
+import { createCallerFactory } from '@/server/trpc';
 import type { Config } from '@/server/config';
 import { toDomainError } from '@/server/errors';
 import { recordEvent, type EventType } from '@/server/domain/events';
@@ -139,6 +142,54 @@ describe('webhook subscriptions (tRPC)', () => {
   });
 });
 
+describe('idempotency-key on create (DECISIONS "Idempotency")', () => {
+  const createCaller = createCallerFactory(appRouter);
+  const keyed = (key: string | undefined, transport: 'caller' | 'rest' = 'caller') => {
+    const ctx = createContextInner({ services: s, auth: { kind: 'webhook-api', accountId }, headers: key === undefined ? {} : { 'idempotency-key': key }, transport });
+    return { ctx, api: createCaller(ctx) };
+  };
+
+  it('same key while the first is running → 409 with retry-after; then the stored answer; another body → 422', async () => {
+    const body = { url: `${receiver.url}/idem`, events: ['withdraw' as const] };
+    const [a, b] = await Promise.allSettled([keyed('k-1').api.webhooks.create(body), keyed('k-1').api.webhooks.create(body)]);
+    expect(a.status).toBe('fulfilled');
+    expect(b.status).toBe('rejected');
+    const busy = domainErr((b as PromiseRejectedResult).reason);
+    expect(busy).toMatchObject({ code: 'IDEMPOTENCY_IN_PROGRESS', status: 409 });
+    expect(busy.extra.retryAfterSeconds).toBeGreaterThan(0);
+
+    const replay = keyed('k-1');
+    expect(await replay.api.webhooks.create(body)).toEqual((a as PromiseFulfilledResult<unknown>).value);
+    expect(replay.ctx.response.headers['idempotent-replayed']).toBe('true');
+    expect((await rejects(keyed('k-1').api.webhooks.create({ ...body, events: ['dispute'] }))).status).toBe(422);
+    expect(s.db.read.select().from(webhooks).all()).toHaveLength(1);
+  });
+
+  it("a replay answers from the stored answer, not from today's URL check", async () => {
+    const body = { url: `${receiver.url}/idem`, events: ['withdraw' as const] };
+    const first = await keyed('k-2', 'rest').api.webhooks.create(body);
+    // e.g. the policy tightened, or the name no longer resolves: the webhook exists all the same
+    s.config.webhookAllowPrivateUrls = false;
+    const replay = keyed('k-2', 'rest');
+    expect(await replay.api.webhooks.create(body)).toEqual(first);
+    expect(replay.ctx.response.headers['idempotent-replayed']).toBe('true');
+    expect((await rejects(keyed('k-2', 'rest').api.webhooks.create({ ...body, events: ['dispute'] }))).status).toBe(422);
+    // a new key still gets the check
+    expect((await rejects(keyed('k-3', 'rest').api.webhooks.create(body))).extra.issues?.[0].path).toBe('url');
+    expect(s.db.read.select().from(webhooks).all()).toHaveLength(1);
+  });
+
+  it('REST requires the key (400 naming idempotency-key); a bad key is a 400 too; nothing stored', async () => {
+    const body = { url: `${receiver.url}/idem`, events: ['withdraw' as const] };
+    for (const key of [undefined, '', 'x'.repeat(256), 'has space']) {
+      const e = await rejects(keyed(key, 'rest').api.webhooks.create(body));
+      expect(e.status, String(key)).toBe(400);
+      expect(e.extra.issues?.[0].path).toBe('idempotency-key');
+    }
+    expect(s.db.read.select().from(webhooks).all()).toEqual([]);
+  });
+});
+
 describe('dispatch and delivery', () => {
   it('fans an event out to each subscribed webhook and the postback, signed and verifiable', async () => {
     const tx = await api().webhooks.create({ url: `${receiver.url}/tx`, events: ['transaction'] });
@@ -199,6 +250,25 @@ describe('dispatch and delivery', () => {
     expect(receiver.byId(e2.id)[0]).toMatchObject({ path: '/txn-postback', headers: { 'x-webhook-event': 'DISPUTE' } });
     for (const r of receiver.received) expect(new Webhook(secret).verify(r.body, r.headers)).toBeTruthy();
     expect(deliveryRows().map((d) => d.target)).toEqual(['postback', 'postback']);
+
+    // the postback log: the account's postback deliveries (per resource), with attempts, to resend by hand
+    await waitFor(() => deliveryRows().every((d) => d.status === 'DELIVERED'));
+    const all = await api().webhooks.postbackDeliveries({});
+    expect(all.items.map((d) => d.event_id).sort()).toEqual([e1.id, e2.id].sort());
+    const [pb] = (await api().webhooks.postbackDeliveries({ resourceId: 'dsp_pb' })).items;
+    expect(pb).toMatchObject({ target: 'postback', webhook_id: null, url: `${receiver.url}/txn-postback`, event_type: 'dispute.opened', status: 'DELIVERED', attempt_count: 1 });
+    expect(pb.attempts).toEqual([expect.objectContaining({ status_code: 200, response_excerpt: 'ok', error: null })]);
+    const page = await api().webhooks.postbackDeliveries({ limit: 1 });
+    expect(page.items).toHaveLength(1);
+    const rest = await api().webhooks.postbackDeliveries({ limit: 1, cursor: page.next_cursor });
+    expect([...page.items, ...rest.items].map((d) => d.id)).toEqual(all.items.map((d) => d.id));
+    expect(rest.next_cursor).toBeNull();
+    await api().webhooks.resend({ delivery_id: pb.id });
+    await waitFor(() => receiver.byId(e2.id).length === 2, { what: 'resent postback' });
+    expect(new Webhook(secret).verify(receiver.byId(e2.id)[1].body, receiver.byId(e2.id)[1].headers)).toBeTruthy();
+    // another account sees none of them
+    const other = (await makeAccount(s)).account_id;
+    expect((await callerFor(s, other, 'webhook-api').webhooks.postbackDeliveries({})).items).toEqual([]);
   });
 
   it("other accounts' events and inactive webhooks get nothing", async () => {
@@ -339,7 +409,8 @@ describe('dispatch and delivery', () => {
     const bAt = order.findIndex((r) => r.headers['webhook-id'] === b.id);
     expect(firstOk).toBeGreaterThanOrEqual(0);
     expect(bAt).toBe(firstOk + 1);
-    expect(deliveryRows().every((d) => d.status === 'DELIVERED')).toBe(true);
+    // the receiver answers before the engine records the attempt: wait for the record, don't race it
+    await waitFor(() => deliveryRows().every((d) => d.status === 'DELIVERED'), { what: 'all recorded DELIVERED' });
   });
 
   it('checks the address again at connect time (IP literal and a name resolving to loopback)', async () => {

@@ -128,6 +128,24 @@ describe('webhook API over HTTP', () => {
     await api(srv.url, `/api/webhooks/${list[0].magic_id}`, { method: 'DELETE', headers: auth });
   });
 
+  it('concurrent requests with one key: one webhook; each answer the stored bytes, or 409 in the envelope with retry-after', async () => {
+    const body = { url: `${receiver.url}/burst`, events: ['dispute'] };
+    const answers = await Promise.all(Array.from({ length: 12 }, () => create(body, 'burst-1')));
+    const ok = answers.filter((a) => a.status === 201);
+    expect(ok.length).toBeGreaterThanOrEqual(1);
+    expect(new Set(ok.map((a) => a.text)).size).toBe(1);
+    for (const a of answers.filter((x) => x.status !== 201)) {
+      expect(a.status).toBe(409);
+      expect(Object.keys(a.json).sort()).toEqual(['code', 'message', 'timestamp']);
+      expect(a.json.code).toBe(409);
+      expect(Number(a.headers.get('retry-after'))).toBeGreaterThan(0);
+    }
+    const list = (await api(srv.url, '/api/webhooks', { headers: auth })).json.content;
+    expect(list).toHaveLength(1);
+    expect(list[0].magic_id).toBe(ok[0].json.content.magic_id);
+    await api(srv.url, `/api/webhooks/${list[0].magic_id}`, { method: 'DELETE', headers: auth });
+  });
+
   it('400 naming the field for bad events, URLs and unknown fields; nothing stored', async () => {
     const cases: [unknown, string][] = [
       [{ url: `${receiver.url}/b`, events: [] }, 'events'],

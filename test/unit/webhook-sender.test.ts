@@ -41,6 +41,9 @@ beforeAll(async () => {
         res.writeHead(200, { 'content-type': 'text/plain' }).end('received');
       } else if (path === '/fail') {
         res.writeHead(500, { 'content-type': 'text/plain' }).end('é' + 'x'.repeat(5000));
+      } else if (path === '/fail-split') {
+        // 'a' then 2-byte characters: byte 1024 falls in the middle of one
+        res.writeHead(500, { 'content-type': 'text/plain' }).end('a' + 'é'.repeat(600));
       } else if (path === '/big-ok') {
         res.writeHead(200).end('y'.repeat(1024 * 1024));
       } else if (path === '/redirect') {
@@ -128,6 +131,13 @@ describe('sendWebhook', () => {
     expect(Buffer.byteLength(r.responseExcerpt, 'utf8')).toBeLessThanOrEqual(1024);
     expect(Buffer.from('é' + 'x'.repeat(5000)).subarray(0, 1024).toString('utf8')).toBe(r.responseExcerpt);
     expect(r.error).toMatch(/500/);
+  });
+
+  it('never cuts a character in half at the 1024-byte limit', async () => {
+    const r = await post(`${base}/fail-split`);
+    expect(r.status).toBe(500);
+    expect(r.responseExcerpt).toBe('a' + 'é'.repeat(511));
+    expect(Buffer.byteLength(r.responseExcerpt, 'utf8')).toBe(1023);
   });
 
   it('stops reading a large 2xx body after the excerpt', async () => {

@@ -1,4 +1,4 @@
-import { and, asc, desc, eq, inArray, lt, or, sql } from 'drizzle-orm';
+import { and, asc, desc, eq, inArray, lt, or, sql, type SQL } from 'drizzle-orm';
 import type { DrizzleDb } from '../../../db';
 import { deliveries, deliveryAttempts, events, webhooks } from '../../../db/schema';
 import { DomainError } from '../../errors';
@@ -340,15 +340,13 @@ function decodeCursor(c: string): { createdAt: string; id: string } {
   return { createdAt, id };
 }
 
-/** A webhook's deliveries, newest first, each with its attempts (oldest first). */
-export async function listDeliveries(s: Services, accountId: string, q: { webhookId: string; cursor?: string | null; limit?: number }) {
-  const db = s.db.read;
-  await liveWebhook(db, accountId, q.webhookId);
+/** One page of deliveries matching `where`, newest first, each with its attempts (oldest first). */
+async function deliveryPage(db: DrizzleDb, where: SQL | undefined, q: { cursor?: string | null; limit?: number }) {
   const limit = q.limit ?? 20;
   const after = q.cursor ? decodeCursor(q.cursor) : null;
   const rows = await db.select(deliveryColumns).from(deliveries).innerJoin(events, eq(events.id, deliveries.eventId))
     .where(and(
-      eq(deliveries.webhookId, q.webhookId),
+      where,
       after ? or(lt(deliveries.createdAt, after.createdAt), and(eq(deliveries.createdAt, after.createdAt), lt(deliveries.id, after.id))) : undefined,
     ))
     .orderBy(desc(deliveries.createdAt), desc(deliveries.id)).limit(limit + 1).all();
@@ -358,6 +356,24 @@ export async function listDeliveries(s: Services, accountId: string, q: { webhoo
     items: await withAttempts(db, page),
     next_cursor: rows.length > limit && last ? encodeCursor({ createdAt: last.createdAt, id: last.id }) : null,
   };
+}
+
+/** A webhook's deliveries, newest first, each with its attempts (oldest first). */
+export async function listDeliveries(s: Services, accountId: string, q: { webhookId: string; cursor?: string | null; limit?: number }) {
+  const db = s.db.read;
+  await liveWebhook(db, accountId, q.webhookId);
+  return deliveryPage(db, eq(deliveries.webhookId, q.webhookId), q);
+}
+
+/**
+ * The account's postback deliveries (optionally of one resource: a withdrawal, transaction or dispute
+ * id), newest first: the only way to find a postback delivery's attempts and id, to resend it by hand.
+ */
+export async function listPostbackDeliveries(s: Services, accountId: string, q: { resourceId?: string | null; cursor?: string | null; limit?: number }) {
+  return deliveryPage(s.db.read, and(
+    eq(deliveries.accountId, accountId), eq(deliveries.target, 'postback'),
+    q.resourceId ? eq(deliveries.resourceId, q.resourceId) : undefined,
+  ), q);
 }
 
 async function deliveryOf(db: DrizzleDb, accountId: string, id: string): Promise<DeliveryView> {

@@ -89,6 +89,18 @@ function describeError(err: NodeJS.ErrnoException): string {
   }
 }
 
+/**
+ * At most `max` bytes of `buf` as UTF-8, cut on a character boundary: a character split at the limit
+ * would decode to U+FFFD (3 bytes) and push the stored excerpt past 1 KiB.
+ */
+export function utf8Prefix(buf: Buffer, max: number): string {
+  if (buf.length <= max) return buf.toString('utf8');
+  let end = max;
+  // buf[end] is the first byte left out; while it continues a character, that character straddles the limit
+  while (end > 0 && (buf[end] & 0xc0) === 0x80) end--;
+  return buf.subarray(0, end).toString('utf8');
+}
+
 function attempt(url: URL, host: string, input: SendWebhookInput, remainingMs: number): Promise<Attempt> {
   return new Promise<Attempt>((resolve) => {
     const protocol = url.protocol as 'http:' | 'https:';
@@ -100,7 +112,7 @@ function attempt(url: URL, host: string, input: SendWebhookInput, remainingMs: n
     let res: http.IncomingMessage | undefined;
     let timer: NodeJS.Timeout | undefined;
 
-    const excerpt = () => Buffer.concat(chunks).subarray(0, RESPONSE_EXCERPT_BYTES).toString('utf8');
+    const excerpt = () => utf8Prefix(Buffer.concat(chunks), RESPONSE_EXCERPT_BYTES);
     const settle = (error: string | null, staleSocket = false) => {
       if (settled) return;
       settled = true;

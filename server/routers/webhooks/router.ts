@@ -1,9 +1,9 @@
 import { z } from 'zod';
-import { listDeliveries, resendDelivery } from '../../domain/webhooks/deliveries';
+import { listDeliveries, listPostbackDeliveries, resendDelivery } from '../../domain/webhooks/deliveries';
 import { createWebhook, deleteWebhook, listWebhooks } from '../../domain/webhooks/subscriptions';
 import { router, webhookApiProcedure, noteReplay } from '../../trpc';
 import {
-  createWebhookHeaders, createWebhookRequest, deliveryPage, deliveryResent, listDeliveriesInput, resendDeliveryInput,
+  createWebhookHeaders, createWebhookRequest, deliveryPage, deliveryResent, listDeliveriesInput, listPostbackDeliveriesInput, resendDeliveryInput,
   webhookCreated, webhookDeleted, webhookIdInput, webhookList,
 } from './schemas';
 
@@ -47,6 +47,12 @@ export const webhooksRouter = router({
     .input(listDeliveriesInput)
     .output(deliveryPage)
     .query(({ ctx, input }) => listDeliveries(ctx.services, ctx.auth.accountId, input)),
+
+  /** The account's postback deliveries, to find one to resend (tRPC only). */
+  postbackDeliveries: webhookApiProcedure
+    .input(listPostbackDeliveriesInput)
+    .output(deliveryPage)
+    .query(({ ctx, input }) => listPostbackDeliveries(ctx.services, ctx.auth.accountId, input)),
 
   resend: webhookApiProcedure
     .meta({

@@ -71,6 +71,12 @@ export const listDeliveriesInput = z.strictObject({
   limit: strictInt(1, 100).optional(),
 });
 
+export const listPostbackDeliveriesInput = z.strictObject({
+  resourceId: z.string().min(1).max(64).nullish().describe('Only the postbacks of this withdrawal, transaction or dispute'),
+  cursor: z.string().max(200).nullish(),
+  limit: strictInt(1, 100).optional(),
+});
+
 export const deliveryPage = z.object({ items: z.array(deliveryView), next_cursor: z.string().nullable() });
 
 export const resendDeliveryInput = z.strictObject({ delivery_id: z.string().min(1).max(64).describe('The delivery identifier') });
