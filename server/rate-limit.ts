@@ -43,6 +43,12 @@ export class FailureWindow {
     return c.n >= this.max ? Math.ceil((c.until - t) / 1000) : null;
   }
 
+  /** Failures counted for the key in its current window (0 once the window is over). */
+  failures(key: string): number {
+    const c = this.counts.get(key);
+    return c && this.now() < c.until ? c.n : 0;
+  }
+
   fail(key: string) {
     const t = this.now();
     const c = this.counts.get(key);
@@ -59,6 +65,7 @@ export interface RateLimits {
   failedTokenByCode: FailureWindow;
   failedTokenByIp: FailureWindow;
   failedSignInByEmail: FailureWindow;
+  failedSignInByIp: FailureWindow;
 }
 
 export function createRateLimits(rps: number): RateLimits {
@@ -67,5 +74,6 @@ export function createRateLimits(rps: number): RateLimits {
     failedTokenByCode: new FailureWindow(10, 60_000),
     failedTokenByIp: new FailureWindow(30, 60_000),
     failedSignInByEmail: new FailureWindow(5, 60_000),
+    failedSignInByIp: new FailureWindow(30, 60_000),
   };
 }

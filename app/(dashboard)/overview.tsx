@@ -20,9 +20,11 @@ const EVENT_LABEL: Record<string, string> = {
   'dispute.lost': 'Dispute lost',
 };
 
-function resourceHref(id: string): string | null {
-  if (id.startsWith('wd_')) return `/withdrawals/${id}`;
-  if (id.startsWith('txn_')) return `/transactions/${id}`;
+function resourceHref(r: { resource_id: string; transaction_id: string | null }): string | null {
+  if (r.resource_id.startsWith('wd_')) return `/withdrawals/${r.resource_id}`;
+  if (r.resource_id.startsWith('txn_')) return `/transactions/${r.resource_id}`;
+  // a dispute is shown on its charge's page
+  if (r.transaction_id?.startsWith('txn_')) return `/transactions/${r.transaction_id}`;
   return null;
 }
 
@@ -71,7 +73,7 @@ export function Overview() {
         ) : (
           <ul className="activity">
             {o.recent.map((r) => {
-              const href = resourceHref(r.resource_id);
+              const href = resourceHref(r);
               return (
                 <li key={r.id}>
                   <div className="activity-main">

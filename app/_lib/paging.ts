@@ -5,6 +5,8 @@ import { useState } from 'react';
  * Keyset pagination on the client: a stack of the cursors that opened each page, so "newer" goes
  * back exactly and "older" follows the API's next cursor. Never an offset.
  */
+export type CursorPages = ReturnType<typeof useCursorPages>;
+
 export function useCursorPages() {
   const [stack, setStack] = useState<(string | null)[]>([null]);
   return {

@@ -57,10 +57,12 @@ export async function overview(s: Services, accountId: string) {
     daily.push({ date, money_in: r?.money_in ?? 0, money_out: r?.money_out ?? 0 });
   }
   // recent activity: the account's latest events, newest first (events_account_idx)
-  const recent = await db.all<{ id: string; type: string; resource_id: string; created_at: string; amount: number | null; status: string | null }>(sql`
+  // a dispute's page is its charge's: its event names the transaction it belongs to
+  const recent = await db.all<{ id: string; type: string; resource_id: string; created_at: string; amount: number | null; status: string | null; transaction_id: string | null }>(sql`
     SELECT id, type, resource_id, created_at,
            coalesce(json_extract(payload, '$.amount'), json_extract(payload, '$.total')) AS amount,
-           json_extract(payload, '$.status') AS status
+           json_extract(payload, '$.status') AS status,
+           json_extract(payload, '$.transaction_id') AS transaction_id
     FROM events WHERE account_id = ${accountId} ORDER BY seq DESC LIMIT 10`);
   return {
     account_name: account.name,
@@ -75,6 +77,7 @@ export async function overview(s: Services, accountId: string) {
       id: r.id, type: r.type, resource_id: r.resource_id, created_at: r.created_at,
       amount: typeof r.amount === 'number' && Number.isSafeInteger(r.amount) ? r.amount : null,
       status: typeof r.status === 'string' ? r.status : null,
+      transaction_id: typeof r.transaction_id === 'string' ? r.transaction_id : null,
     })),
     timestamp: now.toISOString(),
   };

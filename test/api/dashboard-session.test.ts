@@ -2,9 +2,11 @@ import { TRPCError } from '@trpc/server';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { ManualClock } from '../../server/clock';
 import { createContextInner } from '../../server/context';
+import { failedSignInDelayMs } from '../../server/domain/sessions';
 import { appRouter } from '../../server/routers';
 import { createCallerFactory } from '../../server/trpc';
 import { callerFor, makeAccount, makeTestServices } from '../support/services';
+import { txBody } from '../support/transactions';
 
 let s: ReturnType<typeof makeTestServices>;
 let clock: ManualClock;
@@ -59,22 +61,41 @@ describe('session.signIn / signOut', () => {
     expect((forced.ctx.response.headers['set-cookie'] as string[])[0]).toContain('; Secure');
   });
 
-  it('says only "wrong email or password", slows repeated failures and then answers 429 with retry-after', async () => {
+  it('says only "wrong email or password", slows each further failure down and then answers 429 with retry-after', async () => {
     await makeAccount(s, { balance: 0, email: EMAIL, password: PASSWORD });
     const { api, ctx } = as();
-    const t0 = Date.now();
-    const wrong = await failure(api.session.signIn({ email: EMAIL, password: 'nope' }));
-    expect(Date.now() - t0).toBeGreaterThanOrEqual(240);
-    expect(wrong.code).toBe('UNAUTHORIZED');
-    expect(wrong.message).toBe('wrong email or password');
+    const timed = async (p: Promise<unknown>) => { const t0 = performance.now(); const e = await failure(p); return { e, ms: performance.now() - t0 }; };
+    const first = await timed(api.session.signIn({ email: EMAIL, password: 'nope' }));
+    expect(first.e.code).toBe('UNAUTHORIZED');
+    expect(first.e.message).toBe('wrong email or password');
     expect(ctx.response.headers['set-cookie']).toBeUndefined();
     const unknown = await failure(api.session.signIn({ email: 'nobody@shop.example', password: 'nope' }));
-    expect(unknown.message).toBe(wrong.message);
-    for (let i = 0; i < 4; i++) await failure(api.session.signIn({ email: EMAIL, password: 'nope' }));
-    // the sixth try for this email is refused before the password is even checked, the right one too
-    const limited = await failure(api.session.signIn({ email: EMAIL, password: PASSWORD }));
-    expect(limited.code).toBe('TOO_MANY_REQUESTS');
-    expect(limited.cause.extra.retryAfterSeconds).toBeGreaterThan(0);
+    expect(unknown.message).toBe(first.e.message);
+    // each miss for the same email waits longer than the one before: 250, 500, 1000, 2000 ms
+    const waits = [first.ms];
+    for (let i = 0; i < 4; i++) waits.push((await timed(api.session.signIn({ email: ` ${EMAIL.toUpperCase()} `, password: 'nope' }))).ms);
+    expect(waits[0]).toBeGreaterThanOrEqual(240);
+    expect(waits[1]).toBeGreaterThanOrEqual(490);
+    expect(waits[2]).toBeGreaterThanOrEqual(990);
+    expect(waits[3]).toBeGreaterThanOrEqual(1990);
+    expect(waits[4]).toBeGreaterThanOrEqual(1990);
+    expect(failedSignInDelayMs(50)).toBe(2000);
+    // the sixth try for this email is refused at once, before the password is even checked, the right one too
+    const limited = await timed(api.session.signIn({ email: EMAIL, password: PASSWORD }));
+    expect(limited.e.code).toBe('TOO_MANY_REQUESTS');
+    expect(limited.e.cause.extra.retryAfterSeconds).toBeGreaterThan(0);
+    expect(limited.ms).toBeLessThan(200);
+  }, 30_000);
+
+  it('limits one address trying many emails, and a success clears the count of its email', async () => {
+    await makeAccount(s, { balance: 0, email: EMAIL, password: PASSWORD });
+    s.limits.failedSignInByEmail.fail(EMAIL);
+    await as().api.session.signIn({ email: EMAIL, password: PASSWORD });
+    expect(s.limits.failedSignInByEmail.failures(EMAIL)).toBe(0);
+    for (let i = 0; i < 30; i++) s.limits.failedSignInByIp.fail('10.9.9.9');
+    const e = await failure(as({}, '10.9.9.9').api.session.signIn({ email: EMAIL, password: PASSWORD }));
+    expect(e.code).toBe('TOO_MANY_REQUESTS');
+    await as({}, '10.9.9.10').api.session.signIn({ email: EMAIL, password: PASSWORD });
   });
 
   it('validates input with the shared schema', async () => {
@@ -104,6 +125,52 @@ describe('session.signIn / signOut', () => {
     await as({ cookie }).api.dashboard.overview();
     clock.advance(2000);
     expect((await failure(as({ cookie }).api.dashboard.overview())).code).toBe('UNAUTHORIZED');
+  });
+});
+
+/** Every procedure of the app, by dotted path and type, straight from the router. */
+const PROCEDURES = Object.entries((appRouter as unknown as { _def: { procedures: Record<string, { _def: { type: 'query' | 'mutation' } }> } })._def.procedures)
+  .map(([path, p]) => ({ path, type: p._def.type }));
+// the only doors open to a stranger: exchanging client credentials, and signing in
+const PUBLIC = ['auth.token', 'session.signIn'];
+
+function call(api: ReturnType<typeof caller>, path: string, input: unknown): Promise<unknown> {
+  let fn: unknown = api;
+  for (const part of path.split('.')) fn = (fn as Record<string, unknown>)[part];
+  return (fn as (i: unknown) => Promise<unknown>)(input);
+}
+
+describe('every procedure', () => {
+  it('is listed (the router is not empty and the public ones exist)', () => {
+    expect(PROCEDURES.length).toBeGreaterThan(20);
+    for (const p of PUBLIC) expect(PROCEDURES.map((x) => x.path)).toContain(p);
+  });
+
+  it('refuses an anonymous caller, except the two public doors', async () => {
+    for (const { path } of PROCEDURES.filter((p) => !PUBLIC.includes(p.path))) {
+      const e = await failure(call(as().api, path, {}));
+      expect(e.code, path).toBe('UNAUTHORIZED');
+      // an unknown or stale session cookie is no better than none
+      const stale = await failure(call(as({ cookie: 'pp_session=ses_forged; pp_csrf=csrf_forged', 'x-csrf-token': 'csrf_forged' }).api, path, {}));
+      expect(stale.code, path).toBe('UNAUTHORIZED');
+    }
+  });
+
+  it('refuses a mutation made with the session cookie unless it echoes the CSRF token; queries need no token', async () => {
+    const { cookie, jar } = await signedIn();
+    const mutations = PROCEDURES.filter((p) => p.type === 'mutation' && !PUBLIC.includes(p.path));
+    expect(mutations.map((m) => m.path)).toEqual(expect.arrayContaining(['withdrawals.create', 'transactions.create', 'sandbox.pay', 'webhooks.create', 'webhooks.delete', 'dashboard.rotateToken', 'session.signOut']));
+    for (const { path } of mutations) {
+      expect((await failure(call(as({ cookie }).api, path, {}))).code, path).toBe('FORBIDDEN');
+      expect((await failure(call(as({ cookie, 'x-csrf-token': `${jar.pp_csrf}x` }).api, path, {}))).code, path).toBe('FORBIDDEN');
+    }
+    // with the token the same calls get past authentication (and stop at their input: nothing was sent)
+    for (const { path } of mutations.filter((m) => m.path !== 'session.signOut' && m.path !== 'dashboard.rotateToken' && m.path !== 'auth.revoke')) {
+      expect((await failure(call(as({ cookie, 'x-csrf-token': jar.pp_csrf }).api, path, {}))).code, path).toBe('BAD_REQUEST');
+    }
+    for (const { path } of PROCEDURES.filter((p) => p.type === 'query' && p.path.startsWith('dashboard.'))) {
+      await expect(call(as({ cookie }).api, path, undefined), path).resolves.toBeTruthy();
+    }
   });
 });
 
@@ -140,6 +207,17 @@ describe('dashboard procedures', () => {
     const fresh = (again.ctx.response.headers['set-cookie'] as string[])[0].split(';')[0];
     const later = await as({ cookie: fresh }).api.dashboard.overview();
     expect(later.money_in).toBe(0);
+  });
+
+  it('overview: a dispute in the recent activity names its charge, so the page can link to it', async () => {
+    const { cookie, acc } = await signedIn();
+    const c = callerFor(s, acc.account_id);
+    const charge = await c.transactions.create(txBody('CARD'));
+    const dispute = await c.sandbox.openDispute({ id: charge.id });
+    const o = await as({ cookie }).api.dashboard.overview();
+    expect(o.recent[0]).toMatchObject({ type: 'dispute.opened', resource_id: dispute.id, transaction_id: charge.id, status: 'OPEN', amount: charge.total });
+    expect(o.recent[1]).toMatchObject({ type: 'transaction.approved', resource_id: charge.id, transaction_id: null });
+    expect(o.blocked).toBe(charge.total);
   });
 
   it('developers: code and api_key, the postback secret on request, and a rotated client token shown once', async () => {

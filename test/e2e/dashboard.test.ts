@@ -4,8 +4,13 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
+import Database from 'better-sqlite3';
+import { QRCodeSVG } from 'qrcode.react';
+import { createElement } from 'react';
+import { renderToStaticMarkup } from 'react-dom/server';
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { parseWithPixUtils } from '../support/brcode-reader';
 import { accessToken, api, removeDir, startServer, type RunningServer } from '../support/server';
 
 /**
@@ -27,6 +32,10 @@ let receiver: Server;
 let receiverUrl = '';
 const received: { path: string; headers: Record<string, unknown>; body: string }[] = [];
 let withdrawalId = '';
+let pixChargeId = '';
+let other: BrowserContext | undefined;
+let otherPage: Page;
+let otherAccountId = '';
 
 async function shot(p: Page, name: string) {
   await p.evaluate(() => window.scrollTo(0, 0)); // the sticky header stays at the top of the picture
@@ -56,16 +65,20 @@ beforeAll(async () => {
   });
   await new Promise<void>((r) => receiver.listen(0, '127.0.0.1', r));
   receiverUrl = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hooks/pix`;
-  srv = await startServer({ pages: true, env: { SANDBOX_SETTLEMENT_DELAY_MS: '400', PIX_MAX_BATCH_CENTS: '10000' } });
+  // batches settle 3 s after the request: long enough to watch the detail page show them pending first
+  srv = await startServer({ pages: true, env: { SANDBOX_SETTLEMENT_DELAY_MS: '3000', PIX_MAX_BATCH_CENTS: '10000' } });
   browser = await chromium.launch({
     executablePath: CHROMIUM,
     args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'],
   });
   ctx = await browser.newContext({ viewport: { width: 1280, height: 860 }, locale: 'pt-BR' });
+  // the copy buttons write to the clipboard; the test reads it back
+  await ctx.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: srv.url });
   page = await ctx.newPage();
 });
 
 afterAll(async () => {
+  await other?.close();
   await browser?.close();
   await srv?.stop();
   if (srv) removeDir(srv.dir);
@@ -74,13 +87,18 @@ afterAll(async () => {
 
 describe('dashboard in Chromium', { timeout: 60_000 }, () => {
   it('sends an anonymous visitor to sign in, from any dashboard page', async () => {
-    for (const path of ['/', '/withdrawals', '/transactions/new', '/webhooks', '/developers']) {
-      await page.goto(`${srv.url}${path}`);
-      expect(new URL(page.url()).pathname).toBe('/sign-in');
+    const pages = ['/', '/withdrawals', '/withdrawals/new', '/withdrawals/wd_00000000000000000000', '/transactions', '/transactions/new',
+      '/transactions/txn_00000000000000000000', '/webhooks', '/developers'];
+    for (const path of pages) {
+      const answer = await page.goto(`${srv.url}${path}`);
+      expect(new URL(page.url()).pathname, path).toBe('/sign-in');
+      expect(answer?.status(), path).toBe(200);
+      expect(await page.content(), path).not.toContain('Demo Merchant');
     }
-    // the procedures refuse too, not only the pages
-    const r = await api(srv.url, '/api/trpc/dashboard.overview');
-    expect(r.status).toBe(401);
+    // the procedures refuse too, not only the pages (every one of them: test/api/dashboard-session.test.ts)
+    for (const proc of ['dashboard.overview', 'dashboard.developers', 'dashboard.postbackSecret', 'withdrawals.list', 'transactions.list', 'webhooks.list', 'session.me']) {
+      expect((await api(srv.url, `/api/trpc/${proc}`)).status, proc).toBe(401);
+    }
   });
 
   it('says so on a wrong password, then signs in with the keyboard', async () => {
@@ -112,6 +130,16 @@ describe('dashboard in Chromium', { timeout: 60_000 }, () => {
       method: 'POST', headers: { cookie: `pp_session=${session}`, 'content-type': 'application/json' }, body: '{}',
     });
     expect(r.status).toBe(403);
+    // the REST paths take the session cookie too, so they check the token the same way
+    const cookie = { cookie: `pp_session=${session}` };
+    const body = { amount: 100, key: 'fulano@example.com', key_type: 'EMAIL', details: { name: 'Fulano', document: CPF } };
+    expect((await api(srv.url, '/withdraw/pix', { body, headers: cookie })).status).toBe(403);
+    expect((await api(srv.url, '/api/webhooks/wh_00000000000000000000', { method: 'DELETE', headers: cookie })).status).toBe(403);
+    expect((await api(srv.url, '/withdraw/pix', { body, headers: { ...cookie, 'x-csrf-token': 'csrf_guess' } })).status).toBe(403);
+    // a cross-site form can only send form or text bodies: the API takes JSON only
+    const form = await fetch(`${srv.url}/api/trpc/withdrawals.create`, { method: 'POST', headers: { ...cookie, 'content-type': 'text/plain' }, body: JSON.stringify(body) });
+    expect(form.status).toBe(415);
+    expect((await api(srv.url, '/balance', { headers: cookie })).json.available).toBe(1_000_000);
   });
 
   it('shows field messages for invalid withdrawal input and sends nothing', async () => {
@@ -158,7 +186,14 @@ describe('dashboard in Chromium', { timeout: 60_000 }, () => {
     await page.getByRole('button', { name: 'Request withdrawal' }).click();
     await page.waitForURL(/\/withdrawals\/wd_[0-9a-z]+$/, WAIT);
     withdrawalId = new URL(page.url()).pathname.split('/').pop()!;
+    // first the batches are pending, then the page updates by itself as they settle
+    await see(page, '[data-testid=withdrawal-status] [data-status=REQUESTED]');
+    await see(page, 'text=3 of 3 batches are settling; this page updates by itself.');
+    expect(await page.getByTestId('batch').locator('[data-status=PENDING]').count()).toBe(3);
+    expect(await page.getByTestId('batch').first().textContent()).toContain('after settlement');
     await see(page, '[data-testid=withdrawal-status] [data-status=PAID]');
+    expect(await page.getByText('batches are settling').count()).toBe(0);
+    expect(await page.getByText('529.982.247-25').count()).toBe(2); // the key and the document, punctuated
     const batches = page.getByTestId('batch');
     await expect.poll(() => batches.count(), WAIT).toBe(3);
     for (const b of await batches.all()) {
@@ -193,8 +228,19 @@ describe('dashboard in Chromium', { timeout: 60_000 }, () => {
     await page.waitForURL(/\/transactions\/txn_[0-9a-z]+$/, WAIT);
     await see(page, 'svg[role=img], .qr-box svg');
     expect(await page.getByTestId('brcode').textContent()).toMatch(/^000201.*br\.gov\.bcb\.pix.*6304[0-9A-F]{4}$/);
-    await see(page, 'button:has-text("Copy Pix Copia e Cola")');
+    const brcode = (await page.getByTestId('brcode').textContent())!;
+    // what a payer's bank app reads from it (pix-utils, an independent parser): the charge's amount and merchant
+    expect(parseWithPixUtils(brcode)).toMatchObject({ transactionAmount: 99.8, merchantName: 'Demo Merchant' });
+    await page.getByRole('button', { name: 'Copy Pix Copia e Cola' }).click();
+    await see(page, 'button:has-text("Copied")');
+    expect(await page.evaluate(() => navigator.clipboard.readText())).toBe(brcode);
+    // the QR code on screen is the BR Code shown beside it: the same modules as qrcode.react draws for that text
+    const drawn = await page.locator('.qr-box svg path').nth(1).getAttribute('d');
+    const expected = /<path fill="#000000" d="([^"]+)"/.exec(renderToStaticMarkup(createElement(QRCodeSVG, { value: brcode, size: 208, marginSize: 2 })))![1];
+    expect(drawn).toBe(expected);
+    expect(drawn).not.toBe(/<path fill="#000000" d="([^"]+)"/.exec(renderToStaticMarkup(createElement(QRCodeSVG, { value: `${brcode} `, size: 208, marginSize: 2 })))![1]);
     await see(page, '[data-testid=transaction-status] [data-status=PENDING]');
+    pixChargeId = new URL(page.url()).pathname.split('/').pop()!;
     await shot(page, 'transaction-detail');
 
     await page.getByRole('button', { name: 'Pay (sandbox)' }).click();
@@ -224,6 +270,53 @@ describe('dashboard in Chromium', { timeout: 60_000 }, () => {
     await expect.poll(() => rows.count(), WAIT).toBe(1);
   });
 
+  it('charges a card, opens a dispute on it in the sandbox and loses it', async () => {
+    await page.goto(`${srv.url}/transactions/new`);
+    await page.getByLabel('Card', { exact: true }).check();
+    await page.getByLabel('Item 1 title').fill('Assinatura');
+    await page.getByLabel('Unit price (R$)').fill('30');
+    await page.getByLabel('Name', { exact: true }).fill('Ana Costa');
+    await page.getByLabel('Email').fill('ana@example.com');
+    await page.getByLabel('CPF or CNPJ').fill(CPF);
+    await page.getByLabel('Card number').fill('4111 1111 1111 1111');
+    await page.getByLabel('Name on card').fill('ANA COSTA');
+    await page.getByLabel('Expiry month').fill('12');
+    await page.getByLabel('Expiry year').fill(String(new Date().getFullYear() + 3));
+    await page.getByLabel('CVV').fill('123');
+    await page.getByRole('button', { name: 'Create card charge' }).click();
+    await page.waitForURL(/\/transactions\/txn_[0-9a-z]+$/, WAIT);
+    await see(page, '[data-testid=transaction-status] [data-status=APPROVED]');
+    await see(page, 'text=VISA •••• 1111');
+    expect(await page.locator('.qr-box').count()).toBe(0);
+
+    await page.getByRole('button', { name: 'Open a dispute' }).click();
+    await see(page, '#disputes-title');
+    await see(page, '[data-testid=disputes] [data-status=OPEN]');
+    await shot(page, 'transaction-dispute');
+    await page.getByRole('button', { name: 'Lose the dispute' }).click();
+    await see(page, '[data-testid=disputes] [data-status=LOST]');
+    await see(page, 'text=No sandbox action applies');
+    expect(await page.getByRole('button', { name: 'Win the dispute' }).count()).toBe(0);
+  });
+
+  it('creates an invoice charge with its digitable line and pays it in the sandbox', async () => {
+    await page.goto(`${srv.url}/transactions/new`);
+    await page.getByLabel('Invoice (boleto)').check();
+    await page.getByLabel('Item 1 title').fill('Consultoria');
+    await page.getByLabel('Unit price (R$)').fill('1.250,00');
+    await page.getByLabel('Name', { exact: true }).fill('Empresa Ltda');
+    await page.getByLabel('Email').fill('financeiro@example.com');
+    await page.getByLabel('CPF or CNPJ').fill('11.222.333/0001-81');
+    await page.getByRole('button', { name: 'Create invoice charge' }).click();
+    await page.waitForURL(/\/transactions\/txn_[0-9a-z]+$/, WAIT);
+    await see(page, '[data-testid=transaction-status] [data-status=PENDING]');
+    await see(page, 'text=Digitable line');
+    await see(page, 'text=11.222.333/0001-81');
+    await page.getByRole('button', { name: 'Pay (sandbox)' }).click();
+    await see(page, '[data-testid=transaction-status] [data-status=APPROVED]');
+    expect(await page.getByRole('button', { name: 'Pay (sandbox)' }).count()).toBe(0);
+  });
+
   it('creates a webhook (secret shown once), logs its delivery, resends it and deletes it after confirmation', async () => {
     await page.goto(`${srv.url}/webhooks`);
     await see(page, 'text=No webhooks yet');
@@ -233,6 +326,9 @@ describe('dashboard in Chromium', { timeout: 60_000 }, () => {
     const secret = page.getByTestId('webhook-secret').locator('code');
     await expect.poll(() => secret.textContent(), WAIT).toMatch(/^whsec_/);
     await see(page, `[data-testid=webhook] >> text=${receiverUrl}`);
+    const secretText = (await secret.textContent())!;
+    await page.getByRole('button', { name: 'Copy secret' }).click();
+    expect(await page.evaluate(() => navigator.clipboard.readText())).toBe(secretText);
 
     // an event after the subscription: a charge created through the REST API
     const token = await accessToken(srv.url, srv.demo.code, srv.demo.token);
@@ -249,10 +345,24 @@ describe('dashboard in Chromium', { timeout: 60_000 }, () => {
     await delivery.getByRole('button', { name: 'Resend' }).click();
     await expect.poll(() => delivery.getByTestId('attempt').count(), WAIT).toBe(2);
 
+    // the secret was shown once: a fresh visit lists the webhook without it
+    await page.reload();
+    await see(page, `[data-testid=webhook] >> text=${receiverUrl}`);
+    expect(await page.getByTestId('webhook-secret').count()).toBe(0);
+    expect(await page.content()).not.toContain(secretText);
+
     await page.getByRole('button', { name: 'Delete' }).click();
     const dialog = page.getByRole('dialog', { name: 'Delete this webhook?' });
     await dialog.waitFor(WAIT);
     await dialog.getByRole('button', { name: 'Cancel' }).click();
+    await dialog.waitFor({ state: 'hidden', ...WAIT });
+    expect(await page.getByTestId('webhook').count()).toBe(1);
+    // with the keyboard: the dialog takes focus, Escape cancels
+    await page.getByRole('button', { name: 'Delete' }).focus();
+    await page.keyboard.press('Enter');
+    await dialog.waitFor(WAIT);
+    expect(await page.evaluate(() => document.activeElement?.textContent)).toBe('Cancel');
+    await page.keyboard.press('Escape');
     await dialog.waitFor({ state: 'hidden', ...WAIT });
     expect(await page.getByTestId('webhook').count()).toBe(1);
     await page.getByRole('button', { name: 'Delete' }).click();
@@ -264,6 +374,8 @@ describe('dashboard in Chromium', { timeout: 60_000 }, () => {
     await page.goto(`${srv.url}/developers`);
     await see(page, `code:has-text("${srv.demo.code}")`);
     await see(page, `code:has-text("${srv.demo.apiKey}")`);
+    await page.getByRole('button', { name: 'Copy api key' }).click();
+    expect(await page.evaluate(() => navigator.clipboard.readText())).toBe(srv.demo.apiKey);
     await page.getByRole('button', { name: 'Show postback secret' }).click();
     await expect.poll(() => page.getByLabel('Postback secret').textContent(), WAIT).toMatch(/^whsec_/);
     await shot(page, 'developers');
@@ -299,11 +411,13 @@ describe('dashboard in Chromium', { timeout: 60_000 }, () => {
     await page.goto(`${srv.url}/`);
     await see(page, 'svg.recharts-surface[role=application]');
     await see(page, '.activity >> text=Charge created');
+    // the card's dispute links to its charge
+    expect(await page.locator('.activity li', { hasText: 'Dispute lost' }).getByRole('link').getAttribute('href')).toMatch(/^\/transactions\/txn_[0-9a-z]+$/);
     await see(page, '.recharts-bar-rectangle');
-    // 10.000,00 − 250,00 withdrawn + 99,80 approved
-    await expect.poll(() => page.getByTestId('available-balance').textContent(), WAIT).toBe('R$ 9.849,80');
-    expect(await page.getByTestId('money-out').textContent()).toBe('R$ 250,00');
-    expect(await page.getByTestId('money-in').textContent()).toBe('R$ 10.099,80');
+    // 10.000,00 − 250,00 withdrawn + 99,80 by Pix + 1.250,00 by invoice + 30,00 by card, lost again to the chargeback
+    await expect.poll(() => page.getByTestId('available-balance').textContent(), WAIT).toBe('R$ 11.099,80');
+    expect(await page.getByTestId('money-out').textContent()).toBe('R$ 280,00');
+    expect(await page.getByTestId('money-in').textContent()).toBe('R$ 11.379,80');
     await shot(page, 'overview');
     await page.setViewportSize({ width: 390, height: 844 });
     await see(page, 'svg.recharts-surface[role=application]');
@@ -311,14 +425,71 @@ describe('dashboard in Chromium', { timeout: 60_000 }, () => {
     await page.setViewportSize({ width: 1280, height: 860 });
   });
 
+  it('shows a loading state while a list is on its way, and an empty state when nothing matches', async () => {
+    let release!: () => void;
+    const held = new Promise<void>((r) => { release = r; });
+    const slow = (url: URL) => url.pathname.includes('transactions.list');
+    await page.route(slow, async (route) => { await held; await route.continue(); });
+    await page.goto(`${srv.url}/transactions`);
+    await see(page, '.card .loading[role=status] >> text=Loading…');
+    release();
+    await see(page, 'table.list[aria-label=Transactions] tbody tr');
+    await page.unroute(slow);
+    expect(await page.locator('.loading').count()).toBe(0);
+    await page.getByLabel('Status').selectOption('REFUSED');
+    await see(page, 'text=No transactions match these filters');
+  });
+
+  it('fits a phone-sized screen on every main page, nav included', async () => {
+    const phone = await browser.newContext({ storageState: await ctx.storageState(), viewport: { width: 390, height: 844 }, isMobile: true, hasTouch: true, locale: 'pt-BR' });
+    const p = await phone.newPage();
+    const pages: [string, string][] = [
+      ['/', 'Overview'], ['/withdrawals', 'Withdrawals'], [`/withdrawals/${withdrawalId}`, 'Withdrawal R$ 250,00'], ['/withdrawals/new', 'New withdrawal'],
+      ['/transactions', 'Transactions'], [`/transactions/${pixChargeId}`, 'PIX charge R$ 99,80'], ['/transactions/new', 'New charge'], ['/webhooks', 'Webhooks'], ['/developers', 'Developers'],
+    ];
+    for (const [path, title] of pages) {
+      await p.goto(`${srv.url}${path}`);
+      await see(p, `h1:has-text("${title}")`);
+      await expect.poll(() => p.locator('.loading').count(), WAIT).toBe(0);
+      // nothing wider than the screen: no sideways scrolling
+      expect(await p.evaluate(() => document.documentElement.scrollWidth), path).toBeLessThanOrEqual(390);
+      for (const link of await p.getByRole('navigation', { name: 'Main' }).getByRole('link').all()) {
+        const box = (await link.boundingBox())!;
+        expect(box.x + box.width, `${path}: ${await link.textContent()}`).toBeLessThanOrEqual(390);
+      }
+      if (path === '/withdrawals') await shot(p, 'withdrawals-phone');
+      if (path.startsWith('/transactions/txn_')) await shot(p, 'transaction-detail-phone');
+      if (path === '/withdrawals/new') await shot(p, 'withdrawal-new-phone');
+    }
+    // on a phone the list rows read as labelled cards
+    await p.goto(`${srv.url}/withdrawals`);
+    const cell = p.locator('table.list tbody td[data-label=Amount]').first();
+    expect(await cell.evaluate((td) => getComputedStyle(td, '::before').content)).toBe('"Amount"');
+    await phone.close();
+  });
+
+  it('skips to the content with the keyboard', async () => {
+    await page.goto(`${srv.url}/withdrawals`);
+    await see(page, 'h1:has-text("Withdrawals")');
+    await page.keyboard.press('Tab');
+    expect(await page.evaluate(() => document.activeElement?.textContent)).toBe('Skip to content');
+    await page.keyboard.press('Enter');
+    expect(await page.evaluate(() => document.activeElement?.id)).toBe('main');
+    // the next Tab lands inside the page, on its first control
+    await page.keyboard.press('Tab');
+    expect(await page.evaluate(() => document.activeElement?.closest('main') !== null)).toBe(true);
+  });
+
   it("answers not found for another account's withdrawal", async () => {
     const exec = promisify(execFile);
     const { stdout } = await exec(process.execPath, ['--import', 'tsx', 'scripts/account-create.ts', '--name', 'Other Shop', '--email', 'other@example.com', '--password', 'other-password-123', '--json'], {
       cwd: ROOT, env: { ...process.env, DATABASE_PATH: srv.databasePath },
     });
-    expect(JSON.parse(stdout).account_id).toMatch(/^acc_/);
-    const other = await browser.newContext();
-    const p = await other.newPage();
+    otherAccountId = JSON.parse(stdout).account_id;
+    expect(otherAccountId).toMatch(/^acc_/);
+    other = await browser.newContext({ viewport: { width: 1280, height: 860 }, locale: 'pt-BR' });
+    otherPage = await other.newPage();
+    const p = otherPage;
     await p.goto(`${srv.url}/sign-in`);
     await p.getByLabel('Email').fill('other@example.com');
     await p.getByLabel('Password').fill('other-password-123');
@@ -326,9 +497,68 @@ describe('dashboard in Chromium', { timeout: 60_000 }, () => {
     await p.waitForURL(`${srv.url}/`, WAIT);
     await p.goto(`${srv.url}/withdrawals/${withdrawalId}`);
     await see(p, '[data-testid=not-found] >> text=Withdrawal not found');
+    await p.goto(`${srv.url}/transactions/${pixChargeId}`);
+    await see(p, '[data-testid=not-found] >> text=Transaction not found');
     await p.goto(`${srv.url}/withdrawals`);
     await see(p, 'text=No withdrawals yet');
-    await other.close();
+  });
+
+  it('keeps the withdrawals page quick over 100,000 withdrawals', async () => {
+    // 100,000 settled withdrawals (one batch each) written straight into the server's database for the
+    // other account; the query plans behind this are proven in test/api/withdrawals-list-scale.test.ts
+    const N = 100_000;
+    const base = Date.parse('2026-01-01T00:00:00.000Z');
+    const db = new Database(srv.databasePath);
+    db.pragma('busy_timeout = 10000');
+    const w = db.prepare(`INSERT INTO withdrawals (id, account_id, status, amount, key, key_type, details_name, details_document, created_at, updated_at)
+      VALUES (?, ?, ?, ?, 'fulano@example.com', 'EMAIL', ?, '52998224725', ?, ?)`);
+    const b = db.prepare(`INSERT INTO withdrawal_batches (id, withdrawal_id, account_id, seq, amount, status, due_at, created_at, updated_at)
+      VALUES (?, ?, ?, 0, ?, ?, ?, ?, ?)`);
+    db.transaction(() => {
+      for (let i = 0; i < N; i++) {
+        const id = `wd_seed${String(i).padStart(15, '0')}`;
+        const at = new Date(base + i * 1000).toISOString();
+        const status = i % 10 === 3 ? 'ERROR' : 'PAID';
+        w.run(id, otherAccountId, status, 100 + (i % 1000), `Recebedor ${i}`, at, at);
+        b.run(`wdb_seed${String(i).padStart(15, '0')}`, id, otherAccountId, 100 + (i % 1000), status, at, at, at);
+      }
+    })();
+    db.close();
+
+    const p = otherPage;
+    const rows = p.locator('table.list tbody tr');
+    await p.goto(`${srv.url}/withdrawals`);
+    await expect.poll(() => rows.count(), WAIT).toBe(20);
+    expect(await rows.first().textContent()).toContain(`Recebedor ${N - 1}`);
+    for (let pageNo = 2; pageNo <= 4; pageNo++) {
+      await p.getByRole('button', { name: 'Older →' }).click();
+      await expect.poll(() => rows.first().textContent(), WAIT).toContain(`Recebedor ${N - 1 - (pageNo - 1) * 20}`);
+    }
+    await p.getByLabel('Status').selectOption('ERROR');
+    await expect.poll(() => rows.first().textContent(), WAIT).toContain('Recebedor 99993');
+    expect(await rows.count()).toBe(20);
+    await shot(p, 'withdrawals-100k');
+    // how long each list call took, as the browser timed it (request sent → last byte)
+    const times = await p.evaluate(() => performance.getEntriesByType('resource')
+      .filter((e) => e.name.includes('withdrawals.list')).map((e) => (e as PerformanceResourceTiming).responseEnd - e.startTime));
+    expect(times.length).toBeGreaterThanOrEqual(5);
+    // index walks: each page answers in milliseconds; a scan and sort of 100,000 rows per page would not
+    expect(times.every((ms) => ms > 0 && ms < 1_000), `list answers took ${times.map(Math.round).join(', ')} ms`).toBe(true);
+    console.log(`withdrawals.list over ${N} rows, as the browser timed it: ${times.map(Math.round).join(', ')} ms`);
+  });
+
+  it('sends a page whose session ended elsewhere to sign in at its next call', async () => {
+    const p = otherPage;
+    await p.goto(`${srv.url}/withdrawals`);
+    await see(p, 'table.list tbody tr');
+    // signed out from another tab: the session is revoked on the server
+    const cookies = await other!.cookies();
+    const jar = Object.fromEntries(cookies.map((c) => [c.name, c.value]));
+    const out = await api(srv.url, '/api/trpc/session.signOut', { body: {}, headers: { cookie: `pp_session=${jar.pp_session}`, 'x-csrf-token': jar.pp_csrf } });
+    expect(out.status).toBe(200);
+    // a client-side navigation: the layout is not fetched again, the page's own query meets the 401
+    await p.getByRole('link', { name: 'Transactions' }).first().click();
+    await p.waitForURL(`${srv.url}/sign-in`, WAIT);
   });
 
   it('sends an invalid session cookie to sign in', async () => {

@@ -3,7 +3,8 @@ import { keepPreviousData, useQuery } from '@tanstack/react-query';
 import Link from 'next/link';
 import { useState } from 'react';
 import { TRANSACTION_METHODS, TRANSACTION_STATUSES } from '@/server/routers/transactions/schemas';
-import { EmptyState, ErrorState, Loading, Money, PageHeader, Pager, SelectField, StatusBadge } from '../../_components/ui';
+import { PagedTable } from '../../_components/paged-table';
+import { EmptyState, Money, PageHeader, SelectField, StatusBadge } from '../../_components/ui';
 import { formatDateTime } from '../../_lib/dates';
 import { useCursorPages } from '../../_lib/paging';
 import { useTRPC } from '../../_lib/trpc';
@@ -37,35 +38,20 @@ export function TransactionList() {
             {TRANSACTION_METHODS.map((m) => <option key={m} value={m}>{m}</option>)}
           </SelectField>
         </div>
-        {q.isPending ? <Loading /> : q.isError ? <ErrorState error={q.error} onRetry={() => q.refetch()} /> : q.data.items.length === 0 ? (
-          <EmptyState title={filtered ? 'No transactions match these filters' : 'No transactions yet'}>
-            {filtered ? null : <Link className="button primary" href="/transactions/new">Create the first charge</Link>}
-          </EmptyState>
-        ) : (
-          <>
-            <div className="table-wrap">
-              <table className="list" aria-busy={q.isFetching}>
-                <thead>
-                  <tr><th>Created</th><th>Transaction</th><th>Customer</th><th>Method</th><th>Status</th><th className="num">Total</th></tr>
-                </thead>
-                <tbody>
-                  {q.data.items.map((t) => (
-                    <tr key={t.id}>
-                      <td data-label="Created" className="nowrap">{formatDateTime(t.created_at)}</td>
-                      <td data-label="Transaction"><Link href={`/transactions/${t.id}`} className="mono">{t.id}</Link></td>
-                      <td data-label="Customer">{t.customer.name}</td>
-                      <td data-label="Method">{t.method}</td>
-                      <td data-label="Status"><StatusBadge status={t.status} /></td>
-                      <td data-label="Total" className="num"><Money cents={t.total} /></td>
-                    </tr>
-                  ))}
-                </tbody>
-              </table>
-            </div>
-            <Pager hasPrev={pages.hasPrev} hasNext={!!q.data.nextCursor} busy={q.isFetching}
-              onPrev={pages.prev} onNext={() => q.data.nextCursor && pages.next(q.data.nextCursor)} />
-          </>
-        )}
+        <PagedTable query={q} pages={pages} label="Transactions"
+          empty={(
+            <EmptyState title={filtered ? 'No transactions match these filters' : 'No transactions yet'}>
+              {filtered ? null : <Link className="button primary" href="/transactions/new">Create the first charge</Link>}
+            </EmptyState>
+          )}
+          columns={[
+            { label: 'Created', nowrap: true, cell: (t) => formatDateTime(t.created_at) },
+            { label: 'Transaction', cell: (t) => <Link href={`/transactions/${t.id}`} className="mono">{t.id}</Link> },
+            { label: 'Customer', cell: (t) => t.customer.name },
+            { label: 'Method', cell: (t) => t.method },
+            { label: 'Status', cell: (t) => <StatusBadge status={t.status} /> },
+            { label: 'Total', numeric: true, cell: (t) => <Money cents={t.total} /> },
+          ]} />
       </section>
     </>
   );

@@ -1,9 +1,10 @@
 'use client';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
-import { useRef, useState, type FormEvent } from 'react';
+import { useState } from 'react';
 import { createWebhookRequest } from '@/server/routers/webhooks/schemas';
-import { focusFirstInvalid, ConfirmDialog, CopyValue, EmptyState, ErrorState, FormError, Loading, PageHeader, StatusBadge, TextField } from '../../_components/ui';
-import { describeApiError, validate, type FieldErrors } from '../../_lib/api-errors';
+import { ConfirmDialog, CopyValue, EmptyState, ErrorState, FormError, Loading, PageHeader, StatusBadge, TextField } from '../../_components/ui';
+import { describeApiError } from '../../_lib/api-errors';
+import { ApiForm, useApiForm } from '../../_lib/api-form';
 import { formatDateTime } from '../../_lib/dates';
 import { useTRPC } from '../../_lib/trpc';
 import { DeliveryLog } from './delivery-log';
@@ -21,9 +22,8 @@ export function Webhooks() {
   const list = useQuery(trpc.webhooks.list.queryOptions());
   const [url, setUrl] = useState('');
   const [events, setEvents] = useState<Category[]>(['transaction', 'withdraw', 'dispute']);
-  const [fields, setFields] = useState<FieldErrors>({});
-  const formRef = useRef<HTMLFormElement>(null);
-  const [error, setError] = useState<string | null>(null);
+  const f = useApiForm();
+  const { fields } = f;
   const [deleting, setDeleting] = useState<{ id: string; url: string } | null>(null);
   const [openLog, setOpenLog] = useState<string | null>(null);
 
@@ -32,12 +32,7 @@ export function Webhooks() {
       setUrl('');
       await queryClient.invalidateQueries({ queryKey: trpc.webhooks.list.queryKey() });
     },
-    onError: (err) => {
-      const d = describeApiError(err);
-      setFields(d.fields);
-      focusFirstInvalid(formRef.current);
-      setError(d.message);
-    },
+    onError: f.showApiError,
   }));
   const remove = useMutation(trpc.webhooks.delete.mutationOptions({
     onSuccess: async () => {
@@ -46,14 +41,10 @@ export function Webhooks() {
     },
   }));
 
-  function submit(e: FormEvent) {
-    e.preventDefault();
-    setError(null);
+  function submit() {
     create.reset();
-    const v = validate(createWebhookRequest, { url, events });
-    if (!v.ok) { setFields(v.fields); focusFirstInvalid(formRef.current); setError('Some fields need attention'); return; }
-    setFields({});
-    create.mutate(v.data);
+    const valid = f.check(createWebhookRequest, { url, events });
+    if (valid) create.mutate(valid);
   }
 
   const toggle = (c: Category, on: boolean) => setEvents((list) => (on ? [...list, c].filter((x, i, a) => a.indexOf(x) === i) : list.filter((x) => x !== c)));
@@ -71,8 +62,7 @@ export function Webhooks() {
             <button type="button" className="button small secondary" onClick={() => create.reset()}>Done, hide it</button>
           </div>
         ) : null}
-        <form ref={formRef} className="form" onSubmit={submit} noValidate>
-          <FormError message={error} />
+        <ApiForm form={f} onSubmit={submit} label="Add an endpoint">
           <TextField label="Endpoint URL" name="url" type="url" inputMode="url" placeholder="https://example.com/webhooks/pix" value={url} onChange={(e) => setUrl(e.target.value)} error={fields.url}
             hint="https:// recommended. Private and loopback addresses are refused unless the server allows them." />
           <fieldset>
@@ -89,7 +79,7 @@ export function Webhooks() {
           <div className="button-row">
             <button type="submit" className="button primary" disabled={create.isPending}>{create.isPending ? 'Adding…' : 'Add webhook'}</button>
           </div>
-        </form>
+        </ApiForm>
       </section>
 
       <section className="card" aria-labelledby="webhooks-title">

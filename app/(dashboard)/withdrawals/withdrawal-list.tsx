@@ -3,8 +3,10 @@ import { keepPreviousData, useQuery } from '@tanstack/react-query';
 import Link from 'next/link';
 import { useState } from 'react';
 import { WITHDRAWAL_STATUS_VALUES } from '@/server/routers/withdrawals/schemas';
-import { EmptyState, ErrorState, Loading, Money, PageHeader, Pager, SelectField, StatusBadge } from '../../_components/ui';
+import { PagedTable } from '../../_components/paged-table';
+import { EmptyState, Money, PageHeader, SelectField, StatusBadge } from '../../_components/ui';
 import { formatDateTime } from '../../_lib/dates';
+import { formatPixKey } from '../../_lib/documents';
 import { useCursorPages } from '../../_lib/paging';
 import { useTRPC } from '../../_lib/trpc';
 
@@ -19,7 +21,7 @@ export function WithdrawalList() {
     ...trpc.withdrawals.list.queryOptions({ status: status || undefined, cursor: pages.cursor, limit: PAGE_SIZE }),
     placeholderData: keepPreviousData,
     // keep statuses moving while anything on the page is still settling
-    refetchInterval: (query) => (query.state.data?.items.some((w) => w.status === 'REQUESTED') ? 2_000 : false),
+    refetchInterval: (query) => (query.state.data?.items.some((w) => w.receipt.some((b) => b.status === 'PENDING')) ? 2_000 : false),
   });
 
   return (
@@ -32,35 +34,20 @@ export function WithdrawalList() {
             {WITHDRAWAL_STATUS_VALUES.map((s) => <option key={s} value={s}>{s.replace(/_/g, ' ')}</option>)}
           </SelectField>
         </div>
-        {q.isPending ? <Loading /> : q.isError ? <ErrorState error={q.error} onRetry={() => q.refetch()} /> : q.data.items.length === 0 ? (
-          <EmptyState title={status ? `No ${status.replace(/_/g, ' ').toLowerCase()} withdrawals` : 'No withdrawals yet'}>
-            {status ? null : <Link className="button primary" href="/withdrawals/new">Request the first one</Link>}
-          </EmptyState>
-        ) : (
-          <>
-            <div className="table-wrap">
-              <table className="list" aria-busy={q.isFetching}>
-                <thead>
-                  <tr><th>Created</th><th>Withdrawal</th><th>Recipient</th><th>Pix key</th><th>Status</th><th className="num">Amount</th></tr>
-                </thead>
-                <tbody>
-                  {q.data.items.map((w) => (
-                    <tr key={w.id}>
-                      <td data-label="Created" className="nowrap">{formatDateTime(w.created_at)}</td>
-                      <td data-label="Withdrawal"><Link href={`/withdrawals/${w.id}`} className="mono">{w.id}</Link></td>
-                      <td data-label="Recipient">{w.operation.details.name}</td>
-                      <td data-label="Pix key"><span><span className="muted small">{w.operation.key_type}</span> {w.operation.key}</span></td>
-                      <td data-label="Status"><StatusBadge status={w.status} /></td>
-                      <td data-label="Amount" className="num"><Money cents={w.amount} /></td>
-                    </tr>
-                  ))}
-                </tbody>
-              </table>
-            </div>
-            <Pager hasPrev={pages.hasPrev} hasNext={!!q.data.nextCursor} busy={q.isFetching}
-              onPrev={pages.prev} onNext={() => q.data.nextCursor && pages.next(q.data.nextCursor)} />
-          </>
-        )}
+        <PagedTable query={q} pages={pages} label="Withdrawals"
+          empty={(
+            <EmptyState title={status ? `No ${status.replace(/_/g, ' ').toLowerCase()} withdrawals` : 'No withdrawals yet'}>
+              {status ? null : <Link className="button primary" href="/withdrawals/new">Request the first one</Link>}
+            </EmptyState>
+          )}
+          columns={[
+            { label: 'Created', nowrap: true, cell: (w) => formatDateTime(w.created_at) },
+            { label: 'Withdrawal', cell: (w) => <Link href={`/withdrawals/${w.id}`} className="mono">{w.id}</Link> },
+            { label: 'Recipient', cell: (w) => w.operation.details.name },
+            { label: 'Pix key', cell: (w) => <span><span className="muted small">{w.operation.key_type}</span> {formatPixKey(w.operation.key_type, w.operation.key)}</span> },
+            { label: 'Status', cell: (w) => <StatusBadge status={w.status} /> },
+            { label: 'Amount', numeric: true, cell: (w) => <Money cents={w.amount} /> },
+          ]} />
       </section>
     </>
   );

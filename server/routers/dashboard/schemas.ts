@@ -12,6 +12,7 @@ export const overviewResponse = z.object({
   recent: z.array(z.object({
     id: z.string(), type: z.string(), resource_id: z.string(), created_at: z.string(),
     amount: z.number().int().nullable(), status: z.string().nullable(),
+    transaction_id: z.string().nullable().describe('The charge a dispute event belongs to'),
   })),
   timestamp: z.string(),
 });

@@ -1,24 +1,10 @@
 import { z } from 'zod';
 import { getAccount } from '../../domain/accounts';
 import { signedInUser } from '../../domain/dashboard';
-import { parseCookies, SESSION_COOKIE, signIn, signOut } from '../../domain/sessions';
-import { DomainError } from '../../errors';
-import { FailureWindow } from '../../rate-limit';
-import type { Services } from '../../services';
+import { parseCookies, SESSION_COOKIE, signInLimited, signOut } from '../../domain/sessions';
 import { dashboardProcedure, publicProcedure, router } from '../../trpc';
 import { clearedSessionCookies, cookiesAreSecure, sessionCookies } from './cookies';
 import { sessionUser, signInRequest, signOutResponse } from './schemas';
-
-/** Every failed sign-in costs the caller this much, so guessing is slow even below the lockout. */
-export const FAILED_SIGN_IN_DELAY_MS = 250;
-
-// Per IP, next to services.limits.failedSignInByEmail: one address trying many emails is slowed too.
-const failedByIp = new WeakMap<Services, FailureWindow>();
-function ipWindow(s: Services) {
-  let w = failedByIp.get(s);
-  if (!w) failedByIp.set(s, (w = new FailureWindow(30, 60_000)));
-  return w;
-}
 
 export const sessionRouter = router({
   /** Email + password → httpOnly session cookie and a readable CSRF cookie. */
@@ -27,17 +13,7 @@ export const sessionRouter = router({
     .output(sessionUser)
     .mutation(async ({ ctx, input }) => {
       const s = ctx.services;
-      const wait = s.limits.failedSignInByEmail.blocked(input.email) ?? ipWindow(s).blocked(ctx.ip);
-      if (wait !== null) throw new DomainError('RATE_LIMITED', `too many failed sign-ins; try again in ${wait} s`, { retryAfterSeconds: wait });
-      const session = await signIn(s.db, input.email, input.password, s.clock.now());
-      if (!session) {
-        s.limits.failedSignInByEmail.fail(input.email);
-        ipWindow(s).fail(ctx.ip);
-        // nothing was written on this path: the pause holds no writer job
-        await new Promise((r) => setTimeout(r, FAILED_SIGN_IN_DELAY_MS));
-        throw new DomainError('UNAUTHORIZED', 'wrong email or password');
-      }
-      s.limits.failedSignInByEmail.reset(input.email);
+      const session = await signInLimited(s, input.email, input.password, ctx.ip);
       const maxAgeSeconds = Math.max(0, Math.floor((session.expiresAt.getTime() - s.clock.now().getTime()) / 1000));
       ctx.response.headers['set-cookie'] = sessionCookies({
         sessionToken: session.sessionToken, csrfToken: session.csrfToken, maxAgeSeconds, secure: cookiesAreSecure(s.config, ctx.headers),

@@ -6,6 +6,7 @@ import { BackLink, CopyButton, DetailList, ErrorState, FormError, Loading, Money
 import { NotFoundCard } from '../../../_components/not-found-card';
 import { apiErrorCode, describeApiError } from '../../../_lib/api-errors';
 import { formatDateTime } from '../../../_lib/dates';
+import { formatDocument, formatPhone } from '../../../_lib/documents';
 import { formatBRL } from '../../../_lib/money';
 import { useTRPC } from '../../../_lib/trpc';
 
@@ -71,6 +72,10 @@ export function TransactionDetail({ id }: { id: string }) {
       <section className="card" aria-labelledby="sandbox-title">
         <h2 id="sandbox-title">Sandbox</h2>
         <p className="muted">Act as the payer or the card network to see how the charge moves.</p>
+        {openCase ? (
+          <p className="alert alert-info" role="status">A dispute of <Money cents={openCase.amount} /> is open: that amount is held from your available
+            balance until it is won (released) or lost (kept as a chargeback).</p>
+        ) : null}
         <FormError message={actionError ? describeApiError(actionError).message : null} />
         <div className="button-row">
           {canPay ? <button type="button" className="button primary" disabled={busy} onClick={() => pay.mutate({ id: t.id })}>{pay.isPending ? 'Paying…' : 'Pay (sandbox)'}</button> : null}
@@ -81,7 +86,7 @@ export function TransactionDetail({ id }: { id: string }) {
               <button type="button" className="button danger" disabled={busy} onClick={() => resolve.mutate({ id: openCase.id, outcome: 'lost' })}>Lose the dispute</button>
             </>
           ) : null}
-          {!canPay && !canDispute && !openCase ? <p className="muted small">No sandbox action applies to a {t.status.toLowerCase()} {t.method} charge{disputes.data?.length ? ' with a closed dispute' : ''}.</p> : null}
+          {!canPay && !canDispute && !openCase ? <p className="muted small">No sandbox action applies: this {t.method} charge is {t.status.toLowerCase()}{disputes.data?.length ? ' and its dispute is closed' : ''}.</p> : null}
         </div>
       </section>
 
@@ -105,7 +110,7 @@ export function TransactionDetail({ id }: { id: string }) {
       <section className="card" aria-labelledby="customer-title">
         <h2 id="customer-title">Customer</h2>
         <DetailList rows={[
-          ['Name', t.customer.name], ['Email', t.customer.email], ['Document', t.customer.document], ['Phone', t.customer.phone],
+          ['Name', t.customer.name], ['Email', t.customer.email], ['Document', formatDocument(t.customer.document)], ['Phone', t.customer.phone ? formatPhone(t.customer.phone) : null],
         ]} />
       </section>
 
@@ -129,7 +134,7 @@ export function TransactionDetail({ id }: { id: string }) {
       </section>
 
       {disputes.data && disputes.data.length > 0 ? (
-        <section className="card" aria-labelledby="disputes-title">
+        <section className="card" aria-labelledby="disputes-title" data-testid="disputes">
           <h2 id="disputes-title">Disputes</h2>
           <ul className="activity">
             {disputes.data.map((d) => (

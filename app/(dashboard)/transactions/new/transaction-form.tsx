@@ -1,10 +1,11 @@
 'use client';
 import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { useRouter } from 'next/navigation';
-import { useRef, useState, type FormEvent } from 'react';
+import { useState } from 'react';
 import { createTransactionRequest, TRANSACTION_METHODS } from '@/server/routers/transactions/schemas';
-import { focusFirstInvalid, BackLink, FormError, Money, PageHeader, SelectField, TextField } from '../../../_components/ui';
-import { describeApiError, validate, type FieldErrors } from '../../../_lib/api-errors';
+import { BackLink, Money, PageHeader, SelectField, TextField } from '../../../_components/ui';
+import type { FieldErrors } from '../../../_lib/api-errors';
+import { ApiForm, useApiForm } from '../../../_lib/api-form';
 import { formatBRL, parseBRL } from '../../../_lib/money';
 import { useTRPC } from '../../../_lib/trpc';
 
@@ -30,21 +31,15 @@ export function TransactionForm() {
   const [card, setCard] = useState({ number: '', holder_name: '', expiration_month: '', expiration_year: '', cvv: '' });
   const [installments, setInstallments] = useState('1');
   const [extra, setExtra] = useState({ externalRef: '', postback: '' });
-  const [fields, setFields] = useState<FieldErrors>({});
-  const formRef = useRef<HTMLFormElement>(null);
-  const [error, setError] = useState<string | null>(null);
+  const f = useApiForm();
+  const { fields } = f;
 
   const create = useMutation(trpc.transactions.create.mutationOptions({
     onSuccess: async (created) => {
       await queryClient.invalidateQueries({ queryKey: trpc.transactions.list.pathKey() });
       router.push(`/transactions/${created.id}`);
     },
-    onError: (err) => {
-      const d = describeApiError(err);
-      setFields(d.fields);
-      focusFirstInvalid(formRef.current);
-      setError(d.message);
-    },
+    onError: f.showApiError,
   }));
 
   const prices = items.map((it) => (it.unitPrice.trim() ? parseBRL(it.unitPrice) : undefined));
@@ -52,9 +47,7 @@ export function TransactionForm() {
   const total = prices.every((p, i) => typeof p === 'number' && typeof quantities[i] === 'number')
     ? prices.reduce<number>((n, p, i) => n + (p as number) * (quantities[i] as number), 0) : null;
 
-  function submit(e: FormEvent) {
-    e.preventDefault();
-    setError(null);
+  function submit() {
     const input = {
       amount: total && total > 0 ? total : undefined,
       method,
@@ -69,19 +62,11 @@ export function TransactionForm() {
       ...(optional(extra.externalRef) ? { externalRef: extra.externalRef.trim() } : {}),
       ...(optional(extra.postback) ? { postback: extra.postback.trim() } : {}),
     };
-    const v = validate(createTransactionRequest, input);
-    const problems: FieldErrors = v.ok ? {} : { ...v.fields };
-    prices.forEach((p, i) => { if (p === null) problems[`items.${i}.unitPrice`] = AMOUNT_FORMAT; });
+    const unreadable: FieldErrors = {};
+    prices.forEach((p, i) => { if (p === null) unreadable[`items.${i}.unitPrice`] = AMOUNT_FORMAT; });
     // the total is derived from the items: when they are incomplete, their own messages say so
-    if (total === null) delete problems.amount;
-    if (Object.keys(problems).length) {
-      setFields(problems);
-      focusFirstInvalid(formRef.current);
-      setError('Some fields need attention');
-      return;
-    }
-    setFields({});
-    if (v.ok) create.mutate(v.data);
+    const valid = f.check(createTransactionRequest, input, { extra: unreadable, ignore: total === null ? ['amount'] : [] });
+    if (valid) create.mutate(valid);
   }
 
   const setItem = (key: number, patch: Partial<ItemRow>) => setItems((list) => list.map((it) => (it.key === key ? { ...it, ...patch } : it)));
@@ -90,8 +75,7 @@ export function TransactionForm() {
     <>
       <BackLink href="/transactions">Transactions</BackLink>
       <PageHeader title="New charge" subtitle="Charge a customer by Pix, card or invoice." />
-      <form ref={formRef} className="card form" onSubmit={submit} noValidate>
-        <FormError message={error} />
+      <ApiForm form={f} onSubmit={submit} className="card form" label="New charge">
         <fieldset>
           <legend>Payment method</legend>
           <div className="checkbox-row" role="radiogroup">
@@ -159,7 +143,7 @@ export function TransactionForm() {
         <div className="button-row">
           <button type="submit" className="button primary" disabled={busy}>{busy ? 'Creating…' : `Create ${method === 'PIX' ? 'Pix' : method === 'CARD' ? 'card' : 'invoice'} charge`}</button>
         </div>
-      </form>
+      </ApiForm>
     </>
   );
 }

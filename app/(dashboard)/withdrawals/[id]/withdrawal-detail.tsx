@@ -4,6 +4,7 @@ import { BackLink, DetailList, ErrorState, Loading, Money, PageHeader, StatusBad
 import { NotFoundCard } from '../../../_components/not-found-card';
 import { apiErrorCode } from '../../../_lib/api-errors';
 import { formatDateTime } from '../../../_lib/dates';
+import { formatDocument, formatPixKey } from '../../../_lib/documents';
 import { formatBRL } from '../../../_lib/money';
 import { useTRPC } from '../../../_lib/trpc';
 
@@ -37,9 +38,9 @@ export function WithdrawalDetail({ id }: { id: string }) {
         <DetailList rows={[
           ['Amount', <Money key="a" cents={w.amount} />],
           ['Status', <StatusBadge key="s" status={w.status} />],
-          ['Pix key', <span key="k"><span className="muted small">{op.key_type}</span> {op.key}</span>],
+          ['Pix key', <span key="k"><span className="muted small">{op.key_type}</span> {formatPixKey(op.key_type, op.key)}</span>],
           ['Recipient', op.details.name],
-          ['Recipient document', op.details.document],
+          ['Recipient document', formatDocument(op.details.document)],
           ['Description', op.description],
           ['External reference', op.external_ref],
           ['Postback URL', op.postback],

@@ -1,10 +1,10 @@
 'use client';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useRouter } from 'next/navigation';
-import { useRef, useState, type FormEvent } from 'react';
+import { useState } from 'react';
 import { PIX_KEY_TYPE_VALUES, withdrawalRequest } from '@/server/routers/withdrawals/schemas';
-import { focusFirstInvalid, BackLink, FormError, Money, PageHeader, SelectField, TextField } from '../../../_components/ui';
-import { describeApiError, validate, type FieldErrors } from '../../../_lib/api-errors';
+import { BackLink, Money, PageHeader, SelectField, TextField } from '../../../_components/ui';
+import { ApiForm, useApiForm } from '../../../_lib/api-form';
 import { parseBRL } from '../../../_lib/money';
 import { PIX_KEY_HINTS } from '../../../_lib/pix-keys';
 import { useTRPC } from '../../../_lib/trpc';
@@ -19,9 +19,8 @@ export function WithdrawalForm() {
   const queryClient = useQueryClient();
   const balance = useQuery(trpc.dashboard.overview.queryOptions());
   const [form, setForm] = useState({ amount: '', key_type: 'CPF' as KeyType, key: '', name: '', document: '', description: '', external_ref: '', postback: '' });
-  const [fields, setFields] = useState<FieldErrors>({});
-  const formRef = useRef<HTMLFormElement>(null);
-  const [error, setError] = useState<string | null>(null);
+  const f = useApiForm();
+  const { fields } = f;
   const set = (k: keyof typeof form) => (e: { target: { value: string } }) => setForm((f) => ({ ...f, [k]: e.target.value }));
 
   const create = useMutation(trpc.withdrawals.create.mutationOptions({
@@ -32,17 +31,10 @@ export function WithdrawalForm() {
       const w = await queryClient.fetchQuery(trpc.withdrawals.get.queryOptions({ identifier: created.data[0].identifier }));
       router.push(`/withdrawals/${w.id}`);
     },
-    onError: (err) => {
-      const d = describeApiError(err);
-      setFields(d.fields);
-      focusFirstInvalid(formRef.current);
-      setError(d.message);
-    },
+    onError: f.showApiError,
   }));
 
-  function submit(e: FormEvent) {
-    e.preventDefault();
-    setError(null);
+  function submit() {
     const amount = form.amount.trim() ? parseBRL(form.amount) : undefined;
     const input = {
       amount: amount ?? undefined,
@@ -54,17 +46,8 @@ export function WithdrawalForm() {
       ...(form.postback.trim() ? { postback: form.postback.trim() } : {}),
     };
     // the API's own schema: the same rules, the same messages, and nothing is sent when it fails
-    const v = validate(withdrawalRequest, input);
-    const problems: FieldErrors = v.ok ? {} : { ...v.fields };
-    if (form.amount.trim() && amount === null) problems.amount = AMOUNT_FORMAT;
-    if (Object.keys(problems).length) {
-      setFields(problems);
-      focusFirstInvalid(formRef.current);
-      setError('Some fields need attention');
-      return;
-    }
-    setFields({});
-    if (v.ok) create.mutate(v.data);
+    const valid = f.check(withdrawalRequest, input, { extra: form.amount.trim() && amount === null ? { amount: AMOUNT_FORMAT } : {} });
+    if (valid) create.mutate(valid);
   }
 
   const hint = PIX_KEY_HINTS[form.key_type];
@@ -74,8 +57,7 @@ export function WithdrawalForm() {
     <>
       <BackLink href="/withdrawals">Withdrawals</BackLink>
       <PageHeader title="New withdrawal" subtitle={balance.data ? <>Available: <Money cents={balance.data.available} /></> : 'Send money from your balance to a Pix key.'} />
-      <form ref={formRef} className="card form" onSubmit={submit} noValidate aria-describedby={error ? 'withdrawal-form-error' : undefined}>
-        <div id="withdrawal-form-error"><FormError message={error} /></div>
+      <ApiForm form={f} onSubmit={submit} className="card form" label="New withdrawal">
         <div className="form-grid">
           <TextField label="Amount (R$)" name="amount" inputMode="decimal" placeholder="1.234,56" autoComplete="off" value={form.amount} onChange={set('amount')} error={fields.amount}
             hint={preview !== null && preview > 0 ? <>= <Money cents={preview} /> ({preview} cents)</> : 'Reais with a comma for centavos.'} />
@@ -93,7 +75,7 @@ export function WithdrawalForm() {
         <div className="button-row">
           <button type="submit" className="button primary" disabled={busy}>{busy ? 'Requesting…' : 'Request withdrawal'}</button>
         </div>
-      </form>
+      </ApiForm>
     </>
   );
 }
