@@ -1,7 +1,8 @@
 import { TRPCError } from '@trpc/server';
+import Database from 'better-sqlite3';
 import { asc, eq, sql } from 'drizzle-orm';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { customers, events, idempotencyKeys, ledgerBooks, ledgerEntries, transactions } from '../../db/schema';
+import { customers, disputes, events, idempotencyKeys, ledgerBooks, ledgerEntries, transactions } from '../../db/schema';
 import { ManualClock } from '../../server/clock';
 import { createContextInner } from '../../server/context';
 import { auditLedger, transfer } from '../../server/domain/ledger';
@@ -13,7 +14,7 @@ import { expiryTick } from '../../server/jobs/expiry';
 import { appRouter } from '../../server/routers';
 import { createServices } from '../../server/services';
 import { createCallerFactory } from '../../server/trpc';
-import { readBrCode } from '../support/brcode-reader';
+import { parseWithPixUtils, readBrCode } from '../support/brcode-reader';
 import { makeAccount, makeTestServices } from '../support/services';
 import { card, REFUSED_CARD, txBody } from '../support/transactions';
 
@@ -76,6 +77,10 @@ describe('POST /transaction (transactions.create)', () => {
     expect(br.key).toBe(merchantPixKey(acc.account_id));
     expect(br.name).toBe('Padaria Pao Quentinho da');
     expect(br.city).toBe('SAO PAULO');
+    // and the same read by pix-utils, a parser that is not ours
+    expect(parseWithPixUtils(created.qrcode!)).toMatchObject({
+      pixKey: merchantPixKey(acc.account_id), transactionAmount: 25, merchantName: 'Padaria Pao Quentinho da', merchantCity: 'SAO PAULO', txid: created.identifier,
+    });
 
     const row = await s.db.read.select().from(transactions).where(eq(transactions.id, created.id)).get();
     expect(row!.expiresAt).toBe('2026-03-10T13:00:00.000Z');
@@ -463,5 +468,81 @@ describe('Pix expiry', () => {
     } finally {
       await again.db.close();
     }
+  });
+});
+
+describe('each state change and its event are one job', () => {
+  /**
+   * Makes every insert of an event of `type` fail, through a trigger created on a connection of its
+   * own (so the code under test is untouched). Returns the undo.
+   */
+  function failEventWrites(type: string) {
+    const conn = new Database(s.config.databasePath);
+    conn.pragma('busy_timeout = 5000');
+    conn.prepare(`CREATE TRIGGER fail_event_write BEFORE INSERT ON events WHEN NEW.type = '${type.replace(/'/g, "''")}' BEGIN SELECT RAISE(ABORT, 'event write refused by the test'); END`).run();
+    return () => { conn.prepare('DROP TRIGGER fail_event_write').run(); conn.close(); };
+  }
+
+  it('an event that cannot be written undoes the change it reports: no status, ledger, dispute or idempotency row is left', async () => {
+    const acc = await makeAccount(s, { balance: 1000 });
+    const c = as(acc.account_id);
+    const snapshot = async () => ({
+      counts: await counts(),
+      balance: await balance(acc.account_id),
+      transactions: await s.db.read.select().from(transactions).orderBy(transactions.id).all(),
+      disputes: await s.db.read.select().from(disputes).orderBy(disputes.id).all(),
+    });
+    const refusedEvent = async (type: string, action: () => Promise<unknown>) => {
+      const before = await snapshot();
+      const undo = failEventWrites(type);
+      try {
+        const err = await action().then(() => null, (e: unknown) => e);
+        // the trigger refused it (not some other failure): its message is the error or its cause
+        expect(String((err as { cause?: unknown })?.cause ?? err)).toContain('event write refused by the test');
+      } finally {
+        undo();
+      }
+      expect(await snapshot(), type).toEqual(before);
+    };
+
+    // creation: the created event, and for a card the approval (with its credit) or the refusal
+    await refusedEvent('transaction.created', () => c.transactions.create(txBody('PIX', { externalRef: 'atomic-1' })));
+    await refusedEvent('transaction.approved', () => as(acc.account_id, { 'idempotency-key': 'atomic-k' }).transactions.create(txBody('CARD')));
+    await refusedEvent('transaction.refused', () => c.transactions.create(txBody('CARD', { card: card({ number: REFUSED_CARD }) })));
+    // nothing of the failed attempts remains: the key and the externalRef are still free
+    const cardTx = await as(acc.account_id, { 'idempotency-key': 'atomic-k' }).transactions.create(txBody('CARD'));
+    expect(cardTx.status).toBe('APPROVED');
+    expect((await c.transactions.create(txBody('PIX', { externalRef: 'atomic-1' }))).external_ref).toBe('atomic-1');
+
+    // sandbox payment: no APPROVED without transaction.approved, and no credit
+    const pix = await c.transactions.create(txBody('PIX'));
+    await refusedEvent('transaction.approved', () => c.sandbox.pay({ id: pix.id }));
+    expect((await c.sandbox.pay({ id: pix.id })).status).toBe('APPROVED');
+
+    // expiry: the job's pass fails whole and the charge stays PENDING until a pass succeeds
+    clock.advance(3600_000);
+    const tick = expiryTick(s);
+    await refusedEvent('transaction.expired', () => tick());
+    expect(await tick()).toBe(1);
+
+    // disputes: no hold without dispute.opened, no release or chargeback without dispute.won|lost
+    await refusedEvent('dispute.opened', () => c.sandbox.openDispute({ id: cardTx.id }));
+    const d = await c.sandbox.openDispute({ id: cardTx.id });
+    await refusedEvent('dispute.lost', () => c.sandbox.resolveDispute({ id: d.id, outcome: 'lost' }));
+    await refusedEvent('dispute.won', () => c.sandbox.resolveDispute({ id: d.id, outcome: 'won' }));
+    expect(await balance(acc.account_id)).toEqual({ available: 1000 + 2500, blocked: 2500 });
+    expect((await c.sandbox.resolveDispute({ id: d.id, outcome: 'won' })).status).toBe('WON');
+    expect(await balance(acc.account_id)).toEqual({ available: 1000 + 2500 + 2500, blocked: 0 });
+
+    // every change that did happen has exactly its events
+    const types = (await s.db.read.select({ type: events.type }).from(events).where(eq(events.accountId, acc.account_id)).orderBy(asc(events.seq)).all()).map((e) => e.type);
+    expect(types).toEqual([
+      'transaction.created', 'transaction.approved', // cardTx
+      'transaction.created', // atomic-1
+      'transaction.created', 'transaction.approved', // pix
+      'transaction.expired', // atomic-1, due an hour later
+      'dispute.opened', 'dispute.won',
+    ]);
+    expect(await auditLedger(s.db.read)).toEqual({ total: 0, mismatched: [] });
   });
 });

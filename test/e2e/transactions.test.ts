@@ -1,12 +1,15 @@
 import Database from 'better-sqlite3';
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { drizzleOver, openConnection } from '../../db/client';
 import { loadConfig } from '../../server/config';
 import { createAccount } from '../../server/domain/accounts';
 import { auditLedger } from '../../server/domain/ledger';
+import { merchantPixKey } from '../../server/domain/transactions/pix-charge';
 import { createServices } from '../../server/services';
-import { readBrCode } from '../support/brcode-reader';
+import { parseWithPixUtils, readBrCode } from '../support/brcode-reader';
 import { waitFor } from '../support/services';
 import { accessToken, api, removeDir, startServer, type RunningServer } from '../support/server';
 import { card, txBody } from '../support/transactions';
@@ -51,6 +54,10 @@ describe('POST /transaction over HTTP', () => {
     expect(res.json).toMatchObject({ status: 'PENDING', total: 2500, method: 'PIX', invoice: null, currency: 'BRL', external_ref: body.externalRef });
     const br = readBrCode(res.json.qrcode);
     expect(br).toMatchObject({ crcOk: true, gui: 'br.gov.bcb.pix', amount: '25.00', txid: res.json.identifier, name: 'Demo Merchant' });
+    // what a payer's app would read, by a parser that is not ours
+    expect(parseWithPixUtils(res.json.qrcode)).toMatchObject({
+      pixKey: merchantPixKey(srv.demo.accountId), transactionAmount: 25, merchantName: 'Demo Merchant', merchantCity: 'SAO PAULO', txid: res.json.identifier,
+    });
 
     const again = await api(srv.url, '/transaction', { token, body, headers: { 'idempotency-key': 'e2e-pix-1' } });
     expect(again.status).toBe(201);
@@ -77,16 +84,66 @@ describe('POST /transaction over HTTP', () => {
       [txBody('CARD', { installments: '2' }), 'installments'],
       [txBody('PIX', { card: card() }), 'card'],
       [txBody('PIX', { coupon: 'X' }), 'coupon'],
+      [txBody('PIX', { amount: 2500.5 }), 'amount'],
+      [txBody('PIX', { customer: { ...txBody().customer, document: '11.222.333/0001-80' } }), 'customer.document'],
+      [txBody('PIX', { customer: { ...txBody().customer, email: undefined } }), 'customer.email'],
+      [txBody('CARD', { card: card({ number: '4111111111111112' }) }), 'card.number'],
+      [txBody('CARD', { card: card({ number: '378282246310005', cvv: '123' }) }), 'card.cvv'],
+      [txBody('CARD', { installments: 0 }), 'installments'],
+      [txBody('INVOICE', { card: card() }), 'card'],
+      [txBody('PIX', { installments: 2 }), 'installments'],
+      [txBody('PIX', { customer: { ...txBody().customer, age: 30 } }), 'customer.age'],
+      [txBody('CARD', { card: { ...card(), pin: '1234' } }), 'card.pin'],
     ];
     for (const [body, path] of bad) {
       const res = await api(srv.url, '/transaction', { token, body, headers: { 'idempotency-key': `bad-${path}` } });
       expect(res.status, JSON.stringify(body)).toBe(400);
       expect(Object.keys(res.json).sort()).toEqual(['error', 'issues', 'message', 'statusCode', 'timestamp']);
-      expect(res.json.statusCode).toBe(400);
+      expect(res.json).toMatchObject({ statusCode: 400, error: 'Bad Request' });
       expect(Array.isArray(res.json.message)).toBe(true);
       expect(res.json.issues.map((i: { path: string }) => i.path)).toContain(path);
     }
     expect(counts(srv.databasePath)).toEqual(before);
+    // a refused request does not spend its idempotency-key: the same key with a good body creates
+    const good = await api(srv.url, '/transaction', { token, body: txBody('PIX'), headers: { 'idempotency-key': 'bad-amount' } });
+    expect(good.status).toBe(201);
+    expect(good.headers.get('idempotent-replayed')).toBeNull();
+  });
+
+  it('keeps strings out of numbers and booleans on tRPC over HTTP too, after REST has used the schema', async () => {
+    // trpc-to-openapi coerces input numbers/booleans and mutates the shared schema on first REST use
+    const stringly: [Record<string, unknown>, string][] = [
+      [txBody('PIX', { amount: '2500' }), 'amount'],
+      [txBody('PIX', { items: [{ title: 'x', unitPrice: 2500, quantity: '1' }] }), 'items.0.quantity'],
+      [txBody('PIX', { items: [{ title: 'x', unitPrice: 2500, quantity: 1, tangible: 'true' }] }), 'items.0.tangible'],
+      [txBody('CARD', { installments: '2' }), 'installments'],
+    ];
+    const before = counts(srv.databasePath);
+    for (const [body, path] of stringly) {
+      expect((await api(srv.url, '/transaction', { token, body })).status).toBe(400);
+      const res = await api(srv.url, '/api/trpc/transactions.create', { token, body });
+      expect(res.status, path).toBe(400);
+      expect(res.json.error.data.domainCode).toBe('VALIDATION');
+    }
+    expect(counts(srv.databasePath)).toEqual(before);
+    const ok = await api(srv.url, '/api/trpc/transactions.create', { token, body: txBody('PIX') });
+    expect(ok.status).toBe(200);
+    expect(ok.json.result.data).toMatchObject({ status: 'PENDING', method: 'PIX', total: 2500 });
+    const got = await api(srv.url, `/api/trpc/transactions.get?input=${encodeURIComponent(JSON.stringify({ id: ok.json.result.data.id }))}`, { token });
+    expect(got.json.result.data).toEqual((await api(srv.url, `/transaction?id=${ok.json.result.data.id}`, { token })).json);
+  });
+
+  it('is documented: POST 201 with idempotency-key, the query parameters, and the sandbox paths', async () => {
+    const doc = (await api(srv.url, '/openapi.json')).json;
+    const post = doc.paths['/transaction'].post;
+    expect(Object.keys(post.responses)).toContain('201');
+    expect(Object.keys(post.responses)).not.toContain('200');
+    expect(post.parameters.map((p: { name: string }) => p.name)).toContain('idempotency-key');
+    expect(Object.keys(post.requestBody.content['application/json'].schema.properties).sort()).toEqual(['amount', 'card', 'customer', 'externalRef', 'installments', 'items', 'method', 'postback']);
+    expect(doc.paths['/transaction'].get.parameters.map((p: { name: string }) => p.name).sort()).toEqual(['endtoend', 'external_ref', 'id', 'identifier']);
+    expect(Object.keys(doc.paths['/sandbox/transactions/{id}/pay'].post.responses)).toContain('200');
+    expect(Object.keys(doc.paths['/sandbox/transactions/{id}/dispute'].post.responses)).toContain('201');
+    expect(Object.keys(doc.paths['/sandbox/disputes/{id}/{outcome}'].post.responses)).toContain('200');
   });
 });
 
@@ -181,8 +238,13 @@ describe('card data at rest', () => {
       { number: '4000000000009995', cvv: '284', key: 'card-key-2' }, // declined
       { number: '378282246310005', cvv: '8316', key: 'card-key-3' }, // Amex, 4-digit CVV
     ];
+    // each request carries a marker that IS stored (its externalRef), so the scan below is shown to
+    // read the very bytes those requests wrote: it cannot pass by looking at the wrong files
+    const markers: string[] = [];
     for (const c of cards) {
-      const res = await api(srv.url, '/transaction', { token, body: txBody('CARD', { card: card({ number: c.number, cvv: c.cvv }) }), headers: c.key ? { 'idempotency-key': c.key } : {} });
+      const marker = `card-scan-${markers.length}-${Date.now()}`;
+      markers.push(marker);
+      const res = await api(srv.url, '/transaction', { token, body: txBody('CARD', { externalRef: marker, card: card({ number: c.number, cvv: c.cvv }) }), headers: c.key ? { 'idempotency-key': c.key } : {} });
       expect(res.status).toBe(201);
       expect(res.text).not.toContain(c.number);
     }
@@ -196,12 +258,17 @@ describe('card data at rest', () => {
     const files = ['', '-wal', '-shm'].map((s) => srv.databasePath + s).filter(existsSync);
     expect(files.length).toBeGreaterThanOrEqual(2);
     const bytes = Buffer.concat(files.map((f) => readFileSync(f)));
+    for (const marker of markers) expect(bytes.includes(Buffer.from(marker)), marker).toBe(true);
+    expect(bytes.includes(Buffer.from('Maria Silva'))).toBe(true); // the holder name is kept
     for (const number of ['5555555555554444', '4000000000009995', '378282246310005', '4242424242424242']) {
       expect(bytes.includes(Buffer.from(number)), number).toBe(false);
       expect(bytes.includes(Buffer.from(number, 'utf16le')), number).toBe(false);
     }
     // (quoted: a bare "cvv" turns up by chance inside random base-36 ids, and the WAL holds many copies)
     expect(bytes.includes(Buffer.from('"cvv"'))).toBe(false);
+    // nor in what the process printed (logs are files too, once collected)
+    for (const number of ['5555555555554444', '4000000000009995', '378282246310005', '4242424242424242']) expect(srv.output()).not.toContain(number);
+    expect(srv.output()).not.toContain('"cvv"');
 
     // 2. every text cell of every table: a 3–4 digit CVV can occur by chance inside binary pages, so
     //    it is checked where it could have been written: no cell is the CVV, no JSON holds it as a value
@@ -254,6 +321,47 @@ describe('with the sandbox off and 1-second Pix charges', () => {
       const res = await api(off.url, path, { token: offToken, method: 'POST' });
       expect(res.status, path).toBe(404);
       expect(res.json).toMatchObject({ statusCode: 404, error: 'Not Found' });
+    }
+  });
+});
+
+describe('Pix expiry across a restart', () => {
+  it('a charge that fell due while the process was down is expired by the next process, once', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'pix-e2e-expiry-'));
+    let first: RunningServer | undefined;
+    let second: RunningServer | undefined;
+    try {
+      // The first process polls its jobs only every ten minutes, so it never sweeps the charge: the
+      // charge can only be expired from its row, by whatever process runs after it.
+      first = await startServer({ dir, env: { PIX_EXPIRES_SECONDS: '1', JOB_POLL_MS: '600000' } });
+      const t1 = await accessToken(first.url, first.demo.code, first.demo.token);
+      const t = (await api(first.url, '/transaction', { token: t1, body: txBody('PIX') })).json;
+      expect(t.status).toBe('PENDING');
+      // wait (by the clock, not by hope) until the charge is due, and see it still PENDING here
+      await waitFor(() => Date.now() > Date.parse(t.created_at) + 1500, { what: 'the charge to fall due' });
+      const stale = (await api(first.url, `/transaction?id=${t.id}`, { token: t1 })).json;
+      expect(stale.status, first.output()).toBe('PENDING');
+      await first.kill(); // SIGKILL: no shutdown work at all
+
+      second = await startServer({ dir, env: { PIX_EXPIRES_SECONDS: '3600' } });
+      expect(second.output(), second.output()).not.toContain('Demo account created'); // the same database, not a new one
+      const refused = await waitFor(async () => {
+        const v = (await api(second!.url, `/transaction?id=${t.id}`, { token: t1 })).json;
+        return v.status === 'REFUSED' ? v : null;
+      }, { what: 'the due charge to expire after the restart' });
+      expect(refused).toMatchObject({ id: t.id, status: 'REFUSED', endtoend: null });
+      expect((await api(second.url, `/sandbox/transactions/${t.id}/pay`, { token: t1, method: 'POST' })).status).toBe(422);
+      peek(second.databasePath, (db) => {
+        const evs = db.prepare('SELECT type, payload FROM events WHERE resource_id = ? ORDER BY seq').all(t.id) as { type: string; payload: string }[];
+        expect(evs.map((e) => e.type)).toEqual(['transaction.created', 'transaction.expired']);
+        expect(JSON.parse(evs[1].payload)).toEqual(refused);
+        expect(db.prepare('SELECT refused_reason FROM transactions WHERE id = ?').get(t.id)).toEqual({ refused_reason: 'expired' });
+        expect((db.prepare('SELECT count(*) AS n FROM ledger_entries WHERE resource_id = ?').get(t.id) as { n: number }).n).toBe(0);
+      });
+    } finally {
+      await first?.kill();
+      await second?.stop();
+      removeDir(dir);
     }
   });
 });

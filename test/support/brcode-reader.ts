@@ -1,5 +1,8 @@
-// An independent reader of Pix BR Codes for tests, written apart from server/domain/pix: a TLV walk
-// (nested one level for templates 26 and 62) and a bit-by-bit CRC16-CCITT-FALSE.
+// Independent readers of Pix BR Codes for tests, written apart from server/domain/pix: readBrCode, a
+// TLV walk (nested one level for templates 26 and 62) and a bit-by-bit CRC16-CCITT-FALSE, which also
+// sees the field order and the fields pix-utils does not return; and parseWithPixUtils, the published
+// pix-utils parser (a dev dependency), so the check does not rest on code of ours alone.
+import { hasError, isStaticPix, parsePix, type PixError } from 'pix-utils';
 
 function tlv(payload: string): Array<[string, string]> {
   const out: Array<[string, string]> = [];
@@ -44,4 +47,18 @@ export function readBrCode(code: string) {
     city: get('60'),
     txid: extra.find(([k]) => k === '05')?.[1],
   };
+}
+
+/**
+ * The same payload read by pix-utils (an npm package written apart from this project, with its own
+ * EMV walker and CRC check): the fields a payer's app takes from a static BR Code. Throws with
+ * pix-utils' own message ("invalid emv code", "invalid crc", …) when it refuses the payload, and
+ * when the payload is not a static (key-based) Pix.
+ */
+export function parseWithPixUtils(code: string) {
+  const parsed = parsePix(code);
+  if (hasError(parsed)) throw new Error(`pix-utils refused the BR Code: ${(parsed as PixError).message}`);
+  if (!isStaticPix(parsed)) throw new Error(`pix-utils read a ${(parsed as { type?: string }).type} Pix, not a static one`);
+  const { pixKey, transactionAmount, merchantName, merchantCity, txid, infoAdicional, merchantCategoryCode, transactionCurrency, countryCode } = parsed;
+  return { pixKey, transactionAmount, merchantName, merchantCity, txid, infoAdicional, merchantCategoryCode, transactionCurrency, countryCode };
 }

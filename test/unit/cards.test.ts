@@ -145,6 +145,10 @@ describe('validateCard', () => {
     ]);
     expect(validateCard(card({ number: amex, cvv: '1234' }), now)).toEqual([]);
   });
+  it.each([['ELO', '6362970000457013'], ['HIPERCARD', '6062825624254001'], ['MASTERCARD', '5555555555554444']])('wants 3 CVV digits for %s', (_brand, number) => {
+    expect(validateCard(card({ number, cvv: '123' }), now)).toEqual([]);
+    expect(validateCard(card({ number, cvv: '1234' }), now)).toEqual([{ path: 'card.cvv', message: 'must be 3 digits' }]);
+  });
   it('requires a holder name of at most 140 characters', () => {
     expect(paths(card({ holder_name: '   ' }))).toEqual(['card.holder_name']);
     expect(paths(card({ holder_name: 'A'.repeat(140) }))).toEqual([]);

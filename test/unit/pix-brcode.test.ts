@@ -10,9 +10,11 @@ import {
   type BrCodeFields,
   type PixBrCodeInput,
 } from '../../server/domain/pix/brcode';
+import { parseWithPixUtils } from '../support/brcode-reader';
 
-// An independent reading of a payload, written apart from the module under test (no npm package
-// for BR Codes is installed): a flat TLV walk into [id, value] pairs and a bit-by-bit CRC.
+// Two independent readings of a payload, both apart from the module under test: pix-utils' parsePix
+// (a published parser, through parseWithPixUtils) and, below, a flat TLV walk into [id, value] pairs
+// with a bit-by-bit CRC, which also sees the field order and the ids pix-utils does not report.
 function readTlv(payload: string): Array<[string, string]> {
   const pairs: Array<[string, string]> = [];
   let rest = payload;
@@ -92,6 +94,21 @@ describe('published BR Codes', () => {
     expect(brasilia['54']).toBe('66.66');
     expect(sub(brasilia, '26')['01']).toBe('+5511943214321');
     expect([brasilia['59'], brasilia['60']]).toEqual(['EMPRESA', 'BRASILIA']);
+  });
+  it('reads the same through pix-utils, which refuses the sample with a wrong declared length', () => {
+    // Fixture 2 (a gateway integration's published sample) writes "6208" before the 7-character
+    // "0503***": its field 62 declares one character more than it holds. Its CRC is right (computed
+    // over exactly those bytes), and our parseBrCode tolerates that one off-by-one, but pix-utils'
+    // strict EMV walk refuses the whole payload ("invalid emv code"). So only fixtures 0 and 1 are
+    // cross-checked with pix-utils; fixture 2 is kept to pin down that difference.
+    const [dynamic, withDescription, wrongLength] = fixtures.brcodes_valid;
+    expect(() => parseWithPixUtils(dynamic)).toThrow(/DYNAMIC Pix, not a static one/);
+    expect(parseWithPixUtils(withDescription)).toEqual({
+      pixKey: 'nubank@thalesog.com', transactionAmount: 1, merchantName: 'Thales Ogliari', merchantCity: 'SAO MIGUEL DO O',
+      txid: '***', infoAdicional: 'Gerado por Pix-Utils', merchantCategoryCode: '0000', transactionCurrency: '986', countryCode: 'BR',
+    });
+    expect(() => parseWithPixUtils(wrongLength)).toThrow('pix-utils refused the BR Code: invalid emv code');
+    expect(verifyBrCodeCrc(wrongLength)).toBe(true);
   });
   it('fails verification when any character changes', () => {
     const code = fixtures.brcodes_valid[1];
@@ -187,6 +204,39 @@ describe('buildPixBrCode', () => {
       expect(fields['59']).toBe(value(top, '59'));
       expect(sub(fields, '26')['01']).toBe(input.key);
     }
+  });
+
+  it('round-trips through pix-utils: key, amount, name, city, txid and description as sent', () => {
+    const cases: [PixBrCodeInput, { merchantName: string; merchantCity: string; infoAdicional?: string }][] = [
+      [base, { merchantName: 'Loja Exemplo', merchantCity: 'Sao Paulo' }],
+      [{ ...base, amountCents: 1, txid: undefined }, { merchantName: 'Loja Exemplo', merchantCity: 'Sao Paulo' }],
+      [{ ...base, key: '+5511987654321', description: 'Pedido 42 — açaí', amountCents: 1500000 }, { merchantName: 'Loja Exemplo', merchantCity: 'Sao Paulo', infoAdicional: 'Pedido 42 acai' }],
+      [{ ...base, key: '123e4567-e89b-12d3-a456-426614174000', txid: 'A'.repeat(25), amountCents: 999999999999 }, { merchantName: 'Loja Exemplo', merchantCity: 'Sao Paulo' }],
+      [{ ...base, key: '2P76BMNX000166', merchantName: 'Padaria São João da Esquina Ltda ME', merchantCity: 'São José dos Campos' }, { merchantName: 'Padaria Sao Joao da Esqui', merchantCity: 'Sao Jose dos Ca' }],
+      [{ ...base, key: `${'a'.repeat(65)}@example.com` }, { merchantName: 'Loja Exemplo', merchantCity: 'Sao Paulo' }],
+    ];
+    for (const [input, text] of cases) {
+      const read = parseWithPixUtils(buildPixBrCode(input));
+      expect(read).toEqual({
+        pixKey: input.key,
+        transactionAmount: input.amountCents / 100,
+        txid: input.txid ?? '***',
+        infoAdicional: text.infoAdicional,
+        merchantName: text.merchantName,
+        merchantCity: text.merchantCity,
+        merchantCategoryCode: '0000',
+        transactionCurrency: '986',
+        countryCode: 'BR',
+      });
+      // amounts compared in cents too: pix-utils hands back a float
+      expect(Math.round(read.transactionAmount! * 100)).toBe(input.amountCents);
+    }
+  });
+
+  it('is refused by pix-utils when a character changes (its CRC check is live)', () => {
+    const code = buildPixBrCode(base);
+    expect(() => parseWithPixUtils(code.replace('1234.56', '1234.57'))).toThrow('pix-utils refused the BR Code: invalid crc');
+    expect(() => parseWithPixUtils(code.replace('5912Loja', '5913Loja'))).toThrow(/pix-utils refused/);
   });
 
   it('strips accents and truncates name (25) and city (15)', () => {

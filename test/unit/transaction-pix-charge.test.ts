@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { normalizePixKey } from '../../server/domain/pix/keys';
 import { merchantPixKey, pixChargeBrCode, transactionIdentifier } from '../../server/domain/transactions/pix-charge';
-import { readBrCode } from '../support/brcode-reader';
+import { parseWithPixUtils, readBrCode } from '../support/brcode-reader';
 
 describe('Pix charge', () => {
   it('derives a stable UUID v4 receiving key per account', () => {
@@ -28,6 +28,10 @@ describe('Pix charge', () => {
     expect(r.city).toBe('Sao Jose dos Ca');
     expect(r.txid).toBe('txnabc123');
     expect(r.order).toEqual(['00', '01', '26', '52', '53', '54', '58', '59', '60', '62', '63']);
+    // pix-utils, a parser that is not ours, reads the same charge
+    expect(parseWithPixUtils(code)).toMatchObject({
+      pixKey: merchantPixKey('acc_x'), transactionAmount: 10.05, merchantName: 'Padaria Sao Joao da Esqui', merchantCity: 'Sao Jose dos Ca', txid: 'txnabc123',
+    });
   });
 
   it('falls back to a printable merchant name', () => {

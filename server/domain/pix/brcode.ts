@@ -139,7 +139,8 @@ export function parseBrCode(s: string): BrCodeFields {
   // The CRC is always the last field, so it is split off by position. The field before it may then
   // declare one character more than it has: a published gateway sample (in test/fixtures) writes
   // "6208" before the 7-character "0503***" and computes its CRC over exactly that. Only that
-  // off-by-one, only there, is read up to the CRC; every other length must be exact.
+  // off-by-one, only there, is read up to the CRC; every other length must be exact. (Stricter
+  // readers refuse that sample: pix-utils answers "invalid emv code". What we generate is exact.)
   const crc = /6304([0-9A-Fa-f]{4})$/.exec(payload);
   if (!crc) return parseFields(payload);
   const fields = parseFields(payload.slice(0, -8), undefined, true);
