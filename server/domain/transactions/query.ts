@@ -1,4 +1,5 @@
-import { and, desc, eq, gte, lt, or, type SQL } from 'drizzle-orm';
+import { and, desc, eq, gte, lt, or, sql, type SQL } from 'drizzle-orm';
+import { perConnection } from '../../../db/prepared';
 import type { DrizzleDb } from '../../../db';
 import { disputes, transactions } from '../../../db/schema';
 import { DomainError, validationError } from '../../errors';
@@ -10,16 +11,38 @@ export interface TransactionLookup { id?: string; identifier?: string; endtoend?
  * GET /transaction: any of id, identifier, endtoend, external_ref; every one given must match the same
  * transaction of this account, else 404 (another account's transaction looks exactly like none).
  */
+const LOOKUP_COLUMNS = {
+  id: transactions.id, identifier: transactions.identifier, endtoend: transactions.endToEnd, external_ref: transactions.externalRef,
+} as const;
+type LookupKey = keyof typeof LOOKUP_COLUMNS;
+
+/** One prepared statement per combination of lookup keys (at most 15), built on first use per connection. */
+const lookupStatements = perConnection((db) => {
+  const cache = new Map<string, ReturnType<typeof build>>();
+  function build(keys: LookupKey[]) {
+    const conds: SQL[] = [eq(transactions.accountId, sql.placeholder('accountId')), ...keys.map((k) => eq(LOOKUP_COLUMNS[k], sql.placeholder(k)))];
+    return selectTransactionViews(db).where(and(...conds)).limit(2).prepare();
+  }
+  return (keys: LookupKey[]) => {
+    const name = keys.join(',');
+    let stmt = cache.get(name);
+    if (!stmt) { stmt = build(keys); cache.set(name, stmt); }
+    return stmt;
+  };
+});
+
+/**
+ * GET /transaction: any of id, identifier, endtoend, external_ref; every one given must match the same
+ * transaction of this account, else 404 (another account's transaction looks exactly like none).
+ */
 export async function getTransaction(db: DrizzleDb, accountId: string, q: TransactionLookup): Promise<TransactionView> {
-  const conds: SQL[] = [];
-  if (q.id !== undefined) conds.push(eq(transactions.id, q.id));
-  if (q.identifier !== undefined) conds.push(eq(transactions.identifier, q.identifier));
-  if (q.endtoend !== undefined) conds.push(eq(transactions.endToEnd, q.endtoend));
-  if (q.external_ref !== undefined) conds.push(eq(transactions.externalRef, q.external_ref));
-  if (!conds.length) {
+  const keys = (Object.keys(LOOKUP_COLUMNS) as LookupKey[]).filter((k) => q[k] !== undefined);
+  if (!keys.length) {
     throw validationError([{ path: '', message: 'give at least one of id, identifier, endtoend, external_ref' }]);
   }
-  const rows = await selectTransactionViews(db).where(and(eq(transactions.accountId, accountId), ...conds)).limit(2).all();
+  const params: Record<string, string> = { accountId };
+  for (const k of keys) params[k] = q[k]!;
+  const rows = lookupStatements(db)(keys).all(params);
   if (rows.length !== 1) throw new DomainError('NOT_FOUND', 'transaction not found');
   return toTransactionView(rows[0]);
 }

@@ -1,4 +1,5 @@
-import { and, eq } from 'drizzle-orm';
+import { and, eq, sql } from 'drizzle-orm';
+import { perConnection } from '../../../db/prepared';
 import type { DrizzleDb } from '../../../db';
 import { customers, disputes, transactions } from '../../../db/schema';
 
@@ -108,8 +109,11 @@ export function customerView(c: { id: string; name: string; email: string; phone
 }
 
 /** The view of one of the account's transactions, or null (unknown and other accounts' look alike). */
+const viewById = perConnection((db) => selectTransactionViews(db)
+  .where(and(eq(transactions.accountId, sql.placeholder('accountId')), eq(transactions.id, sql.placeholder('id')))).prepare());
+
 export async function transactionView(db: DrizzleDb, accountId: string, id: string): Promise<TransactionView | null> {
-  const row = await selectTransactionViews(db).where(and(eq(transactions.accountId, accountId), eq(transactions.id, id))).get();
+  const row = viewById(db).get({ accountId, id });
   return row ? toTransactionView(row) : null;
 }
 
