@@ -43,6 +43,12 @@ export function randomId(length = 20): string {
   return out;
 }
 
-export function newId(kind: IdKind): string {
-  return `${ID_PREFIX[kind]}_${randomId()}`;
+/**
+ * `<prefix>_` + 9 base-36 characters of the millisecond clock + 11 random ones (~57 bits). Time first
+ * so that new rows land at the right edge of every index keyed by id: with fully random ids each insert
+ * dirtied a random page of every such index, and a group commit of 50 withdrawals wrote ~2 MB of WAL.
+ * Ids stay unguessable enough for their use: every read is scoped to the caller's account anyway.
+ */
+export function newId(kind: IdKind, now: number = Date.now()): string {
+  return `${ID_PREFIX[kind]}_${now.toString(36).padStart(9, '0')}${randomId(11)}`;
 }

@@ -80,3 +80,15 @@ describe('ledger', () => {
     expect(plan.map((p) => p.detail).join(' ')).toMatch(/USING INDEX ledger_books_account_kind_uq/);
   });
 });
+
+describe('identifiers', () => {
+  it('are time-ordered (new rows append to the right edge of id indexes), prefixed and unique', async () => {
+    const { newId } = await import('../../server/domain/ids');
+    const a = newId('withdrawal', Date.parse('2026-01-01T00:00:00Z'));
+    const b = newId('withdrawal', Date.parse('2026-01-01T00:00:00.001Z'));
+    expect(a < b).toBe(true);
+    expect(a).toMatch(/^wd_[0-9a-z]{20}$/);
+    const many = new Set(Array.from({ length: 50_000 }, () => newId('event')));
+    expect(many.size).toBe(50_000);
+  });
+});
