@@ -1,5 +1,7 @@
 import { and, desc, eq, gte, lt, or, sql, type SQL } from 'drizzle-orm';
 import { perConnection } from '../../../db/prepared';
+import { decodeCursor, encodeCursor } from '../cursor';
+import { ID_PREFIX } from '../ids';
 import type { DrizzleDb } from '../../../db';
 import { disputes, transactions } from '../../../db/schema';
 import { DomainError, validationError } from '../../errors';
@@ -60,18 +62,6 @@ export interface TransactionListQuery {
 
 export interface TransactionPage { items: TransactionView[]; nextCursor: string | null }
 
-function encodeCursor(createdAt: string, id: string): string {
-  return Buffer.from(JSON.stringify([createdAt, id])).toString('base64url');
-}
-
-function decodeCursor(cursor: string): [string, string] {
-  try {
-    const v = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8')) as unknown;
-    if (Array.isArray(v) && v.length === 2 && typeof v[0] === 'string' && typeof v[1] === 'string') return [v[0], v[1]];
-  } catch { /* fall through */ }
-  throw validationError([{ path: 'cursor', message: 'is not a cursor this list returned' }]);
-}
-
 function isoInstant(path: string, s: string): string {
   const d = new Date(s);
   if (Number.isNaN(d.getTime())) throw validationError([{ path, message: 'must be an ISO 8601 timestamp' }]);
@@ -91,14 +81,14 @@ export async function listTransactions(db: DrizzleDb, accountId: string, q: Tran
   if (q.from !== undefined) conds.push(gte(transactions.createdAt, isoInstant('from', q.from)));
   if (q.to !== undefined) conds.push(lt(transactions.createdAt, isoInstant('to', q.to)));
   if (q.cursor) {
-    const [createdAt, id] = decodeCursor(q.cursor);
+    const { createdAt, id } = decodeCursor(q.cursor, ID_PREFIX.transaction);
     conds.push(or(lt(transactions.createdAt, createdAt), and(eq(transactions.createdAt, createdAt), lt(transactions.id, id)))!);
   }
   const rows = await selectTransactionViews(db).where(and(...conds))
     .orderBy(desc(transactions.createdAt), desc(transactions.id)).limit(limit + 1).all();
   const page = rows.slice(0, limit);
   const last = page[page.length - 1];
-  return { items: page.map(toTransactionView), nextCursor: rows.length > limit && last ? encodeCursor(last.createdAt, last.id) : null };
+  return { items: page.map(toTransactionView), nextCursor: rows.length > limit && last ? encodeCursor({ createdAt: last.createdAt, id: last.id }) : null };
 }
 
 /** The disputes of one of the account's transactions, oldest first (dashboard). */

@@ -9,6 +9,8 @@ import { sendWebhook, type SendWebhookResult } from './sender';
 import { signDelivery } from './signing';
 import { hasOrphanedWaits, promoteQueueHeads, releaseOrphanedWaits } from './queues';
 import { liveWebhook } from './subscriptions';
+import { decodeCursor, encodeCursor } from '../cursor';
+import { ID_PREFIX } from '../ids';
 
 /*
  * Delivery rules (DECISIONS "Events and deliveries"):
@@ -330,20 +332,10 @@ async function withAttempts(db: DrizzleDb, rows: DeliveryRow[]): Promise<Deliver
   }));
 }
 
-function encodeCursor(r: { createdAt: string; id: string }): string {
-  return Buffer.from(`${r.createdAt}|${r.id}`, 'utf8').toString('base64url');
-}
-
-function decodeCursor(c: string): { createdAt: string; id: string } {
-  const [createdAt, id] = Buffer.from(c, 'base64url').toString('utf8').split('|');
-  if (!createdAt || !id) throw new DomainError('VALIDATION', 'cursor: not a cursor from a previous page', { issues: [{ path: 'cursor', message: 'not a cursor from a previous page' }] });
-  return { createdAt, id };
-}
-
 /** One page of deliveries matching `where`, newest first, each with its attempts (oldest first). */
 async function deliveryPage(db: DrizzleDb, where: SQL | undefined, q: { cursor?: string | null; limit?: number }) {
   const limit = q.limit ?? 20;
-  const after = q.cursor ? decodeCursor(q.cursor) : null;
+  const after = q.cursor ? decodeCursor(q.cursor, ID_PREFIX.delivery) : null;
   const rows = await db.select(deliveryColumns).from(deliveries).innerJoin(events, eq(events.id, deliveries.eventId))
     .where(and(
       where,

@@ -1,4 +1,5 @@
 import { and, desc, eq, gte, lt, sql, type SQL } from 'drizzle-orm';
+import { decodeCursor, encodeCursor } from '../cursor';
 import type { DrizzleDb } from '../../../db';
 import { withdrawals } from '../../../db/schema';
 import { DomainError, validationError } from '../../errors';
@@ -48,20 +49,7 @@ export interface ListFilter {
 
 export const DEFAULT_LIST_LIMIT = 20;
 
-interface Cursor { createdAt: string; id: string }
-
-/** Opaque to callers: the (created_at, id) of the last row of the previous page. */
-export function encodeCursor(c: Cursor): string {
-  return Buffer.from(`${c.createdAt}|${c.id}`, 'utf8').toString('base64url');
-}
-
-export function decodeCursor(s: string): Cursor {
-  const bad = () => validationError([{ path: 'cursor', message: 'not a cursor returned by this list' }]);
-  const raw = Buffer.from(s, 'base64url').toString('utf8');
-  const m = /^(\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z)\|(wd_[0-9a-z]+)$/.exec(raw);
-  if (!m) throw bad();
-  return { createdAt: m[1], id: m[2] };
-}
+export { encodeCursor } from '../cursor';
 
 const DATE_ONLY = /^\d{4}-\d{2}-\d{2}$/;
 
@@ -85,7 +73,7 @@ export function withdrawalPageQuery(db: DrizzleDb, accountId: string, f: ListFil
   if (f.from) where.push(gte(withdrawals.createdAt, bound('from', f.from)));
   if (f.to) where.push(lt(withdrawals.createdAt, bound('to', f.to)));
   if (f.cursor) {
-    const c = decodeCursor(f.cursor);
+    const c = decodeCursor(f.cursor, ID_PREFIX.withdrawal);
     where.push(sql`(${withdrawals.createdAt}, ${withdrawals.id}) < (${c.createdAt}, ${c.id})`);
   }
   return db.select().from(withdrawals).where(and(...where))

@@ -1,0 +1,18 @@
+import { validationError } from '../errors';
+
+/** The (created_at, id) of the last row of a page: where keyset pagination resumes. Opaque to callers. */
+export interface Cursor { createdAt: string; id: string }
+
+export function encodeCursor(c: Cursor): string {
+  return Buffer.from(`${c.createdAt}|${c.id}`, 'utf8').toString('base64url');
+}
+
+/** Refuses anything a list did not hand out (wrong shape, or an id of another kind) with a 400 on `cursor`. */
+export function decodeCursor(s: string, idPrefix: string): Cursor {
+  const raw = Buffer.from(s, 'base64url').toString('utf8');
+  const m = /^(\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z)\|([a-z]+_[0-9a-z]+)$/.exec(raw);
+  if (!m || !m[2].startsWith(`${idPrefix}_`)) {
+    throw validationError([{ path: 'cursor', message: 'not a cursor returned by this list' }]);
+  }
+  return { createdAt: m[1], id: m[2] };
+}
