@@ -10,8 +10,6 @@ import { isJsonContentType, MAX_BODY_BYTES, parseJsonObject, readBody } from './
 
 type Req = IncomingMessage & { body?: unknown; apiError?: unknown };
 
-interface RouteTemplate { method: string; regex: RegExp; successStatus: number }
-
 const TRANSACTION_QUERY_KEYS = ['id', 'identifier', 'endtoend', 'external_ref'];
 
 /**
@@ -19,17 +17,13 @@ const TRANSACTION_QUERY_KEYS = ['id', 'identifier', 'endtoend', 'external_ref'];
  * /api/trpc through tRPC's adapter, /openapi.json. Anything else is not ours (the caller sends it to Next).
  */
 export function createApiHandler(services: Services, router: AnyRouter) {
-  const templates: RouteTemplate[] = restProcedures(router).map((p) => ({
-    method: p.method.toUpperCase(),
-    regex: new RegExp('^' + p.path.replace(/[.*+?^$()|[\]\\]/g, '\\$&').replace(/\\?\{(\w+)\\?\}/g, '[^/]+').replace(/\{\w+\}/g, '[^/]+') + '/?$'),
-    successStatus: p.meta.successStatus ?? 200,
-  }));
-  const statusByPath = new Map(restProcedures(router).map((p) => [`${p.method.toUpperCase()} ${p.path}`, p.meta.successStatus ?? 200]));
+  // the REST paths as patterns, to tell a wrong method (405) from an unknown path (404)
+  const restPaths = restProcedures(router).map((p) =>
+    new RegExp('^' + p.path.replace(/[.*+?^$()|[\]\\]/g, '\\$&').replace(/\{\w+\}/g, '[^/]+') + '/?$'));
   const procStatus = new Map<string, number>();
   for (const [name, proc] of Object.entries(router._def.procedures as Record<string, { _def: { meta?: { successStatus?: number } } }>)) {
     if (proc._def.meta?.successStatus) procStatus.set(name, proc._def.meta.successStatus);
   }
-  void statusByPath;
 
   let openApiJson: string | null = null;
   const openApiDocument = () => (openApiJson ??= JSON.stringify(buildOpenApiDocument(router, '')));
@@ -131,7 +125,7 @@ export function createApiHandler(services: Services, router: AnyRouter) {
       return end(...args);
     };
     await rest(req, res, () => {
-      const allowed = templates.some((t) => t.regex.test(url.pathname));
+      const allowed = restPaths.some((r) => r.test(url.pathname));
       sendError(res, new DomainError(allowed ? 'METHOD_NOT_ALLOWED' : 'NOT_FOUND', allowed ? `${method} is not allowed on ${url.pathname}` : 'no such path'), flavor);
     });
   }
@@ -141,7 +135,7 @@ export function createApiHandler(services: Services, router: AnyRouter) {
     /** Whether this request is the API's; false means "give it to the pages". */
     owns(pathname: string): boolean {
       return pathname === '/openapi.json' || pathname === '/api/trpc' || pathname.startsWith('/api/trpc/')
-        || pathname.startsWith('/api/') || templates.some((t) => t.regex.test(pathname));
+        || pathname.startsWith('/api/') || restPaths.some((r) => r.test(pathname));
     },
     async handle(req: Req, res: ServerResponse): Promise<void> {
       const url = new URL(req.url ?? '/', 'http://localhost');
