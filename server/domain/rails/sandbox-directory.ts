@@ -10,16 +10,19 @@ import type { PixKeyEntry } from './rail';
 /** Magic EMAIL key of DECISIONS ("Pix key lookup and receipts"): not in the directory. */
 export const SANDBOX_UNKNOWN_KEY = 'unknown@sandbox.test';
 
-const FIRST_NAMES = [
-  'Ana', 'Maria', 'Juliana', 'Fernanda', 'Camila', 'Beatriz', 'Larissa', 'Patrícia', 'Aline', 'Letícia',
-  'Mariana', 'Gabriela', 'Renata', 'Luana', 'Sabrina', 'Vitória', 'Tatiane', 'Raquel', 'Simone', 'Helena',
-  'João', 'José', 'Pedro', 'Lucas', 'Gabriel', 'Rafael', 'Bruno', 'Thiago', 'Felipe', 'Gustavo',
-  'Mateus', 'Rodrigo', 'Eduardo', 'Marcelo', 'Leandro', 'Diego', 'Vinícius', 'André', 'Carlos', 'Antônio',
-];
-const MIDDLE_NAMES = [
-  'Aparecida', 'Cristina', 'Luiza', 'Beatriz', 'Helena', 'Vitória', 'Eduarda', 'Clara', 'Fernanda', 'Paula',
-  'Henrique', 'Augusto', 'Vitor', 'Gabriel', 'Eduardo', 'Luiz', 'Miguel', 'Paulo', 'Carlos', 'Antônio',
-];
+// first and middle names go together by gender: no "Gustavo Aparecida"
+const NAMES = {
+  female: {
+    first: ['Ana', 'Maria', 'Juliana', 'Fernanda', 'Camila', 'Beatriz', 'Larissa', 'Patrícia', 'Aline', 'Letícia',
+      'Mariana', 'Gabriela', 'Renata', 'Luana', 'Sabrina', 'Vitória', 'Tatiane', 'Raquel', 'Simone', 'Helena'],
+    middle: ['Aparecida', 'Cristina', 'Luiza', 'Beatriz', 'Helena', 'Vitória', 'Eduarda', 'Clara', 'Fernanda', 'Paula'],
+  },
+  male: {
+    first: ['João', 'José', 'Pedro', 'Lucas', 'Gabriel', 'Rafael', 'Bruno', 'Thiago', 'Felipe', 'Gustavo',
+      'Mateus', 'Rodrigo', 'Eduardo', 'Marcelo', 'Leandro', 'Diego', 'Vinícius', 'André', 'Carlos', 'Antônio'],
+    middle: ['Henrique', 'Augusto', 'Vitor', 'Gabriel', 'Eduardo', 'Luiz', 'Miguel', 'Paulo', 'Carlos', 'Antônio'],
+  },
+} as const;
 const SURNAMES = [
   'Silva', 'Santos', 'Oliveira', 'Souza', 'Rodrigues', 'Ferreira', 'Alves', 'Pereira', 'Lima', 'Gomes',
   'Costa', 'Ribeiro', 'Martins', 'Carvalho', 'Almeida', 'Lopes', 'Soares', 'Fernandes', 'Vieira', 'Barbosa',
@@ -53,8 +56,9 @@ function hashStream(keyType: PixKeyType, key: string) {
 type Stream = ReturnType<typeof hashStream>;
 
 function personName(h: Stream): string {
-  const first = h.pick(FIRST_NAMES);
-  const middle = h.pick(MIDDLE_NAMES);
+  const names = h.chance(2) ? NAMES.female : NAMES.male;
+  const first = h.pick(names.first);
+  const middle = h.pick(names.middle);
   const surnames = [h.pick(SURNAMES), h.pick(SURNAMES)];
   // no "Gabriel Gabriel" or "Silva Silva"
   const name = [first, middle === first ? null : middle, surnames[0], surnames[1] === surnames[0] ? null : surnames[1]];
