@@ -1,7 +1,6 @@
-import { existsSync, mkdirSync } from 'node:fs';
-import { join } from 'node:path';
-import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
+import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { launchChromium, see, shot, WAIT } from '../support/browser';
 import { accessToken, api, removeDir, startServer, type RunningServer } from '../support/server';
 
 /**
@@ -9,11 +8,7 @@ import { accessToken, api, removeDir, startServer, type RunningServer } from '..
  * sees its holder and bank and confirms before money moves; a failed batch says why. Screenshots at
  * desktop and phone width go to test/artifacts/ for a person to look at.
  */
-const ROOT = new URL('../..', import.meta.url).pathname;
-const ARTIFACTS = join(ROOT, 'test/artifacts');
-const CHROMIUM = '/usr/bin/chromium';
 const CPF = '529.982.247-25';
-const WAIT = { timeout: 20_000 };
 
 let srv: RunningServer;
 let browser: Browser;
@@ -23,11 +18,6 @@ let phone: BrowserContext;
 let token = '';
 let failedId = '';
 
-const see = (p: Page, selector: string) => p.locator(selector).first().waitFor({ state: 'visible', ...WAIT });
-async function shot(p: Page, name: string) {
-  await p.evaluate(() => window.scrollTo(0, 0));
-  await p.screenshot({ path: join(ARTIFACTS, `${name}.png`), fullPage: true });
-}
 const available = async () => (await api(srv.url, '/balance', { token })).json.available as number;
 const lookup = async (key: string, keyType: string) => (await api(srv.url, `/pix/keys?key=${encodeURIComponent(key)}&key_type=${keyType}`, { token })).json;
 
@@ -49,18 +39,10 @@ async function fillForm(p: Page, o: { amount: string; keyType: string; key: stri
 }
 
 beforeAll(async () => {
-  if (!existsSync(join(ROOT, '.next/BUILD_ID'))) {
-    throw new Error('No production build of the pages (.next/BUILD_ID is missing): run `npx next build` before the browser tests.');
-  }
-  if (!existsSync(CHROMIUM)) throw new Error(`${CHROMIUM} is missing: apt-get install -y chromium`);
-  mkdirSync(ARTIFACTS, { recursive: true });
   // batches settle 1 s after the request: the review happens before any of that
   srv = await startServer({ pages: true, env: { SANDBOX_SETTLEMENT_DELAY_MS: '1000', PIX_MAX_BATCH_CENTS: '10000' } });
   token = await accessToken(srv.url, srv.demo.code, srv.demo.token);
-  browser = await chromium.launch({
-    executablePath: CHROMIUM,
-    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'],
-  });
+  browser = await launchChromium();
   ctx = await browser.newContext({ viewport: { width: 1280, height: 860 }, locale: 'pt-BR' });
   page = await ctx.newPage();
   await page.goto(`${srv.url}/sign-in`);

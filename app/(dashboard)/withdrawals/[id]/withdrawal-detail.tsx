@@ -1,4 +1,5 @@
 'use client';
+import type { ReactNode } from 'react';
 import { useQuery } from '@tanstack/react-query';
 import { BackLink, DetailList, ErrorState, Loading, Money, PageHeader, StatusBadge } from '../../../_components/ui';
 import { NotFoundCard } from '../../../_components/not-found-card';
@@ -71,9 +72,12 @@ export function WithdrawalDetail({ id }: { id: string }) {
               <DetailList rows={[
                 [copy.batchAmount, <Money key="m" cents={b.amount} />],
                 ['Identifier', <span key="i" className="mono">{b.identifier}</span>],
-                ['End-to-end id', b.endtoend ? <span key="e" className="mono">{b.endtoend}</span> : (b.status === 'PENDING' ? <span key="e" className="muted">after settlement</span> : null)],
-                ['Receiver', b.receiver_name],
-                ['Receiver bank', b.receiver_bank ? <span key="b">{b.receiver_bank}{b.receiver_bank_ispb ? <span className="muted"> · ISPB {b.receiver_bank_ispb}</span> : null}</span> : null],
+                // a failed batch never reached anyone: no receipt fields to show empty
+                ...(b.status === 'ERROR' ? [] : [
+                  ['End-to-end id', b.endtoend ? <span key="e" className="mono">{b.endtoend}</span> : <span key="e" className="muted">after settlement</span>],
+                  ['Receiver', b.receiver_name],
+                  ['Receiver bank', b.receiver_bank ? <span key="b">{b.receiver_bank}{b.receiver_bank_ispb ? <span className="muted"> · ISPB {b.receiver_bank_ispb}</span> : null}</span> : null],
+                ] satisfies [string, ReactNode][]),
               ]} />
             </li>
           ))}
