@@ -1,10 +1,10 @@
 import { TRPCError } from '@trpc/server';
 import { eq } from 'drizzle-orm';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { withdrawalBatches } from '../../db/schema';
+import { ledgerEntries, withdrawalBatches } from '../../db/schema';
 import { ManualClock } from '../../server/clock';
 import type { DomainError } from '../../server/errors';
-import { merchantBalance } from '../../server/domain/ledger';
+import { auditLedger, merchantBalance } from '../../server/domain/ledger';
 import { railFor } from '../../server/domain/rails';
 import { runSettlementPass } from '../../server/domain/withdrawals/settle';
 import { callerFor, makeAccount, makeTestServices } from '../support/services';
@@ -98,5 +98,21 @@ describe('a withdrawal to a key the directory does not know', () => {
     const rows = await s.db.read.select().from(withdrawalBatches).where(eq(withdrawalBatches.withdrawalId, view.id)).all();
     expect(rows.map((r) => [r.failureCode, r.failureReason])).toEqual(view.receipt.map((r) => [r.failure_code, r.failure_reason]));
     expect((await merchantBalance(s.db.read, acc.account_id)).available).toBe(500_000);
+  });
+
+  it('returns the money once when settlement passes race over its batches', async () => {
+    const acc = await makeAccount(s, { balance: 500_000 });
+    const api = callerFor(s, acc.account_id);
+    const res = await api.withdrawals.create({ amount: 250_000, key: 'unknown@sandbox.test', key_type: 'EMAIL', details: { name: 'Ninguém', document: '52998224725' } });
+    clock.advance(1_000);
+    const rail = railFor(s.config)!;
+    await Promise.all([1, 2, 3, 4].map(() => runSettlementPass(s, rail)));
+    // every pass read the same three due batches; each batch's refund was written by exactly one of them
+    const refunds = await s.db.read.select({ resourceId: ledgerEntries.resourceId }).from(ledgerEntries).where(eq(ledgerEntries.kind, 'withdrawal_failed')).all();
+    expect(refunds.map((r) => r.resourceId).sort()).toEqual(res.data.map((b) => b.identifier).sort());
+    const view = await api.withdrawals.get({ identifier: res.data[0].identifier });
+    expect(view.receipt.map((r) => r.failure_code)).toEqual(['KEY_NOT_FOUND', 'KEY_NOT_FOUND', 'KEY_NOT_FOUND']);
+    expect(await merchantBalance(s.db.read, acc.account_id)).toEqual({ available: 500_000, blocked: 0, inFlight: 0 });
+    expect(await auditLedger(s.db.read)).toEqual({ total: 0, mismatched: [] });
   });
 });
