@@ -13,6 +13,8 @@ import { closeWebhookAgents } from './domain/webhooks/sender';
  * /api/trpc), every other path to Next's request handler. Background jobs run here too.
  */
 async function main() {
+  // files this process creates (database, WAL, key file, logs) are its owner's only
+  process.umask(0o077);
   const argv = process.argv.slice(2);
   const dev = argv.includes('--dev');
   const config = loadConfig({ dev });

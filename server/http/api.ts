@@ -6,7 +6,7 @@ import { createHttpContext, type Context } from '../context';
 import { DomainError, restErrorBody, toDomainError, type EnvelopeFlavor } from '../errors';
 import { buildOpenApiDocument, restProcedures } from '../openapi';
 import type { Services } from '../services';
-import { isJsonContentType, MAX_BODY_BYTES, parseJsonObject, readBody } from './body';
+import { ClientAbortError, isJsonContentType, MAX_BODY_BYTES, parseJsonObject, readBody } from './body';
 
 type Req = IncomingMessage & { body?: unknown; apiError?: unknown };
 
@@ -88,6 +88,11 @@ export function createApiHandler(services: Services, router: AnyRouter) {
       try {
         raw = await readBody(req);
       } catch (err) {
+        if (err instanceof ClientAbortError) {
+          // an ordinary event on the internet, not a fault of ours
+          console.info(`[api] client abort: ${method} ${url.pathname} closed mid-body`);
+          return;
+        }
         // stop reading a body we refused; the connection is not reusable mid-body
         sendError(res, err, flavor, true);
         req.resume();
