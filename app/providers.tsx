@@ -1,6 +1,7 @@
 'use client';
 import { MutationCache, QueryCache, QueryClient, QueryClientProvider } from '@tanstack/react-query';
-import { createTRPCClient, httpBatchLink } from '@trpc/client';
+import { createTRPCClient, httpBatchLink, httpLink, splitLink } from '@trpc/client';
+import { MAX_BATCH_CALLS, UNBATCHABLE_PROCEDURES } from '../server/routers/batching';
 import { useState, type ReactNode } from 'react';
 import type { AppRouter } from '@/server/routers';
 import { apiErrorCode, isApiError } from './_lib/api-errors';
@@ -31,7 +32,12 @@ export function Providers({ children }: { children: ReactNode }) {
     },
   }));
   const [trpcClient] = useState(() => createTRPCClient<AppRouter>({
-    links: [httpBatchLink({ url: '/api/trpc', headers: () => ({ 'x-csrf-token': csrfToken() }) })],
+    links: [splitLink({
+      // the server refuses credential checks inside a batch and batches above 20 calls
+      condition: (op) => UNBATCHABLE_PROCEDURES.includes(op.path),
+      true: httpLink({ url: '/api/trpc', headers: () => ({ 'x-csrf-token': csrfToken() }) }),
+      false: httpBatchLink({ url: '/api/trpc', maxItems: MAX_BATCH_CALLS, headers: () => ({ 'x-csrf-token': csrfToken() }) }),
+    })],
   }));
   return (
     <QueryClientProvider client={queryClient}>

@@ -5,6 +5,7 @@ import { createOpenApiNodeHttpHandler } from 'trpc-to-openapi';
 import { createHttpContext, type Context } from '../context';
 import { DomainError, restErrorBody, toDomainError, type EnvelopeFlavor } from '../errors';
 import { buildOpenApiDocument, restProcedures } from '../openapi';
+import { MAX_BATCH_CALLS } from '../routers/batching';
 import type { Services } from '../services';
 import { ClientAbortError, isJsonContentType, MAX_BODY_BYTES, parseJsonObject, readBody } from './body';
 
@@ -56,6 +57,8 @@ export function createApiHandler(services: Services, router: AnyRouter) {
     basePath: '/api/trpc/',
     createContext: createHttpContext(services, 'trpc') as never,
     maxBodySize: MAX_BODY_BYTES,
+    // one request cannot fan out into hundreds of calls (DECISIONS "Sign-in and token limits")
+    maxBatchSize: MAX_BATCH_CALLS,
     responseMeta({ ctx, errors }) {
       const headers: Record<string, string | string[]> = { 'cache-control': 'no-store', ...((ctx as Context | undefined)?.response.headers ?? {}) };
       for (const e of errors) {
