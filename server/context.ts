@@ -1,7 +1,8 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { TRPCRequestInfo } from '@trpc/server/http';
 import { cameOverHttps, clientAddress } from './http/client-address';
-import { refuseCredentialBatch } from './routers/batching';
+import { TRPCError } from '@trpc/server';
+import { credentialInBatch } from './routers/batching';
 import type { Services } from './services';
 
 export type AuthKind = 'bearer' | 'webhook-api' | 'session';
@@ -68,7 +69,9 @@ function lowerHeaders(req: IncomingMessage): Record<string, string | undefined> 
 /** The outer context: reads the HTTP request; authentication itself happens in the procedures' middleware. */
 export function createHttpContext(services: Services, transport: 'rest' | 'trpc') {
   return ({ req, info }: { req: IncomingMessage; res: ServerResponse; info?: TRPCRequestInfo }): Context => {
-    if (info) refuseCredentialBatch(info);
+    const credential = info ? credentialInBatch(info) : null;
+    // refused before any call of the batch runs
+    if (credential) throw new TRPCError({ code: 'BAD_REQUEST', message: `${credential} cannot be batched with other calls; send it on its own` });
     return createContextInner({
       services,
       headers: lowerHeaders(req),

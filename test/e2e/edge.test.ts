@@ -2,6 +2,7 @@ import { connect } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { accessToken, removeDir, startServer, type RunningServer } from '../support/server';
 import { waitFor } from '../support/services';
+import { ODD_TARGETS, rawRequest, statusOf } from '../support/raw-http';
 
 let srv: RunningServer;
 let token: string;
@@ -37,7 +38,6 @@ function raw(bytes: string, o: { endAfterMs?: number } = {}): Promise<string> {
   });
 }
 
-const statusOf = (answer: string) => Number(/^HTTP\/1\.1 (\d{3})/.exec(answer)?.[1]);
 
 describe('logs', () => {
   it('a client that disconnects mid-body is logged as a client abort at info level, not as an internal error', async () => {
@@ -57,5 +57,30 @@ describe('logs', () => {
     expect(logged).not.toMatch(/internal error|ECONNRESET/i);
     // and the server still answers
     expect(statusOf(await raw('GET /balance HTTP/1.1\r\nhost: x\r\nconnection: close\r\n\r\n'))).toBe(401);
+  });
+});
+
+describe('odd request targets', () => {
+  it('answer 4xx, never 5xx, and never redirect to another host', async () => {
+    for (const line of ODD_TARGETS) {
+      const answer = await rawRequest(srv.url, line);
+      const status = statusOf(answer);
+      expect(status, `${line} → ${answer.split('\r\n')[0]}`).toBeGreaterThanOrEqual(400);
+      expect(status, line).toBeLessThan(500);
+      expect(answer, line).not.toMatch(/^location:/im);
+    }
+    // the absolute form is refused in the documented envelope
+    const absolute = await rawRequest(srv.url, 'GET http://evil.example/balance HTTP/1.1');
+    expect(statusOf(absolute)).toBe(400);
+    expect(JSON.parse(absolute.slice(absolute.indexOf('\r\n\r\n') + 4))).toMatchObject({ statusCode: 400, error: 'Bad Request' });
+  });
+
+  it('every API answer says nosniff, no framing and no referrer to other sites', async () => {
+    const answer = await rawRequest(srv.url, 'GET /balance HTTP/1.1', `host: x\r\nauthorization: Bearer ${token}\r\nconnection: close`);
+    expect(statusOf(answer)).toBe(200);
+    expect(answer).toMatch(/^x-content-type-options: nosniff$/im);
+    expect(answer).toMatch(/^x-frame-options: DENY$/im);
+    expect(answer).toMatch(/^referrer-policy: same-origin$/im);
+    expect(answer).toMatch(/^content-security-policy: .*frame-ancestors 'none'/im);
   });
 });
