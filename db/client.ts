@@ -30,6 +30,7 @@ export function openConnection(path: string, opts: { readonly?: boolean } = {}):
  * covers all three; a database made before this rule is tightened.
  */
 function createPrivately(path: string) {
+  if (path === ':memory:' || path === '' || path.startsWith('file:')) return; // not a file of ours to create
   mkdirSync(dirname(path), { recursive: true, mode: 0o700 });
   if (!existsSync(path)) closeSync(openSync(path, 'a', 0o600));
   for (const file of [path, `${path}-wal`, `${path}-shm`]) {
