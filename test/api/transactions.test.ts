@@ -52,7 +52,7 @@ async function balance(accountId: string) {
 }
 
 const CREATION_KEYS = ['id', 'status', 'total', 'method', 'qrcode', 'invoice', 'currency', 'identifier', 'external_ref', 'customer', 'created_at', 'updated_at'];
-const VIEW_KEYS = ['id', 'status', 'total', 'method', 'currency', 'endtoend', 'postback', 'items', 'customer', 'external_ref', 'metadata', 'created_at', 'updated_at'];
+const VIEW_KEYS = ['id', 'status', 'total', 'method', 'currency', 'endtoend', 'postback', 'items', 'customer', 'external_ref', 'metadata', 'created_at', 'updated_at', 'refunded_amount', 'refunds'];
 
 describe('POST /transaction (transactions.create)', () => {
   it('creates a PENDING PIX with a BR Code that reads back', async () => {
