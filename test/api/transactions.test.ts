@@ -290,8 +290,11 @@ describe('transactions.list', () => {
     } finally {
       conn.prepare = prepare;
     }
-    expect(statements.length).toBe(2);
-    expect(statements[0]).toMatch(/inner join "customers"/i);
+    // plus, for APPROVED rows, one query for the refunds of the whole page (or of the one transaction)
+    const views = statements.filter((q) => !/from "refunds"/i.test(q));
+    expect(views.length).toBe(2);
+    expect(views[0]).toMatch(/inner join "customers"/i);
+    expect(statements.length - views.length).toBeLessThanOrEqual(2);
 
     expect((await failure(c.transactions.list({ cursor: 'garbage' }))).code).toBe('VALIDATION');
     expect((await failure(c.transactions.list({ limit: 101 }))).code).toBe('VALIDATION');
