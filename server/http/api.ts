@@ -7,6 +7,7 @@ import { DomainError, restErrorBody, toDomainError, type EnvelopeFlavor } from '
 import { buildOpenApiDocument, restProcedures } from '../openapi';
 import type { Services } from '../services';
 import { isJsonContentType, MAX_BODY_BYTES, parseJsonObject, readBody } from './body';
+import { STATEMENT_CSV_PATH, streamStatementCsv } from './statement-csv';
 
 type Req = IncomingMessage & { body?: unknown; apiError?: unknown };
 
@@ -144,6 +145,11 @@ export function createApiHandler(services: Services, router: AnyRouter) {
         if (url.pathname === '/openapi.json') {
           res.setHeader('content-type', 'application/json');
           res.end(openApiDocument());
+          return;
+        }
+        if (url.pathname === STATEMENT_CSV_PATH) {
+          if (req.method !== 'GET') throw new DomainError('METHOD_NOT_ALLOWED', `${req.method} is not allowed on ${url.pathname}`);
+          await streamStatementCsv(services, req, res, url, createHttpContext(services, 'rest')({ req, res }).headers);
           return;
         }
         if (url.pathname === '/api/trpc' || url.pathname.startsWith('/api/trpc/')) {
