@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../server/config';
 import { createAccount } from '../../server/domain/accounts';
 import { isValidEndToEndId } from '../../server/domain/pix/end-to-end';
+import { createPaymentsClient } from '../../server/client';
 import { createServices } from '../../server/services';
 import { waitFor } from '../support/services';
 import { accessToken, api, removeDir, startServer, type RunningServer } from '../support/server';
@@ -177,6 +178,17 @@ describe('GET /balance/statement over HTTP', () => {
     expect(lines[1].split(',').slice(0, 5)).toEqual([json[0].id, json[0].created_at, json[0].type, String(json[0].amount), String(json[0].balance_after)]);
     expect((await fetch(`${srv.url}/api/statement.csv?from=nope`, { headers: { authorization: `Bearer ${token}` } })).status).toBe(400);
     expect((await fetch(`${srv.url}/api/statement.csv`)).status).toBe(401);
+  });
+
+  it('the typed client reaches both through the AppRouter types (@trpc/client over /api/trpc)', async () => {
+    const client = createPaymentsClient({ url: srv.url, accessToken: token });
+    const t = await card(1_000);
+    const view = await client.transactions.refund.mutate({ id: t.id, amount: 400, reason: 'via client' });
+    expect([view.refunded_amount, view.refunds[0].amount, view.status]).toEqual([400, 400, 'APPROVED']);
+    const page = await client.account.statement.query({ limit: 1 });
+    expect(page.data[0]).toMatchObject({ type: 'refund_requested', amount: -400, resource: { type: 'refund', id: view.refunds[0].id } });
+    // @ts-expect-error amount is integer cents, never a string; the server refuses it too
+    await expect(client.transactions.refund.mutate({ id: t.id, amount: '250' })).rejects.toMatchObject({ data: { httpStatus: 400 } });
   });
 
   it('is in the OpenAPI document, with the refund path answering 201', async () => {
