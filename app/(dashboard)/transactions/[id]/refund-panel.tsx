@@ -71,10 +71,12 @@ export function RefundPanel({ t, disputeHolds, onRefunded }: { t: Transaction; d
         <p className="muted small">Fully refunded.</p>
       ) : (
         <ApiForm form={form} onSubmit={review} label="Refund">
-          <fieldset className="field">
+          <fieldset>
             <legend>How much</legend>
-            <label><input type="radio" name="refund-mode" checked={mode === 'full'} onChange={() => setMode('full')} /> Everything left ({formatBRL(left)})</label>
-            <label><input type="radio" name="refund-mode" checked={mode === 'partial'} onChange={() => { setMode('partial'); if (!amountText) setAmountText(centsToInput(left)); }} /> Part of it</label>
+            <div className="checkbox-row" role="radiogroup">
+              <label className="checkbox"><input type="radio" name="refund-mode" checked={mode === 'full'} onChange={() => setMode('full')} /> Everything left ({formatBRL(left)})</label>
+              <label className="checkbox"><input type="radio" name="refund-mode" checked={mode === 'partial'} onChange={() => { setMode('partial'); if (!amountText) setAmountText(centsToInput(left)); }} /> Part of it</label>
+            </div>
           </fieldset>
           {mode === 'partial' ? (
             <TextField label="Refund amount (R$)" inputMode="decimal" value={amountText} onChange={(e) => setAmountText(e.target.value)} error={form.fields.amount} />
