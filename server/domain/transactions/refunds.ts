@@ -8,6 +8,7 @@ import { checkIdempotencyKey, requestFingerprint, runIdempotent, type StoredAnsw
 import { newId } from '../ids';
 import { transfer } from '../ledger';
 import { railFor, type PixRail, type RefundOrder, type RefundOutcome } from '../rails';
+import { settleWithRail } from '../rails/pass';
 import { recordTransactionEvent } from './create';
 import { transactionView, type TransactionView } from './view';
 
@@ -167,27 +168,15 @@ export async function applyRefundOutcome(s: Services, order: RefundOrder, outcom
   });
 }
 
-/**
- * One pass of the refund settlement job, exactly like the withdrawal one: due rows, the rail outside
- * any write job, the outcomes applied together. A crash leaves the refund PENDING and due.
- */
+/** One pass of the refund settlement job, exactly like the withdrawal one (a crash leaves the refund PENDING and due). */
 export async function runRefundPass(s: Services, rail: PixRail, limit = REFUND_PASS_SIZE): Promise<number> {
   const now = s.clock.now();
-  const orders = await dueRefundOrdersQuery(s.db.read, now, limit).all();
-  if (orders.length === 0) return 0;
-  const outcomes = await Promise.all(orders.map(async (order): Promise<RefundOutcome> => {
-    try {
-      return await rail.refund(order, now);
-    } catch (err) {
-      console.error(`[refunds] rail ${rail.name} failed for refund ${order.refundId}; retrying later`, err);
-      return { status: 'PENDING', retryAt: new Date(now.getTime() + REFUND_RAIL_RETRY_MS) };
-    }
-  }));
-  const applied = await Promise.allSettled(orders.map((order, i) => applyRefundOutcome(s, order, outcomes[i])));
-  let handled = 0;
-  for (const [i, r] of applied.entries()) {
-    if (r.status === 'fulfilled') handled += 1;
-    else console.error(`[refunds] could not apply the outcome of refund ${orders[i].refundId}`, r.reason);
-  }
-  return handled;
+  return settleWithRail<RefundOrder, RefundOutcome>({
+    job: 'refunds',
+    orders: await dueRefundOrdersQuery(s.db.read, now, limit).all(),
+    idOf: (order) => `refund ${order.refundId}`,
+    ask: (order) => rail.refund(order, now),
+    later: () => ({ status: 'PENDING', retryAt: new Date(now.getTime() + REFUND_RAIL_RETRY_MS) }),
+    apply: (order, outcome) => applyRefundOutcome(s, order, outcome),
+  });
 }
