@@ -133,4 +133,10 @@ describe('refunds and statement in Chromium', { timeout: 90_000 }, () => {
     // the export needs the session: without the cookie it is refused
     expect((await fetch(`${srv.url}/api/statement.csv`)).status).toBe(401);
   });
+
+  it('shows both operations in the API reference (/docs)', async () => {
+    await page.goto(`${srv.url}/docs`);
+    await see(page, '.swagger-ui [data-path="/transaction/{id}/refund"]');
+    await see(page, '.swagger-ui [data-path="/balance/statement"]');
+  });
 });

@@ -25,10 +25,10 @@ const queryInt = (min: number, max: number) => z.union([
 ], { error: 'must be an integer' }).pipe(z.number().min(min, `must be at least ${min}`).max(max, `must be at most ${max}`));
 
 export const statementQuery = z.strictObject({
-  from: statementDate.optional().describe('created_at ≥ from (ISO 8601 date or date-time)'),
-  to: statementDate.optional().describe('created_at < to; a bare date includes that whole day'),
-  cursor: z.string().max(200, 'at most 200 characters').optional().describe('next_cursor of the previous page'),
-  limit: queryInt(1, STATEMENT_MAX_LIMIT).optional().describe(`1–${STATEMENT_MAX_LIMIT}, default ${STATEMENT_DEFAULT_LIMIT}`),
+  from: statementDate.describe('created_at ≥ from (ISO 8601 date, or date-time with a zone)').optional(),
+  to: statementDate.describe('created_at < to; a bare date includes that whole day').optional(),
+  cursor: z.string().max(200, 'at most 200 characters').describe('next_cursor of the previous page').optional(),
+  limit: queryInt(1, STATEMENT_MAX_LIMIT).describe(`1–${STATEMENT_MAX_LIMIT}, default ${STATEMENT_DEFAULT_LIMIT}`).optional(),
 });
 
 export const statementMovement = z.object({
