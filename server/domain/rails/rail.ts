@@ -54,10 +54,32 @@ export type PixPaymentOutcome =
   | { status: 'PENDING'; retryAt: Date };
 
 /**
- * A way to send Pix payments out. The sandbox implements it; a real PSP adapter implements the same
- * calls. `pay` and `lookup` run outside any database write (they are network); `pay` must be safe to
- * call again for the same batch, and reports the receiver as the directory knows it, as a real Pix
- * receipt does.
+ * What the refund settlement job hands the rail: one refund of a charge, with what a PSP needs to
+ * return the money to the payer. `refundId` is stable across retries (the PSP's idempotency key).
+ */
+export interface RefundOrder {
+  refundId: string;
+  transactionId: string;
+  accountId: string;
+  amount: number;
+  method: 'PIX' | 'CARD' | 'INVOICE';
+  /** The charge's own end-to-end id (PIX), which a Pix return refers to. */
+  originalEndToEnd: string | null;
+  customerEmail: string;
+  customerDocument: string;
+}
+
+export type RefundOutcome =
+  /** `endToEndId`: a PIX return's 32-character `D…` id; null for CARD and INVOICE. */
+  | { status: 'PAID'; endToEndId: string | null }
+  | { status: 'ERROR'; reason: string }
+  | { status: 'PENDING'; retryAt: Date };
+
+/**
+ * A way to send Pix payments out (and to return charges' money). The sandbox implements it; a real PSP
+ * adapter implements the same calls. `pay`, `lookup` and `refund` run outside any database write (they
+ * are network); `pay` must be safe to call again for the same batch, and reports the receiver as the
+ * directory knows it, as a real Pix receipt does.
  */
 export interface PixRail {
   readonly name: string;
@@ -66,4 +88,6 @@ export interface PixRail {
   pay(order: PixPaymentOrder, now: Date): Promise<PixPaymentOutcome>;
   /** The directory's entry of a normalised key; null when no such key is registered. */
   lookup(keyType: PixKeyType, key: string): Promise<PixKeyEntry | null>;
+  /** Returns a charge's money to its payer; network like `pay`, and safe to call again for one refund. */
+  refund(order: RefundOrder, now: Date): Promise<RefundOutcome>;
 }

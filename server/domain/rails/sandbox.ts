@@ -1,5 +1,6 @@
 import { newEndToEndId } from '../pix/end-to-end';
-import type { PixPaymentOrder, PixPaymentOutcome, PixRail } from './rail';
+import type { PixPaymentOrder, PixPaymentOutcome, PixRail, RefundOrder, RefundOutcome } from './rail';
+import { pickReceiverBank } from '../pix/participants';
 import { sandboxDirectoryEntry } from './sandbox-directory';
 
 export { SANDBOX_UNKNOWN_KEY } from './sandbox-directory';
@@ -14,6 +15,9 @@ export const SANDBOX_FAILURE_REASONS = {
   refused: 'The receiving institution refused the payment (sandbox key fail@sandbox.test).',
   partial: 'The receiving institution refused this batch; only the first batch is paid (sandbox key partial@sandbox.test).',
 } as const;
+
+/** A charge whose customer has this email gets its refunds refused by the sandbox (the receiver's side). */
+export const SANDBOX_REFUND_FAIL_EMAIL = SANDBOX_FAIL_KEY;
 
 /**
  * The sandbox rail: settles a batch `delayMs` after it was requested, paying the holder the sandbox
@@ -46,6 +50,15 @@ export function sandboxRail(delayMs: number): PixRail {
         receiverBank: entry.bank.name,
         receiverBankIspb: entry.bank.ispb,
       };
+    },
+    async refund(order: RefundOrder, now: Date): Promise<RefundOutcome> {
+      if (order.customerEmail.toLowerCase() === SANDBOX_REFUND_FAIL_EMAIL) {
+        return { status: 'ERROR', reason: 'sandbox: the payer\'s account refused the return (customer email fail@sandbox.test)' };
+      }
+      if (order.method !== 'PIX') return { status: 'PAID', endToEndId: null };
+      // the return goes back to the payer's institution: the ISPB of the charge's own id when there is one
+      const ispb = order.originalEndToEnd?.slice(1, 9) ?? pickReceiverBank(order.customerDocument).ispb;
+      return { status: 'PAID', endToEndId: newEndToEndId(ispb, now, 'D') };
     },
   };
 }
