@@ -82,7 +82,7 @@ export function Overview() {
                   </div>
                   <div className="activity-side">
                     {r.amount !== null ? <Money cents={r.amount} /> : null}
-                    {r.status ? <StatusBadge status={r.status} /> : null}
+                    {r.status ? <StatusBadge kind={r.type.startsWith('withdraw') ? 'withdrawal' : r.type.startsWith('dispute') ? 'dispute' : 'transaction'} status={r.status} /> : null}
                     <time className="muted small" dateTime={r.created_at}>{formatDateTime(r.created_at)}</time>
                   </div>
                 </li>

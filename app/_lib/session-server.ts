@@ -1,6 +1,7 @@
 import Database from 'better-sqlite3';
 import { drizzle } from 'drizzle-orm/better-sqlite3';
 import { cookies } from 'next/headers';
+import { cache } from 'react';
 import type { DrizzleDb } from '@/db';
 import * as schema from '@/db/schema';
 import { loadConfig } from '@/server/config';
@@ -23,9 +24,12 @@ function sessionDb(): SessionDb {
   return holder.__ppPagesSessionDb;
 }
 
-/** The signed-in person of this request, or null (no cookie, unknown, revoked or expired session). */
-export async function currentSession(): Promise<SessionAuth | null> {
+/**
+ * The signed-in person of this request, or null (no cookie, unknown, revoked or expired session).
+ * Once per request: the layout's gate and the language lookup share it.
+ */
+export const currentSession = cache(async (): Promise<SessionAuth | null> => {
   const token = (await cookies()).get(SESSION_COOKIE)?.value;
   if (!token) return null;
   return sessionFor(sessionDb(), token, new Date());
-}
+});

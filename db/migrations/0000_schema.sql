@@ -42,8 +42,10 @@ CREATE TABLE `dashboard_users` (
 	`account_id` text NOT NULL,
 	`email` text NOT NULL,
 	`password_hash` text NOT NULL,
+	`locale` text DEFAULT 'pt-BR' NOT NULL,
 	`created_at` text NOT NULL,
-	FOREIGN KEY (`account_id`) REFERENCES `accounts`(`id`) ON UPDATE no action ON DELETE no action
+	FOREIGN KEY (`account_id`) REFERENCES `accounts`(`id`) ON UPDATE no action ON DELETE no action,
+	CONSTRAINT "dashboard_users_locale_ck" CHECK("dashboard_users"."locale" IN ('pt-BR', 'en'))
 ) STRICT;
 --> statement-breakpoint
 CREATE UNIQUE INDEX `dashboard_users_email_uq` ON `dashboard_users` (`email`);--> statement-breakpoint

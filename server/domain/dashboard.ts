@@ -1,5 +1,5 @@
 import { and, eq, sql } from 'drizzle-orm';
-import { accounts, dashboardUsers } from '../../db/schema';
+import { accounts, dashboardUsers, DEFAULT_LOCALE } from '../../db/schema';
 import { DomainError } from '../errors';
 import type { Services } from '../services';
 import { getAccount, rotateClientToken } from './accounts';
@@ -26,10 +26,10 @@ function localDay(d: Date): string {
 export async function signedInUser(s: Services, auth: { accountId: string; userId?: string }) {
   const account = await getAccount(s.db.read, auth.accountId);
   const user = auth.userId
-    ? await s.db.read.select({ email: dashboardUsers.email }).from(dashboardUsers)
+    ? await s.db.read.select({ email: dashboardUsers.email, locale: dashboardUsers.locale }).from(dashboardUsers)
       .where(and(eq(dashboardUsers.id, auth.userId), eq(dashboardUsers.accountId, auth.accountId))).get()
     : undefined;
-  return { email: user?.email ?? '', account_id: account.id, account_name: account.name, expires_at: null };
+  return { email: user?.email ?? '', account_id: account.id, account_name: account.name, expires_at: null, locale: user?.locale ?? DEFAULT_LOCALE };
 }
 
 export async function overview(s: Services, accountId: string) {

@@ -2,7 +2,6 @@
 import { useMutation, useQuery } from '@tanstack/react-query';
 import { useEffect, useState } from 'react';
 import { ConfirmDialog, CopyValue, ErrorState, FormError, Loading, PageHeader } from '../../_components/ui';
-import { describeApiError } from '../../_lib/api-errors';
 import { useTRPC } from '../../_lib/trpc';
 
 export function Developers() {
@@ -42,7 +41,7 @@ export function Developers() {
                 <CopyValue value={rotate.data.token} label="Client token" />
               </div>
             ) : null}
-            <FormError message={rotate.isError ? describeApiError(rotate.error).message : null} />
+            <FormError error={rotate.isError ? rotate.error : null} />
             <button type="button" className="button danger" onClick={() => setConfirming(true)}>Rotate client token</button>
             <ConfirmDialog open={confirming} title="Rotate the client token?" confirmLabel="Rotate token" busy={rotate.isPending}
               onCancel={() => setConfirming(false)} onConfirm={() => rotate.mutate()}>

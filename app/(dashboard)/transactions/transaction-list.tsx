@@ -49,7 +49,7 @@ export function TransactionList() {
             { label: 'Transaction', cell: (t) => <Link href={`/transactions/${t.id}`} className="mono">{t.id}</Link> },
             { label: 'Customer', cell: (t) => t.customer.name },
             { label: 'Method', cell: (t) => t.method },
-            { label: 'Status', cell: (t) => <StatusBadge status={t.status} /> },
+            { label: 'Status', cell: (t) => <StatusBadge kind="transaction" status={t.status} /> },
             { label: 'Total', numeric: true, cell: (t) => <Money cents={t.total} /> },
           ]} />
       </section>

@@ -1,7 +1,6 @@
 'use client';
 import { keepPreviousData, useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { EmptyState, ErrorState, FormError, Loading, Pager, StatusBadge } from '../../_components/ui';
-import { describeApiError } from '../../_lib/api-errors';
 import { formatDateTime } from '../../_lib/dates';
 import { useCursorPages } from '../../_lib/paging';
 import { useTRPC } from '../../_lib/trpc';
@@ -25,7 +24,7 @@ export function DeliveryLog({ webhookId }: { webhookId: string }) {
   if (q.data.items.length === 0) return <EmptyState title="No deliveries yet"><p className="muted small">Each event of a subscribed category creates one.</p></EmptyState>;
   return (
     <div className="delivery-log">
-      <FormError message={resend.isError ? describeApiError(resend.error).message : null} />
+      <FormError error={resend.isError ? resend.error : null} />
       <ul className="deliveries">
         {q.data.items.map((d) => (
           <li key={d.id} className="delivery" data-testid="delivery">
@@ -36,7 +35,7 @@ export function DeliveryLog({ webhookId }: { webhookId: string }) {
                   {d.status === 'PENDING' && d.next_attempt_at ? <> · next {formatDateTime(d.next_attempt_at)}</> : null}</p>
               </div>
               <div className="button-row">
-                <StatusBadge status={d.status} />
+                <StatusBadge kind="delivery" status={d.status} />
                 <button type="button" className="button small secondary" disabled={resend.isPending && resend.variables?.delivery_id === d.id}
                   onClick={() => resend.mutate({ delivery_id: d.id })}>Resend</button>
               </div>

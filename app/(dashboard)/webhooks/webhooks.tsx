@@ -3,7 +3,6 @@ import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useState } from 'react';
 import { createWebhookRequest } from '@/server/routers/webhooks/schemas';
 import { ConfirmDialog, CopyValue, EmptyState, ErrorState, FormError, Loading, PageHeader, StatusBadge, TextField } from '../../_components/ui';
-import { describeApiError } from '../../_lib/api-errors';
 import { ApiForm, useApiForm } from '../../_lib/api-form';
 import { formatDateTime } from '../../_lib/dates';
 import { useTRPC } from '../../_lib/trpc';
@@ -95,7 +94,7 @@ export function Webhooks() {
                     <p className="webhook-url">{w.url}</p>
                     <div className="tags">
                       {w.events.map((e) => <span key={e} className="badge badge-neutral">{e}</span>)}
-                      <StatusBadge status={w.active ? 'ACTIVE' : 'INACTIVE'} />
+                      <StatusBadge kind="webhook" status={w.active ? 'ACTIVE' : 'INACTIVE'} />
                     </div>
                     <p className="muted small">{w.magic_id} · since {formatDateTime(w.created_at)}</p>
                   </div>
@@ -117,7 +116,7 @@ export function Webhooks() {
       <ConfirmDialog open={deleting !== null} title="Delete this webhook?" confirmLabel="Delete webhook" busy={remove.isPending}
         onCancel={() => setDeleting(null)} onConfirm={() => deleting && remove.mutate({ magic_id: deleting.id })}>
         <p>Events stop going to <strong className="webhook-url">{deleting?.url}</strong>, and its pending deliveries are dropped.</p>
-        <FormError message={remove.isError ? describeApiError(remove.error).message : null} />
+        <FormError error={remove.isError ? remove.error : null} />
       </ConfirmDialog>
     </>
   );

@@ -45,7 +45,7 @@ export function WithdrawalList() {
             { label: 'Withdrawal', cell: (w) => <Link href={`/withdrawals/${w.id}`} className="mono">{w.id}</Link> },
             { label: 'Recipient', cell: (w) => w.operation.details.name },
             { label: 'Pix key', cell: (w) => <span><span className="muted small">{w.operation.key_type}</span> {formatPixKey(w.operation.key_type, w.operation.key)}</span> },
-            { label: 'Status', cell: (w) => <StatusBadge status={w.status} /> },
+            { label: 'Status', cell: (w) => <StatusBadge kind="withdrawal" status={w.status} /> },
             { label: 'Amount', numeric: true, cell: (w) => <Money cents={w.amount} /> },
           ]} />
       </section>

@@ -4,7 +4,7 @@ import { QRCodeSVG } from 'qrcode.react';
 import type { ReactNode } from 'react';
 import { BackLink, CopyButton, DetailList, ErrorState, FormError, Loading, Money, PageHeader, StatusBadge } from '../../../_components/ui';
 import { NotFoundCard } from '../../../_components/not-found-card';
-import { apiErrorCode, describeApiError } from '../../../_lib/api-errors';
+import { apiErrorCode } from '../../../_lib/api-errors';
 import { formatDateTime } from '../../../_lib/dates';
 import { formatDocument, formatPhone } from '../../../_lib/documents';
 import { formatBRL } from '../../../_lib/money';
@@ -38,7 +38,7 @@ export function TransactionDetail({ id }: { id: string }) {
 
   if (tx.isPending) return <><BackLink href="/transactions">Transactions</BackLink><Loading /></>;
   if (tx.isError) {
-    if (apiErrorCode(tx.error) === 'NOT_FOUND') return <NotFoundCard what="Transaction" back="/transactions" backLabel="Transactions" />;
+    if (apiErrorCode(tx.error) === 'NOT_FOUND') return <NotFoundCard title="Transação não encontrada" back="/transactions" backLabel="Voltar para as transações" />;
     return <><BackLink href="/transactions">Transactions</BackLink><ErrorState error={tx.error} onRetry={() => tx.refetch()} /></>;
   }
   const t = tx.data;
@@ -52,7 +52,7 @@ export function TransactionDetail({ id }: { id: string }) {
     <>
       <BackLink href="/transactions">Transactions</BackLink>
       <PageHeader title={`${t.method} charge ${formatBRL(t.total)}`} subtitle={<span className="mono">{t.id}</span>}
-        actions={<span data-testid="transaction-status"><StatusBadge status={t.status} /></span>} />
+        actions={<span data-testid="transaction-status"><StatusBadge kind="transaction" status={t.status} /></span>} />
 
       {t.method === 'PIX' && p?.qrcode && t.status === 'PENDING' ? (
         <section className="card" aria-labelledby="pix-title">
@@ -76,7 +76,7 @@ export function TransactionDetail({ id }: { id: string }) {
           <p className="alert alert-info" role="status">A dispute of <Money cents={openCase.amount} /> is open: that amount is held from your available
             balance until it is won (released) or lost (kept as a chargeback).</p>
         ) : null}
-        <FormError message={actionError ? describeApiError(actionError).message : null} />
+        <FormError error={actionError} />
         <div className="button-row">
           {canPay ? <button type="button" className="button primary" disabled={busy} onClick={() => pay.mutate({ id: t.id })}>{pay.isPending ? 'Paying…' : 'Pay (sandbox)'}</button> : null}
           {canDispute ? <button type="button" className="button secondary" disabled={busy} onClick={() => openDispute.mutate({ id: t.id })}>{openDispute.isPending ? 'Opening…' : 'Open a dispute'}</button> : null}
@@ -94,7 +94,7 @@ export function TransactionDetail({ id }: { id: string }) {
         <h2 id="tx-title">Details</h2>
         <DetailList rows={[
           ['Total', <Money key="t" cents={t.total} />],
-          ['Status', <StatusBadge key="s" status={t.status} />],
+          ['Status', <StatusBadge key="s" kind="transaction" status={t.status} />],
           ['Method', t.method],
           ['End-to-end id', t.endtoend ? <span key="e" className="mono">{t.endtoend}</span> : null],
           ['External reference', t.external_ref],
@@ -140,7 +140,7 @@ export function TransactionDetail({ id }: { id: string }) {
             {disputes.data.map((d) => (
               <li key={d.id}>
                 <div className="activity-main"><span className="mono small">{d.id}</span><span className="muted small">opened {formatDateTime(d.created_at)}</span></div>
-                <div className="activity-side"><Money cents={d.amount} /><StatusBadge status={d.status} /></div>
+                <div className="activity-side"><Money cents={d.amount} /><StatusBadge kind="dispute" status={d.status} /></div>
               </li>
             ))}
           </ul>

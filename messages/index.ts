@@ -1,0 +1,53 @@
+import type { DashboardLocale } from '../db/schema/accounts';
+import enCommon from './en/common.json';
+import enErrors from './en/errors.json';
+import enSettings from './en/settings.json';
+import enShell from './en/shell.json';
+import enSignIn from './en/signIn.json';
+import enStatus from './en/status.json';
+import enTerms from './en/terms.json';
+import enValidation from './en/validation.json';
+import enWithdrawals from './en/withdrawals.json';
+import ptCommon from './pt-BR/common.json';
+import ptErrors from './pt-BR/errors.json';
+import ptSettings from './pt-BR/settings.json';
+import ptShell from './pt-BR/shell.json';
+import ptSignIn from './pt-BR/signIn.json';
+import ptStatus from './pt-BR/status.json';
+import ptTerms from './pt-BR/terms.json';
+import ptValidation from './pt-BR/validation.json';
+import ptWithdrawals from './pt-BR/withdrawals.json';
+
+/**
+ * The dashboard's catalogs: one JSON file per namespace and language (messages/<locale>/<namespace>.json),
+ * so pages translated in parallel touch different files; a new namespace adds one import and one line
+ * per language here. pt-BR is the reference: its keys type every `t('…')` call (i18n/app-config.d.ts),
+ * and test/unit/dashboard-catalogs.test.ts checks English has exactly the same keys.
+ */
+const ptBR = {
+  common: ptCommon,
+  errors: ptErrors,
+  settings: ptSettings,
+  shell: ptShell,
+  signIn: ptSignIn,
+  status: ptStatus,
+  terms: ptTerms,
+  validation: ptValidation,
+  withdrawals: ptWithdrawals,
+};
+
+export type Messages = typeof ptBR;
+
+const en: Messages = {
+  common: enCommon,
+  errors: enErrors,
+  settings: enSettings,
+  shell: enShell,
+  signIn: enSignIn,
+  status: enStatus,
+  terms: enTerms,
+  validation: enValidation,
+  withdrawals: enWithdrawals,
+};
+
+export const CATALOGS: Record<DashboardLocale, Messages> = { 'pt-BR': ptBR, en };
