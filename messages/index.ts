@@ -7,6 +7,12 @@ import enSignIn from './en/signIn.json';
 import enStatus from './en/status.json';
 import enTerms from './en/terms.json';
 import enValidation from './en/validation.json';
+import enSearch from './en/search.json';
+import enTransactions from './en/transactions.json';
+import enOverview from './en/overview.json';
+import enDisputes from './en/disputes.json';
+import enDevelopers from './en/developers.json';
+import enWebhooks from './en/webhooks.json';
 import enWithdrawals from './en/withdrawals.json';
 import ptCommon from './pt-BR/common.json';
 import ptErrors from './pt-BR/errors.json';
@@ -16,6 +22,12 @@ import ptSignIn from './pt-BR/signIn.json';
 import ptStatus from './pt-BR/status.json';
 import ptTerms from './pt-BR/terms.json';
 import ptValidation from './pt-BR/validation.json';
+import ptSearch from './pt-BR/search.json';
+import ptTransactions from './pt-BR/transactions.json';
+import ptOverview from './pt-BR/overview.json';
+import ptDisputes from './pt-BR/disputes.json';
+import ptDevelopers from './pt-BR/developers.json';
+import ptWebhooks from './pt-BR/webhooks.json';
 import ptWithdrawals from './pt-BR/withdrawals.json';
 
 /**
@@ -33,6 +45,12 @@ const ptBR = {
   status: ptStatus,
   terms: ptTerms,
   validation: ptValidation,
+  search: ptSearch,
+  transactions: ptTransactions,
+  overview: ptOverview,
+  disputes: ptDisputes,
+  developers: ptDevelopers,
+  webhooks: ptWebhooks,
   withdrawals: ptWithdrawals,
 };
 
@@ -47,6 +65,12 @@ const en: Messages = {
   status: enStatus,
   terms: enTerms,
   validation: enValidation,
+  search: enSearch,
+  transactions: enTransactions,
+  overview: enOverview,
+  disputes: enDisputes,
+  developers: enDevelopers,
+  webhooks: enWebhooks,
   withdrawals: enWithdrawals,
 };
 

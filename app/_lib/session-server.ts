@@ -15,7 +15,8 @@ import { sessionFor, SESSION_COOKIE, type SessionAuth } from '@/server/domain/se
 type SessionDb = DrizzleDb;
 const holder = globalThis as typeof globalThis & { __ppPagesSessionDb?: SessionDb };
 
-function sessionDb(): SessionDb {
+/** The pages' own read-only connection (the session gate, and the CSV export's reads). */
+export function pagesDb(): SessionDb {
   if (!holder.__ppPagesSessionDb) {
     const conn = new Database(loadConfig().databasePath, { readonly: true, fileMustExist: true });
     conn.pragma('busy_timeout = 5000');
@@ -31,5 +32,5 @@ function sessionDb(): SessionDb {
 export const currentSession = cache(async (): Promise<SessionAuth | null> => {
   const token = (await cookies()).get(SESSION_COOKIE)?.value;
   if (!token) return null;
-  return sessionFor(sessionDb(), token, new Date());
+  return sessionFor(pagesDb(), token, new Date());
 });

@@ -1,9 +1,10 @@
 import { z } from 'zod';
 import { createTransaction } from '../../domain/transactions/create';
 import { getTransaction, listTransactions, paymentDetails, transactionDisputes } from '../../domain/transactions/query';
+import { searchTransactions } from '../../domain/transactions/search';
 import { merchantProcedure, router, noteReplay } from '../../trpc';
 import {
-  createTransactionRequest, disputeView, getTransactionInput, idempotencyHeaders, listTransactionsInput,
+  createTransactionRequest, disputeView, getTransactionInput, idempotencyHeaders, listTransactionsInput, searchTransactionsInput, transactionSearchPage,
   paymentDetails as paymentDetailsOutput, transactionCreated, transactionIdInput, transactionPage, transactionView,
 } from './schemas';
 
@@ -42,6 +43,12 @@ export const transactionsRouter = router({
     .input(listTransactionsInput)
     .output(transactionPage)
     .query(({ ctx, input }) => listTransactions(ctx.services.db.read, ctx.auth.accountId, input)),
+
+  /** The dashboard's search and filters (also behind its CSV export). */
+  search: merchantProcedure
+    .input(searchTransactionsInput)
+    .output(transactionSearchPage)
+    .query(({ ctx, input }) => searchTransactions(ctx.services.db.read, ctx.auth.accountId, input)),
 
   disputes: merchantProcedure
     .input(transactionIdInput)
