@@ -201,6 +201,7 @@ CREATE TABLE `disputes` (
 ) STRICT;
 --> statement-breakpoint
 CREATE INDEX `disputes_transaction_idx` ON `disputes` (`transaction_id`);--> statement-breakpoint
+CREATE INDEX `disputes_account_status_created_idx` ON `disputes` (`account_id`,`status`,`created_at`);--> statement-breakpoint
 CREATE UNIQUE INDEX `disputes_open_uq` ON `disputes` (`transaction_id`) WHERE "disputes"."status" = 'OPEN';--> statement-breakpoint
 CREATE TABLE `transactions` (
 	`id` text PRIMARY KEY NOT NULL,

@@ -78,6 +78,8 @@ export const disputes = sqliteTable('disputes', {
   updatedAt: text('updated_at').notNull(),
 }, (t) => [
   index('disputes_transaction_idx').on(t.transactionId),
+  // the Disputes page: the account's open ones, then the closed ones, newest first
+  index('disputes_account_status_created_idx').on(t.accountId, t.status, t.createdAt),
   // at most one open dispute per transaction
   uniqueIndex('disputes_open_uq').on(t.transactionId).where(sql`${t.status} = 'OPEN'`),
   check('disputes_amount_bounds', sql`${t.amount} BETWEEN 1 AND 100000000000`),

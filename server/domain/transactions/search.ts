@@ -93,3 +93,27 @@ export async function searchTransactions(db: DrizzleDb, accountId: string, f: Tr
     nextCursor: rows.length > limit && last ? encodeCursor({ createdAt: last.createdAt, id: last.id }) : null,
   };
 }
+
+export interface DisputeListItem {
+  id: string; transaction_id: string; status: DisputeMark; amount: number; held: number;
+  customer_name: string; method: TransactionMethod; created_at: string; updated_at: string;
+}
+
+/** The Disputes page: open disputes first (their amount is held from the balance), then closed ones, newest first. */
+export async function listDisputes(db: DrizzleDb, accountId: string, limit = 100): Promise<{ items: DisputeListItem[]; held: number }> {
+  const rows = async (status: DisputeMark[]) => db.select({
+    id: disputes.id, transactionId: disputes.transactionId, status: disputes.status, amount: disputes.amount,
+    createdAt: disputes.createdAt, updatedAt: disputes.updatedAt, customerName: customers.name, method: transactions.method,
+  }).from(disputes)
+    .innerJoin(transactions, eq(transactions.id, disputes.transactionId))
+    .innerJoin(customers, eq(customers.id, transactions.customerId))
+    .where(and(eq(disputes.accountId, accountId), inArray(disputes.status, status)))
+    .orderBy(desc(disputes.createdAt), desc(disputes.id)).limit(limit).all();
+  const open = await rows(['OPEN']);
+  const closed = open.length < limit ? await rows(['WON', 'LOST']) : [];
+  const items = [...open, ...closed].slice(0, limit).map((d) => ({
+    id: d.id, transaction_id: d.transactionId, status: d.status, amount: d.amount, held: d.status === 'OPEN' ? d.amount : 0,
+    customer_name: d.customerName, method: d.method, created_at: d.createdAt, updated_at: d.updatedAt,
+  }));
+  return { items, held: open.reduce((n, d) => n + d.amount, 0) };
+}

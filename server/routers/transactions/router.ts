@@ -1,10 +1,10 @@
 import { z } from 'zod';
 import { createTransaction } from '../../domain/transactions/create';
 import { getTransaction, listTransactions, paymentDetails, transactionDisputes } from '../../domain/transactions/query';
-import { searchTransactions } from '../../domain/transactions/search';
+import { listDisputes, searchTransactions } from '../../domain/transactions/search';
 import { merchantProcedure, router, noteReplay } from '../../trpc';
 import {
-  createTransactionRequest, disputeView, getTransactionInput, idempotencyHeaders, listTransactionsInput, searchTransactionsInput, transactionSearchPage,
+  createTransactionRequest, disputeView, getTransactionInput, idempotencyHeaders, listTransactionsInput, searchTransactionsInput, transactionSearchPage, disputeListResponse,
   paymentDetails as paymentDetailsOutput, transactionCreated, transactionIdInput, transactionPage, transactionView,
 } from './schemas';
 
@@ -49,6 +49,11 @@ export const transactionsRouter = router({
     .input(searchTransactionsInput)
     .output(transactionSearchPage)
     .query(({ ctx, input }) => searchTransactions(ctx.services.db.read, ctx.auth.accountId, input)),
+
+  /** The Disputes page: open first, with the amount each holds. */
+  disputeList: merchantProcedure
+    .output(disputeListResponse)
+    .query(({ ctx }) => listDisputes(ctx.services.db.read, ctx.auth.accountId)),
 
   disputes: merchantProcedure
     .input(transactionIdInput)

@@ -146,6 +146,15 @@ export const transactionSearchPage = z.object({
   nextCursor: z.string().nullable(),
 });
 
+export const disputeListResponse = z.object({
+  items: z.array(z.object({
+    id: z.string(), transaction_id: z.string(), status: z.enum(['OPEN', 'WON', 'LOST']),
+    amount: z.number().int(), held: z.number().int().describe('Cents held from the balance now (open disputes)'),
+    customer_name: z.string(), method: transactionMethod, created_at: isoTimestamp, updated_at: isoTimestamp,
+  })),
+  held: z.number().int().describe('Cents held by all open disputes listed'),
+});
+
 export const transactionIdInput = z.strictObject({ transactionId: z.string().min(1).max(64) });
 
 export const disputeView = z.object({

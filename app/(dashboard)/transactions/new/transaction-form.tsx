@@ -3,6 +3,7 @@ import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { useRouter } from 'next/navigation';
 import { useTranslations } from 'next-intl';
 import { useState } from 'react';
+import { documentKind } from '@/server/domain/pix/documents';
 import { createTransactionRequest, TRANSACTION_METHODS } from '@/server/routers/transactions/schemas';
 import { BackLink, Money, PageHeader, SelectField, TextField } from '../../../_components/ui';
 import type { FieldErrors } from '../../../_lib/api-errors';
@@ -65,6 +66,8 @@ export function TransactionForm() {
     };
     const unreadable: FieldErrors = {};
     prices.forEach((p, i) => { if (p === null) unreadable[`items.${i}.unitPrice`] = tv('amountFormat'); });
+    // every problem at once: the document's check digits are the API's rule too, checked after the schema
+    if (customer.document.trim() && !documentKind(customer.document)) unreadable['customer.document'] = tv('document');
     // the total is derived from the items: when they are incomplete, their own messages say so
     const valid = f.check(createTransactionRequest, input, { extra: unreadable, ignore: total === null ? ['amount'] : [] });
     if (valid) create.mutate(valid);
