@@ -14,10 +14,10 @@ export function VolumeChart({ daily }: { daily: { date: string; sales: number; t
   return (
     <figure className="chart" aria-label={t('chartLabel')}>
       <ResponsiveContainer width="100%" height={260}>
-        <BarChart data={data} margin={{ top: 8, right: 4, bottom: 0, left: -8 }}>
+        <BarChart data={data} margin={{ top: 8, right: 4, bottom: 0, left: 0 }}>
           <CartesianGrid vertical={false} stroke="#e5e7eb" />
           <XAxis dataKey="day" tickLine={false} axisLine={false} interval="preserveStartEnd" minTickGap={24} fontSize={12} />
-          <YAxis tickLine={false} axisLine={false} width={48} fontSize={12} tickFormatter={(v: number) => compact.format(v / 100)} />
+          <YAxis tickLine={false} axisLine={false} width={60} fontSize={12} tickFormatter={(v: number) => compact.format(v / 100)} />
           <Tooltip formatter={(v) => formatBRL(Number(v))} cursor={{ fill: 'rgba(15, 118, 110, 0.08)' }} />
           <Legend verticalAlign="top" height={28} iconType="circle" wrapperStyle={{ fontSize: 13 }} />
           <Bar dataKey="sales" name={t('chartSales')} stackId="in" fill="#0f766e" maxBarSize={18} minPointSize={(v) => (v ? 2 : 0)} isAnimationActive={false} />
