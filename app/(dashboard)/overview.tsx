@@ -23,7 +23,7 @@ function resourceHref(r: { resource_id: string; transaction_id: string | null })
 }
 
 const ACTIVITY_KEYS = new Set(['transaction_created', 'transaction_approved', 'transaction_refused', 'transaction_expired', 'transaction_refunded',
-  'withdraw_requested', 'withdraw_paid', 'withdraw_partially_paid', 'withdraw_error', 'dispute_opened', 'dispute_won', 'dispute_lost']);
+  'transaction_refund_paid', 'transaction_refund_failed', 'withdraw_requested', 'withdraw_paid', 'withdraw_partially_paid', 'withdraw_error', 'dispute_opened', 'dispute_won', 'dispute_lost']);
 
 /** One event in words: what happened, how much, to whom. */
 function useDescribeActivity() {
@@ -73,11 +73,12 @@ export function Overview() {
       <section className="stats" aria-label={t('balance')}>
         <div className="stat">
           <p className="stat-label">{t('available')}</p>
-          <p className="stat-value" data-testid="available-balance"><Money cents={o.available} /></p>
+          <p className={`stat-value${o.available < 0 ? ' negative' : ''}`} data-testid="available-balance"><Money cents={o.available} /></p>
           {o.blocked > 0 || o.in_flight > 0 ? (
             <p className="stat-note">{o.blocked > 0 ? <>{t('blockedByDisputes', { amount: formatBRL(o.blocked) })} </> : null}
               {o.in_flight > 0 ? t('settling', { amount: formatBRL(o.in_flight) }) : null}</p>
           ) : <p className="stat-note">{t('nothingHeld')}</p>}
+          {o.available < 0 ? <p className="stat-note negative-note" role="status" data-testid="negative-balance-note">{t('negativeNote')}</p> : null}
         </div>
         <PeriodCard title={t('today')} p={o.periods.today} testId="today" />
         <PeriodCard title={t('yesterday')} p={o.periods.yesterday} testId="yesterday" />

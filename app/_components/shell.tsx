@@ -10,6 +10,7 @@ const NAV = [
   { href: '/', key: 'overview' },
   { href: '/transactions', key: 'transactions' },
   { href: '/withdrawals', key: 'withdrawals' },
+  { href: '/statement', key: 'statement' },
   { href: '/disputes', key: 'disputes' },
   { href: '/webhooks', key: 'webhooks' },
   { href: '/developers', key: 'developers' },

@@ -16,7 +16,7 @@ export const sessionRouter = router({
       const s = ctx.services;
       const session = await signInLimited(s, input.email, input.password, ctx.ip);
       const maxAgeSeconds = Math.max(0, Math.floor((session.expiresAt.getTime() - s.clock.now().getTime()) / 1000));
-      const secure = cookiesAreSecure(s.config, ctx.headers);
+      const secure = cookiesAreSecure(s.config, ctx.https);
       ctx.response.headers['set-cookie'] = [
         ...sessionCookies({ sessionToken: session.sessionToken, csrfToken: session.csrfToken, maxAgeSeconds, secure }),
         localeCookie(session.locale, secure),
@@ -32,7 +32,7 @@ export const sessionRouter = router({
     .mutation(async ({ ctx }) => {
       const token = parseCookies(ctx.headers.cookie)[SESSION_COOKIE];
       if (token) await signOut(ctx.services.db, token, ctx.services.clock.now());
-      ctx.response.headers['set-cookie'] = clearedSessionCookies(cookiesAreSecure(ctx.services.config, ctx.headers));
+      ctx.response.headers['set-cookie'] = clearedSessionCookies(cookiesAreSecure(ctx.services.config, ctx.https));
       return { signed_out: true as const };
     }),
 
@@ -44,7 +44,7 @@ export const sessionRouter = router({
       const userId = ctx.auth.userId;
       if (!userId) throw new DomainError('FORBIDDEN', 'settings belong to a signed-in person');
       await setUserLocale(ctx.services.db, userId, input.locale);
-      ctx.response.headers['set-cookie'] = [localeCookie(input.locale, cookiesAreSecure(ctx.services.config, ctx.headers))];
+      ctx.response.headers['set-cookie'] = [localeCookie(input.locale, cookiesAreSecure(ctx.services.config, ctx.https))];
       return { locale: input.locale };
     }),
 

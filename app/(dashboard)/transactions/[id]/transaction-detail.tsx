@@ -11,6 +11,7 @@ import { formatDateTime } from '../../../_lib/dates';
 import { formatDigitableLine, formatDocument, formatPhone } from '../../../_lib/documents';
 import { formatBRL } from '../../../_lib/money';
 import { useTRPC } from '../../../_lib/trpc';
+import { RefundPanel } from './refund-panel';
 
 export function TransactionDetail({ id }: { id: string }) {
   const t = useTranslations('transactions');
@@ -20,8 +21,8 @@ export function TransactionDetail({ id }: { id: string }) {
   const queryClient = useQueryClient();
   const tx = useQuery({
     ...trpc.transactions.get.queryOptions({ id }),
-    // a pending charge may be paid or expire at any moment
-    refetchInterval: (query) => (query.state.data?.status === 'PENDING' ? 3_000 : false),
+    // a pending charge may be paid or expire at any moment, a pending refund settle
+    refetchInterval: (query) => (query.state.data?.status === 'PENDING' || query.state.data?.refunds.some((r) => r.status === 'PENDING') ? 3_000 : false),
   });
   const found = tx.isSuccess;
   const payment = useQuery({ ...trpc.transactions.paymentDetails.queryOptions({ transactionId: id }), enabled: found });
@@ -53,6 +54,7 @@ export function TransactionDetail({ id }: { id: string }) {
   const openCase = disputes.data?.find((d) => d.status === 'OPEN');
   const lostCase = disputes.data?.find((d) => d.status === 'LOST');
   const dispute = openCase?.status ?? lostCase?.status ?? null;
+  const disputeHolds = dispute !== null;
   const canPay = x.status === 'PENDING' && (x.method === 'PIX' || x.method === 'INVOICE');
   const canDispute = x.method === 'CARD' && x.status === 'APPROVED' && disputes.isSuccess && disputes.data.length === 0;
   const busy = pay.isPending || openDispute.isPending || resolve.isPending;
@@ -110,6 +112,7 @@ export function TransactionDetail({ id }: { id: string }) {
         <h2 id="tx-title">{t('detail.details')}</h2>
         <DetailList rows={[
           [t('detail.total'), <Money key="t" cents={x.total} />],
+          ...(x.refunded_amount > 0 ? [[t('detail.refunded'), <Money key="r" cents={x.refunded_amount} />] as [string, ReactNode]] : []),
           [t('detail.status'), <ChargeBadge key="s" status={x.status} dispute={dispute} />],
           [t('detail.method'), method],
           [t('detail.endToEnd'), x.endtoend ? <span key="e" className="mono">{x.endtoend}</span> : null],
@@ -130,6 +133,8 @@ export function TransactionDetail({ id }: { id: string }) {
           [t('detail.updated'), formatDateTime(x.updated_at)],
         ]} />
       </section>
+
+      {x.status === 'APPROVED' && disputes.isSuccess ? <RefundPanel t={x} disputeHolds={disputeHolds} onRefunded={refresh} /> : null}
 
       <section className="card" aria-labelledby="customer-title">
         <h2 id="customer-title">{t('detail.customer')}</h2>
