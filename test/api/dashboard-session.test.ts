@@ -241,7 +241,12 @@ describe('dashboard procedures', () => {
     const o = await as({ cookie }).api.dashboard.overview();
     expect(o).toMatchObject({ account_name: 'Shop', currency: 'BRL', available: 962_500, in_flight: 40_000, blocked: 0, money_in: 1_002_500, money_out: 0 });
     expect(o.daily).toHaveLength(30);
-    expect(o.daily[29]).toEqual({ date: '2026-01-15', money_in: 1_002_500, money_out: 0 });
+    // top-ups are money in, never sales
+    expect(o.daily[29]).toEqual({ date: '2026-01-15', money_in: 1_002_500, money_out: 0, sales: 0, top_ups: 1_002_500, payouts: 0 });
+    expect(o.periods.today).toEqual({ sales: 0, sales_count: 0, top_ups: 1_002_500, payouts: 0, chargebacks: 0 });
+    expect(o.periods.yesterday.top_ups).toBe(0);
+    expect(o.periods.month.top_ups).toBe(1_002_500);
+    expect(o.recent[0]).toMatchObject({ counterparty: 'Fulano' });
     expect(o.daily[0].date).toBe('2025-12-17');
     expect(o.daily.slice(0, 29).every((d) => d.money_in === 0 && d.money_out === 0)).toBe(true);
     expect(o.recent[0]).toMatchObject({ type: 'withdraw.requested', amount: 40_000, status: 'REQUESTED' });

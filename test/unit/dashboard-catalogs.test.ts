@@ -17,7 +17,7 @@ function leaves(o: unknown, prefix = ''): Map<string, string> {
   return out;
 }
 
-const placeholders = (text: string) => [...text.matchAll(/\{(\w+)/g)].map((m) => m[1]).sort();
+const placeholders = (text: string) => [...text.matchAll(/\{(\w+)(?=[,}])/g)].map((m) => m[1]).sort();
 
 describe('dashboard catalogs', () => {
   it('has one file per namespace in each language, all of them loaded', () => {
