@@ -1,6 +1,7 @@
 import Database from 'better-sqlite3';
 import { drizzle } from 'drizzle-orm/better-sqlite3';
 import { cookies } from 'next/headers';
+import { cache } from 'react';
 import type { DrizzleDb } from '@/db';
 import * as schema from '@/db/schema';
 import { loadConfig } from '@/server/config';
@@ -14,7 +15,8 @@ import { sessionFor, SESSION_COOKIE, type SessionAuth } from '@/server/domain/se
 type SessionDb = DrizzleDb;
 const holder = globalThis as typeof globalThis & { __ppPagesSessionDb?: SessionDb };
 
-function sessionDb(): SessionDb {
+/** The pages' own read-only connection (the session gate, and the CSV export's reads). */
+export function pagesDb(): SessionDb {
   if (!holder.__ppPagesSessionDb) {
     const conn = new Database(loadConfig().databasePath, { readonly: true, fileMustExist: true });
     conn.pragma('busy_timeout = 5000');
@@ -23,9 +25,12 @@ function sessionDb(): SessionDb {
   return holder.__ppPagesSessionDb;
 }
 
-/** The signed-in person of this request, or null (no cookie, unknown, revoked or expired session). */
-export async function currentSession(): Promise<SessionAuth | null> {
+/**
+ * The signed-in person of this request, or null (no cookie, unknown, revoked or expired session).
+ * Once per request: the layout's gate and the language lookup share it.
+ */
+export const currentSession = cache(async (): Promise<SessionAuth | null> => {
   const token = (await cookies()).get(SESSION_COOKIE)?.value;
   if (!token) return null;
-  return sessionFor(sessionDb(), token, new Date());
-}
+  return sessionFor(pagesDb(), token, new Date());
+});

@@ -1,6 +1,7 @@
-import { sql } from 'drizzle-orm';
+import { sql, type SQL } from 'drizzle-orm';
 import { check, index, integer, sqliteTable, text, uniqueIndex } from 'drizzle-orm/sqlite-core';
 import { accounts } from './accounts';
+import { foldedSql } from './search';
 
 export const withdrawals = sqliteTable('withdrawals', {
   id: text('id').primaryKey(),
@@ -16,7 +17,15 @@ export const withdrawals = sqliteTable('withdrawals', {
   externalRef: text('external_ref'),
   createdAt: text('created_at').notNull(),
   updatedAt: text('updated_at').notNull(),
+  /** The recipient's name folded for search (accents dropped, lower case); computed by SQLite, never written. */
+  detailsNameSearch: text('details_name_search').generatedAlwaysAs((): SQL => foldedSql(withdrawals.detailsName), { mode: 'virtual' }),
 }, (t) => [
+  // the dashboard's search: each an index walk of the account's rows in (created_at, id) order, or for a
+  // name prefix an index range of the matches
+  index('withdrawals_account_amount_created_idx').on(t.accountId, t.amount, t.createdAt, t.id),
+  index('withdrawals_account_document_created_idx').on(t.accountId, t.detailsDocument, t.createdAt, t.id),
+  index('withdrawals_account_key_created_idx').on(t.accountId, t.key, t.createdAt, t.id),
+  index('withdrawals_account_name_idx').on(t.accountId, t.detailsNameSearch),
   uniqueIndex('withdrawals_external_ref_uq').on(t.accountId, t.externalRef).where(sql`${t.externalRef} IS NOT NULL`),
   index('withdrawals_account_created_idx').on(t.accountId, t.createdAt, t.id),
   index('withdrawals_account_status_created_idx').on(t.accountId, t.status, t.createdAt, t.id),
@@ -45,5 +54,7 @@ export const withdrawalBatches = sqliteTable('withdrawal_batches', {
 }, (t) => [
   index('withdrawal_batches_withdrawal_idx').on(t.withdrawalId, t.seq),
   index('withdrawal_batches_due_idx').on(t.status, t.dueAt),
+  // a receipt found by its end-to-end id (search)
+  index('withdrawal_batches_end_to_end_idx').on(t.endToEnd),
   check('withdrawal_batches_amount_bounds', sql`${t.amount} BETWEEN 1 AND 100000000000`),
 ]);

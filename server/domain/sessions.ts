@@ -1,6 +1,6 @@
 import { and, eq, gt, isNull } from 'drizzle-orm';
 import type { AppDatabase, DrizzleDb } from '../../db';
-import { dashboardSessions, dashboardUsers } from '../../db/schema';
+import { dashboardSessions, dashboardUsers, type DashboardLocale } from '../../db/schema';
 import { DomainError } from '../errors';
 import type { Services } from '../services';
 import { addressKey } from '../rate-limit';
@@ -9,13 +9,14 @@ import { hashPassword, hashSecret, randomSecret, safeEqualHex, verifyPassword } 
 
 export const SESSION_COOKIE = 'pp_session';
 export const CSRF_COOKIE = 'pp_csrf';
+export const LOCALE_COOKIE = 'pp_locale';
 export const CSRF_HEADER = 'x-csrf-token';
 export const SESSION_TTL_MS = 12 * 3600 * 1000;
 
 // A real scrypt hash to compare against when the email is unknown, so both paths cost the same.
 let dummyHash: Promise<string> | null = null;
 
-export interface SignedIn { sessionToken: string; csrfToken: string; expiresAt: Date; accountId: string; userId: string; email: string }
+export interface SignedIn { sessionToken: string; csrfToken: string; expiresAt: Date; accountId: string; userId: string; email: string; locale: DashboardLocale }
 
 /** Checks email + password and opens a session; null on any mismatch (the caller says only "wrong email or password"). */
 export async function signIn(db: AppDatabase, email: string, password: string, now: Date): Promise<SignedIn | null> {
@@ -32,7 +33,7 @@ export async function signIn(db: AppDatabase, email: string, password: string, n
       createdAt: now.toISOString(), expiresAt: expiresAt.toISOString(),
     });
   });
-  return { sessionToken, csrfToken, expiresAt, accountId: user.accountId, userId: user.id, email: user.email };
+  return { sessionToken, csrfToken, expiresAt, accountId: user.accountId, userId: user.id, email: user.email, locale: user.locale };
 }
 
 /**
@@ -68,24 +69,31 @@ function tooMany(wait: number) {
   return new DomainError('RATE_LIMITED', `too many failed sign-ins; try again in ${wait} s`, { retryAfterSeconds: wait });
 }
 
+/** The person's language for the dashboard, kept on their user so every device and session shows it. */
+export async function setUserLocale(db: AppDatabase, userId: string, locale: DashboardLocale) {
+  await db.write(async (tx) => {
+    await tx.update(dashboardUsers).set({ locale }).where(eq(dashboardUsers.id, userId)).run();
+  });
+}
+
 export async function signOut(db: AppDatabase, sessionToken: string, now: Date) {
   await db.write(async (tx) => {
     await tx.update(dashboardSessions).set({ revokedAt: now.toISOString() }).where(eq(dashboardSessions.tokenHash, hashSecret(sessionToken))).run();
   });
 }
 
-export interface SessionAuth { accountId: string; userId: string; email: string; csrfToken: string }
+export interface SessionAuth { accountId: string; userId: string; email: string; csrfToken: string; locale: DashboardLocale }
 
 export async function sessionFor(db: DrizzleDb, sessionToken: string, now: Date): Promise<SessionAuth | null> {
   if (!sessionToken.startsWith('ses_') || sessionToken.length > 200) return null;
   const hash = hashSecret(sessionToken);
   const row = await db.select({
     accountId: dashboardSessions.accountId, userId: dashboardSessions.userId, csrfToken: dashboardSessions.csrfToken,
-    tokenHash: dashboardSessions.tokenHash, email: dashboardUsers.email,
+    tokenHash: dashboardSessions.tokenHash, email: dashboardUsers.email, locale: dashboardUsers.locale,
   }).from(dashboardSessions).innerJoin(dashboardUsers, eq(dashboardUsers.id, dashboardSessions.userId))
     .where(and(eq(dashboardSessions.tokenHash, hash), isNull(dashboardSessions.revokedAt), gt(dashboardSessions.expiresAt, now.toISOString()))).get();
   if (!row || !safeEqualHex(hash, row.tokenHash)) return null;
-  return { accountId: row.accountId, userId: row.userId, email: row.email, csrfToken: row.csrfToken };
+  return { accountId: row.accountId, userId: row.userId, email: row.email, csrfToken: row.csrfToken, locale: row.locale };
 }
 
 /** Mutations made with a session cookie must echo the CSRF token (double submit), so another site cannot forge them. */

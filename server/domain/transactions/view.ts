@@ -72,7 +72,8 @@ export interface DisputeView {
   updated_at: string;
 }
 
-const viewColumns = {
+/** The columns of a transaction view (transaction + customer); the search builds other joins over them. */
+export const viewColumns = {
   id: transactions.id,
   status: transactions.status,
   amount: transactions.amount,

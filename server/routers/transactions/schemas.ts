@@ -148,6 +148,33 @@ export const transactionPage = z.object({
   nextCursor: z.string().nullable(),
 });
 
+/** The dashboard's search: one text read as id, e2e id, e-mail, CPF/CNPJ, amount, reference or name. */
+const searchDay = z.string().max(40).optional().describe('Brasília calendar day YYYY-MM-DD, included');
+export const searchTransactionsInput = z.strictObject({
+  ...listInput.shape,
+  q: z.string().max(200, 'at most 200 characters').optional(),
+  status: transactionStatus.optional(),
+  method: transactionMethod.optional(),
+  from: searchDay,
+  to: searchDay,
+});
+
+export const transactionSearchPage = z.object({
+  items: z.array(transactionView.extend({
+    dispute: z.enum(['OPEN', 'WON', 'LOST']).nullable().describe('The open dispute, else the latest one'),
+  })),
+  nextCursor: z.string().nullable(),
+});
+
+export const disputeListResponse = z.object({
+  items: z.array(z.object({
+    id: z.string(), transaction_id: z.string(), status: z.enum(['OPEN', 'WON', 'LOST']),
+    amount: z.number().int(), held: z.number().int().describe('Cents held from the balance now (open disputes)'),
+    customer_name: z.string(), method: transactionMethod, created_at: isoTimestamp, updated_at: isoTimestamp,
+  })),
+  held: z.number().int().describe('Cents held by all open disputes listed'),
+});
+
 export const transactionIdInput = z.strictObject({ transactionId: z.string().min(1).max(64) });
 
 export const disputeView = z.object({

@@ -1,8 +1,9 @@
 import { z } from 'zod';
 import { createWithdrawal } from '../../domain/withdrawals/create';
 import { findWithdrawal, listWithdrawals } from '../../domain/withdrawals/query';
+import { searchWithdrawals } from '../../domain/withdrawals/search';
 import { merchantProcedure, router, noteReplay } from '../../trpc';
-import { withdrawalCreationResponse, withdrawalListInput, withdrawalListResponse, withdrawalQuery, withdrawalRequest, withdrawalResponse } from './schemas';
+import { searchWithdrawalsInput, withdrawalCreationResponse, withdrawalListInput, withdrawalListResponse, withdrawalQuery, withdrawalRequest, withdrawalResponse } from './schemas';
 
 export const withdrawalsRouter = router({
   create: merchantProcedure
@@ -41,4 +42,10 @@ export const withdrawalsRouter = router({
     .input(withdrawalListInput)
     .output(withdrawalListResponse)
     .query(({ ctx, input }) => listWithdrawals(ctx.services.db.read, ctx.auth.accountId, input)),
+
+  /** The dashboard's search and filters (also behind its CSV export). */
+  search: merchantProcedure
+    .input(searchWithdrawalsInput)
+    .output(withdrawalListResponse)
+    .query(({ ctx, input }) => searchWithdrawals(ctx.services.db.read, ctx.auth.accountId, input)),
 });

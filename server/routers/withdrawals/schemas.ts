@@ -111,6 +111,15 @@ export const withdrawalListInput = z.strictObject({
   to: isoDate.optional().describe('created_at < to; a bare date includes that whole day'),
 });
 
+/** The dashboard's search: one text read as id, batch, e2e id, key, CPF/CNPJ, amount, reference or name. */
+export const searchWithdrawalsInput = z.strictObject({
+  ...listInput.shape,
+  q: z.string().max(200, 'at most 200 characters').optional(),
+  status: z.enum(WITHDRAWAL_STATUS_VALUES).optional(),
+  from: z.string().max(40).optional().describe('Brasília calendar day YYYY-MM-DD, included'),
+  to: z.string().max(40).optional().describe('Brasília calendar day YYYY-MM-DD, included'),
+});
+
 export const withdrawalListResponse = z.object({
   items: z.array(withdrawalResponse),
   nextCursor: z.string().nullable(),

@@ -28,7 +28,7 @@ export function WithdrawalDetail({ id }: { id: string }) {
   });
   if (q.isPending) return <><BackLink href="/withdrawals">Withdrawals</BackLink><Loading /></>;
   if (q.isError) {
-    if (apiErrorCode(q.error) === 'NOT_FOUND') return <NotFoundCard what="Withdrawal" back="/withdrawals" backLabel="Withdrawals" />;
+    if (apiErrorCode(q.error) === 'NOT_FOUND') return <NotFoundCard title="Saque não encontrado" back="/withdrawals" backLabel="Voltar para os saques" />;
     return <><BackLink href="/withdrawals">Withdrawals</BackLink><ErrorState error={q.error} onRetry={() => q.refetch()} /></>;
   }
   const w = q.data;
@@ -38,7 +38,7 @@ export function WithdrawalDetail({ id }: { id: string }) {
     <>
       <BackLink href="/withdrawals">Withdrawals</BackLink>
       <PageHeader title={`Withdrawal ${formatBRL(w.amount)}`} subtitle={<span className="mono">{w.id}</span>}
-        actions={<span data-testid="withdrawal-status"><StatusBadge status={w.status} /></span>} />
+        actions={<span data-testid="withdrawal-status"><StatusBadge kind="withdrawal" status={w.status} /></span>} />
       {pending > 0 ? (
         <div className="alert alert-info" role="status">
           {pending} of {w.receipt.length} {w.receipt.length === 1 ? 'batch is' : 'batches are'} settling; this page updates by itself.
@@ -48,7 +48,7 @@ export function WithdrawalDetail({ id }: { id: string }) {
         <h2 id="op-title">Request</h2>
         <DetailList rows={[
           ['Amount', <Money key="a" cents={w.amount} />],
-          ['Status', <StatusBadge key="s" status={w.status} />],
+          ['Status', <StatusBadge key="s" kind="withdrawal" status={w.status} />],
           ['Pix key', <span key="k"><span className="muted small">{op.key_type}</span> {formatPixKey(op.key_type, op.key)}</span>],
           ['Recipient', op.details.name],
           ['Recipient document', formatDocument(op.details.document)],
@@ -66,7 +66,7 @@ export function WithdrawalDetail({ id }: { id: string }) {
             <li key={b.identifier} className="batch" data-testid="batch">
               <div className="batch-head">
                 <strong>Batch {i + 1}</strong>
-                <StatusBadge status={b.status} />
+                <StatusBadge kind="batch" status={b.status} />
               </div>
               {b.status === 'ERROR' ? <BatchFailure code={b.failure_code} reason={b.failure_reason} /> : null}
               <DetailList rows={[

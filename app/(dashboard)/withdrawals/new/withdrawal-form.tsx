@@ -11,7 +11,7 @@ import { ApiForm, useApiForm } from '../../../_lib/api-form';
 import { apiErrorCode } from '../../../_lib/api-errors';
 import { formatPixKey } from '../../../_lib/documents';
 import { parseBRL } from '../../../_lib/money';
-import { PIX_KEY_HINTS } from '../../../_lib/pix-keys';
+import { normalizePhoneKey, PIX_KEY_HINTS } from '../../../_lib/pix-keys';
 import { useTRPC } from '../../../_lib/trpc';
 import { fill, payoutCopy as copy } from '../payout-copy';
 
@@ -54,7 +54,8 @@ export function WithdrawalForm() {
     const input = {
       amount: amount ?? undefined,
       key_type: form.key_type,
-      key: form.key,
+      // phone keys as Brazilians write them, "(11) 98765-4321", in the form the API stores
+      key: form.key_type === 'PHONE' ? normalizePhoneKey(form.key) : form.key,
       details: { name: form.name, document: form.document },
       ...(form.description.trim() ? { description: form.description } : {}),
       ...(form.external_ref.trim() ? { external_ref: form.external_ref } : {}),
