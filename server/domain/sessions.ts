@@ -49,21 +49,39 @@ export function failedSignInDelayMs(failures: number): number {
  * with the misses, so the caller learns nothing faster by trying again.
  */
 export async function signInLimited(s: Services, email: string, password: string, ip: string): Promise<SignedIn> {
+  const key = email.trim().toLowerCase();
+  return passwordAttempt(s, key, ip, () => signIn(s.db, key, password, s.clock.now()), new DomainError('UNAUTHORIZED', 'wrong email or password'));
+}
+
+/**
+ * A signed-in person re-enters their password before something sensitive (revealing a webhook secret).
+ * A miss counts as a failed sign-in of that email and address, under the same limits and delays; it
+ * answers 403, not 401, because the session itself is still good.
+ */
+export async function confirmPassword(s: Services, userId: string, password: string, ip: string): Promise<void> {
+  const user = await s.db.read.select({ email: dashboardUsers.email, passwordHash: dashboardUsers.passwordHash })
+    .from(dashboardUsers).where(eq(dashboardUsers.id, userId)).get();
+  if (!user) throw new DomainError('UNAUTHORIZED', 'sign in first');
+  await passwordAttempt(s, user.email, ip, async () => ((await verifyPassword(password, user.passwordHash)) ? true : null),
+    new DomainError('FORBIDDEN', 'wrong password'));
+}
+
+/** The one place failed passwords are counted: refuse while limited, count and slow down a miss, forget misses on success. */
+async function passwordAttempt<T>(s: Services, email: string, ip: string, check: () => Promise<T | null>, miss: DomainError): Promise<T> {
   const byEmail = s.limits.failedSignInByEmail;
   const byIp = s.limits.failedSignInByIp;
-  const key = email.trim().toLowerCase();
-  const wait = byEmail.blocked(key) ?? byIp.blocked(ip);
+  const wait = byEmail.blocked(email) ?? byIp.blocked(ip);
   if (wait !== null) throw new DomainError('RATE_LIMITED', `too many failed sign-ins; try again in ${wait} s`, { retryAfterSeconds: wait });
-  const session = await signIn(s.db, key, password, s.clock.now());
-  if (!session) {
-    byEmail.fail(key);
+  const ok = await check();
+  if (ok === null) {
+    byEmail.fail(email);
     byIp.fail(ip);
     // nothing was written on this path: the pause holds no writer job
-    await new Promise((r) => setTimeout(r, failedSignInDelayMs(byEmail.failures(key))));
-    throw new DomainError('UNAUTHORIZED', 'wrong email or password');
+    await new Promise((r) => setTimeout(r, failedSignInDelayMs(byEmail.failures(email))));
+    throw miss;
   }
-  byEmail.reset(key);
-  return session;
+  byEmail.reset(email);
+  return ok;
 }
 
 export async function signOut(db: AppDatabase, sessionToken: string, now: Date) {

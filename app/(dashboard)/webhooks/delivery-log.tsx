@@ -12,7 +12,7 @@ export function DeliveryLog({ webhookId }: { webhookId: string }) {
   const queryClient = useQueryClient();
   const pages = useCursorPages();
   const q = useQuery({
-    ...trpc.webhooks.deliveries.queryOptions({ webhookId, cursor: pages.cursor, limit: 10 }),
+    ...trpc.webhooks.deliveries.queryOptions({ magic_id: webhookId, cursor: pages.cursor, limit: 10 }),
     placeholderData: keepPreviousData,
     refetchInterval: 2_000,
   });
@@ -22,12 +22,12 @@ export function DeliveryLog({ webhookId }: { webhookId: string }) {
 
   if (q.isPending) return <Loading label="Loading deliveries…" />;
   if (q.isError) return <ErrorState error={q.error} onRetry={() => q.refetch()} />;
-  if (q.data.items.length === 0) return <EmptyState title="No deliveries yet"><p className="muted small">Each event of a subscribed category creates one.</p></EmptyState>;
+  if (q.data.content.length === 0) return <EmptyState title="No deliveries yet"><p className="muted small">Each event of a subscribed category creates one.</p></EmptyState>;
   return (
     <div className="delivery-log">
       <FormError message={resend.isError ? describeApiError(resend.error).message : null} />
       <ul className="deliveries">
-        {q.data.items.map((d) => (
+        {q.data.content.map((d) => (
           <li key={d.id} className="delivery" data-testid="delivery">
             <div className="delivery-head">
               <div>
@@ -48,7 +48,7 @@ export function DeliveryLog({ webhookId }: { webhookId: string }) {
                 <tbody>
                   {d.attempts.map((a, i) => (
                     <tr key={i} data-testid="attempt">
-                      <td>{formatDateTime(a.attempted_at)}</td>
+                      <td>{formatDateTime(a.at)}</td>
                       <td><span className={a.status_code && a.status_code < 300 ? 'money-in' : 'field-error'}>{a.status_code ?? 'no answer'}</span></td>
                       <td>{a.duration_ms} ms</td>
                       <td className="muted small excerpt">{a.error ?? a.response_excerpt ?? ''}</td>
