@@ -12,7 +12,7 @@ export function Money({ cents, sign }: { cents: number | null | undefined; sign?
 
 const TONE: Record<string, string> = {
   PAID: 'ok', APPROVED: 'ok', DELIVERED: 'ok', WON: 'ok', ACTIVE: 'ok',
-  PENDING: 'wait', REQUESTED: 'wait', CREATED: 'wait', PARTIALLY_PAID: 'warn', OPEN: 'warn',
+  PENDING: 'wait', REQUESTED: 'wait', CREATED: 'wait', PARTIALLY_PAID: 'warn', OPEN: 'warn', PAUSED: 'warn',
   ERROR: 'bad', REFUSED: 'bad', FAILED: 'bad', LOST: 'bad', INACTIVE: 'bad', EXPIRED: 'bad',
 };
 
