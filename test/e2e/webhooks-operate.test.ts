@@ -129,6 +129,11 @@ describe('deliveries and test events over REST', () => {
     const failed = await deliveriesOf(w.magic_id, '?status=FAILED');
     expect(failed.json.content.map((x: any) => x.id).sort()).toEqual([...sent].sort());
     expect((await deliveriesOf(w.magic_id, '?status=DELIVERED')).json.content.map((x: any) => x.id)).toEqual([ok]);
+    // a failed one resent after the URL was fixed goes to the new URL
+    const resent = await api(srv.url, `/api/webhooks/deliveries/${sent[0]}/resend`, { method: 'POST', headers: auth });
+    expect(resent.status).toBe(202);
+    await waitFor(async () => (await api(srv.url, `/api/webhooks/deliveries/${sent[0]}`, { headers: auth })).json.content.status === 'DELIVERED', { what: 'the resend delivered' });
+    expect(receiver.received.filter((r) => r.path === '/ok-now').map((r) => r.headers['webhook-id'])).toContain(resent.json.content.event_id);
 
     // bad input: the webhook envelope, 400
     for (const q of ['?limit=0', '?limit=abc', '?status=LOST', '?cursor=garbage']) {

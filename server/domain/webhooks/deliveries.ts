@@ -403,23 +403,26 @@ async function deliveryOf(db: DrizzleDb, accountId: string, id: string): Promise
 /**
  * Queues a delivery again by hand: a new attempt soon, same event, same webhook-id. A finished
  * delivery gets exactly one more attempt; a pending one has its next attempt moved to now. The
- * webhook must still exist and be active.
+ * webhook must still exist, be active and not paused; the attempt goes to its current URL.
  */
 export async function resendDelivery(s: Services, accountId: string, deliveryId: string) {
   const content = await s.db.write(async (tx) => {
     const d = await tx.select({ status: deliveries.status, target: deliveries.target, webhookId: deliveries.webhookId })
       .from(deliveries).where(and(eq(deliveries.id, deliveryId), eq(deliveries.accountId, accountId))).get();
     if (!d) throw new DomainError('NOT_FOUND', 'delivery not found');
+    let url: string | undefined;
     if (d.target === 'webhook' && d.webhookId) {
-      const hook = await tx.select({ active: webhooks.active, deletedAt: webhooks.deletedAt, pausedAt: webhooks.pausedAt }).from(webhooks).where(eq(webhooks.id, d.webhookId)).get();
+      const hook = await tx.select({ active: webhooks.active, deletedAt: webhooks.deletedAt, pausedAt: webhooks.pausedAt, url: webhooks.url }).from(webhooks).where(eq(webhooks.id, d.webhookId)).get();
       if (!hook || hook.deletedAt) throw new DomainError('INVALID_STATE', 'the webhook of this delivery was deleted');
       if (hook.active !== 1) throw new DomainError('INVALID_STATE', 'the webhook of this delivery is inactive');
       if (hook.pausedAt) throw new DomainError('INVALID_STATE', 'the webhook of this delivery is paused; resume it first');
+      // the merchant may have fixed the URL since: a resend goes where the webhook points now
+      url = hook.url;
     }
     const at = s.clock.now().toISOString();
     await tx.update(deliveries).set(d.status === 'PENDING'
-      ? { nextAttemptAt: at, updatedAt: at }
-      : { status: 'PENDING', nextAttemptAt: at, manual: 1, updatedAt: at }).where(eq(deliveries.id, deliveryId)).run();
+      ? { nextAttemptAt: at, updatedAt: at, url }
+      : { status: 'PENDING', nextAttemptAt: at, manual: 1, updatedAt: at, url }).where(eq(deliveries.id, deliveryId)).run();
     return deliveryOf(tx, accountId, deliveryId);
   });
   s.wake.delivery?.();
