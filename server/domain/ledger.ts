@@ -1,18 +1,19 @@
 import { and, eq, isNull, sql } from 'drizzle-orm';
 import type { DrizzleDb } from '../../db';
 import { perConnection } from '../../db/prepared';
-import { ledgerBooks, ledgerEntries, ledgerLines } from '../../db/schema';
+import { BALANCE_CEILING_CENTS, ledgerBooks, ledgerEntries, ledgerLines } from '../../db/schema';
 import { DomainError } from '../errors';
 import { newId } from './ids';
 
 /**
  * Double-entry ledger. Every movement is an entry whose lines sum to zero; a trigger applies each line
- * to its book's running balance, and the CHECK on merchant books refuses an overdraft inside the same
- * statement, so "never negative" holds whatever the concurrency.
+ * to its book's running balance, and the database refuses an overdraft (only a dispute hold may take
+ * `available` below zero) or a balance above the ceiling inside the same statement, so both rules hold
+ * whatever the concurrency.
  */
-export type MerchantBook = 'available' | 'blocked' | 'withdrawals_in_flight';
-export type SystemBook = 'sandbox_funding' | 'pix_out' | 'pix_in' | 'card_in' | 'invoice_in' | 'chargebacks';
-const MERCHANT_BOOKS: MerchantBook[] = ['available', 'blocked', 'withdrawals_in_flight'];
+export type MerchantBook = 'available' | 'blocked' | 'withdrawals_in_flight' | 'refunds_in_flight';
+export type SystemBook = 'sandbox_funding' | 'pix_out' | 'pix_in' | 'card_in' | 'invoice_in' | 'chargebacks' | 'refunds_out';
+const MERCHANT_BOOKS: MerchantBook[] = ['available', 'blocked', 'withdrawals_in_flight', 'refunds_in_flight'];
 
 export type BookRef = { account: string; book: MerchantBook } | { system: SystemBook };
 
@@ -42,7 +43,13 @@ const statements = perConnection((d) => ({
   insertEntry: d.insert(ledgerEntries).values({
     id: ph('id'), accountId: ph('accountId'), kind: ph('kind'), resourceId: ph('resourceId'), description: ph('description'), createdAt: ph('createdAt'),
   }).prepare(),
-  insertLine: d.insert(ledgerLines).values({ entryId: ph('entryId'), bookId: ph('bookId'), amount: ph('amount'), createdAt: ph('createdAt') }).prepare(),
+  // The line states the balance it leaves and is dated no earlier than the book's previous line (a
+  // clock stepping back must not reorder a statement); the trigger checks both in the same statement.
+  insertLine: d.insert(ledgerLines).values({
+    entryId: ph('entryId'), bookId: ph('bookId'), amount: ph('amount'),
+    balanceAfter: sql`(SELECT ${ledgerBooks.balance} FROM ${ledgerBooks} WHERE ${ledgerBooks.id} = ${ph('bookId')}) + ${ph('amount')}`,
+    createdAt: sql`max(${ph('createdAt')}, (SELECT ${ledgerBooks.updatedAt} FROM ${ledgerBooks} WHERE ${ledgerBooks.id} = ${ph('bookId')}))`,
+  }).prepare(),
   balances: d.select({ kind: ledgerBooks.kind, balance: ledgerBooks.balance }).from(ledgerBooks)
     .where(eq(ledgerBooks.accountId, ph('account'))).prepare(),
 }));
@@ -51,8 +58,11 @@ async function bookId(tx: DrizzleDb, ref: BookRef, at: Date): Promise<string> {
   const st = statements(tx);
   if ('account' in ref) {
     const row = st.merchantBook.get({ account: ref.account, kind: ref.book });
-    if (!row) throw new DomainError('INTERNAL', `ledger book ${ref.book} missing for account`);
-    return row.id;
+    if (row) return row.id;
+    // accounts opened before a book kind existed get it on first use (always inside a write job)
+    const id = newId('ledgerBook');
+    await tx.insert(ledgerBooks).values({ id, accountId: ref.account, kind: ref.book, allowNegative: 0, balance: 0, updatedAt: at.toISOString() });
+    return id;
   }
   const row = st.systemBook.get({ kind: ref.system });
   if (row) return row.id;
@@ -61,15 +71,19 @@ async function bookId(tx: DrizzleDb, ref: BookRef, at: Date): Promise<string> {
   return id;
 }
 
-function isBalanceCheckFailure(err: unknown): boolean {
+function failedConstraint(err: unknown, name: string): boolean {
   // drizzle may wrap the driver's error; the constraint name is in one of the two messages
   for (let e: unknown = err, i = 0; e instanceof Error && i < 3; e = e.cause, i++) {
-    if (/ledger_books_balance_non_negative/.test(e.message)) return true;
+    if (e.message.includes(name)) return true;
   }
   return false;
 }
 
-/** Posts one balanced entry. Throws INSUFFICIENT_FUNDS when a merchant book would go below zero. */
+/**
+ * Posts one balanced entry. Throws INSUFFICIENT_FUNDS when a merchant book would go below zero (beyond
+ * what a dispute hold may do) and UNPROCESSABLE when one would cross the ceiling; the job's savepoint
+ * then takes back whatever the entry had written.
+ */
 export async function postEntry(tx: DrizzleDb, e: PostEntry): Promise<string> {
   const sum = e.lines.reduce((s, l) => s + l.amount, 0);
   if (e.lines.length < 2 || sum !== 0) throw new DomainError('INTERNAL', 'unbalanced ledger entry');
@@ -87,7 +101,10 @@ export async function postEntry(tx: DrizzleDb, e: PostEntry): Promise<string> {
     try {
       st.insertLine.run({ entryId: id, bookId: book, amount: l.amount, createdAt: at });
     } catch (err) {
-      if (isBalanceCheckFailure(err)) throw new DomainError('INSUFFICIENT_FUNDS', 'the available balance does not cover this amount');
+      if (failedConstraint(err, 'ledger_books_balance_non_negative')) throw new DomainError('INSUFFICIENT_FUNDS', 'the available balance does not cover this amount');
+      if (failedConstraint(err, 'ledger_books_balance_ceiling')) {
+        throw new DomainError('UNPROCESSABLE', `a balance may not exceed ${BALANCE_CEILING_CENTS} cents; this movement would cross it, so nothing was changed`);
+      }
       throw err;
     }
   }

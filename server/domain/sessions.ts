@@ -34,54 +34,54 @@ export async function signIn(db: AppDatabase, email: string, password: string, n
   return { sessionToken, csrfToken, expiresAt, accountId: user.accountId, userId: user.id, email: user.email };
 }
 
-/** The first failed sign-in costs this much; each further failure in the window doubles it, up to the cap. */
-export const FAILED_SIGN_IN_DELAY_MS = 250;
-export const FAILED_SIGN_IN_DELAY_CAP_MS = 2_000;
-
-/** 1st failure 250 ms, 2nd 500, 3rd 1 s, then 2 s: guessing gets slower with every miss, well before the lockout. */
-export function failedSignInDelayMs(failures: number): number {
-  return Math.min(FAILED_SIGN_IN_DELAY_CAP_MS, FAILED_SIGN_IN_DELAY_MS * 2 ** Math.max(0, failures - 1));
-}
-
 /**
- * Sign-in with the brakes on: an email (5 misses a minute) or an address (30) that failed too often is
- * refused before any password is checked (429), and every miss answers only after a delay that grows
- * with the misses, so the caller learns nothing faster by trying again.
+ * Sign-in with the brakes on (DECISIONS "Sign-in and token limits"). The attempt counts against the
+ * client address before the password is checked, so a burst cannot run more checks than the address's
+ * window allows. Per email, each failure makes the next check wait longer (one check at a time), but an
+ * attempt from an address with nothing against it is never refused for the email's sake: failures from
+ * elsewhere cannot lock the right person out.
  */
-export async function signInLimited(s: Services, email: string, password: string, ip: string): Promise<SignedIn> {
+export async function signInLimited(s: Services, email: string, password: string, address: string): Promise<SignedIn> {
   const key = email.trim().toLowerCase();
-  return passwordAttempt(s, key, ip, () => signIn(s.db, key, password, s.clock.now()), new DomainError('UNAUTHORIZED', 'wrong email or password'));
+  return passwordAttempt(s, key, address, () => signIn(s.db, key, password, s.clock.now()), new DomainError('UNAUTHORIZED', 'wrong email or password'));
 }
 
 /**
- * A signed-in person re-enters their password before something sensitive (revealing a webhook secret).
- * A miss counts as a failed sign-in of that email and address, under the same limits and delays; it
- * answers 403, not 401, because the session itself is still good.
+ * A signed-in person re-enters their password before something sensitive (revealing or rotating a
+ * webhook secret). It is a sign-in attempt of that email from that address, under the same limits; a
+ * miss answers 403, not 401, because the session itself is still good.
  */
-export async function confirmPassword(s: Services, userId: string, password: string, ip: string): Promise<void> {
+export async function confirmPassword(s: Services, userId: string, password: string, address: string): Promise<void> {
   const user = await s.db.read.select({ email: dashboardUsers.email, passwordHash: dashboardUsers.passwordHash })
     .from(dashboardUsers).where(eq(dashboardUsers.id, userId)).get();
   if (!user) throw new DomainError('UNAUTHORIZED', 'sign in first');
-  await passwordAttempt(s, user.email, ip, async () => ((await verifyPassword(password, user.passwordHash)) ? true : null),
+  await passwordAttempt(s, user.email, address, async () => ((await verifyPassword(password, user.passwordHash)) ? true : null),
     new DomainError('FORBIDDEN', 'wrong password'));
 }
 
-/** The one place failed passwords are counted: refuse while limited, count and slow down a miss, forget misses on success. */
-async function passwordAttempt<T>(s: Services, email: string, ip: string, check: () => Promise<T | null>, miss: DomainError): Promise<T> {
-  const byEmail = s.limits.failedSignInByEmail;
-  const byIp = s.limits.failedSignInByIp;
-  const wait = byEmail.blocked(email) ?? byIp.blocked(ip);
-  if (wait !== null) throw new DomainError('RATE_LIMITED', `too many failed sign-ins; try again in ${wait} s`, { retryAfterSeconds: wait });
-  const ok = await check();
-  if (ok === null) {
-    byEmail.fail(email);
-    byIp.fail(ip);
-    // nothing was written on this path: the pause holds no writer job
-    await new Promise((r) => setTimeout(r, failedSignInDelayMs(byEmail.failures(email))));
-    throw miss;
+/** The one place password attempts are counted and slowed down: `check` answers null on a wrong password. */
+async function passwordAttempt<T>(s: Services, email: string, address: string, check: () => Promise<T | null>, miss: DomainError): Promise<T> {
+  const byAddress = s.limits.signInByAddress;
+  const byEmail = s.limits.signInByEmail;
+  const clean = byAddress.count(address) === 0;
+  const addressWait = byAddress.attempt(address);
+  if (addressWait !== null) throw tooMany(addressWait);
+  const emailWait = byEmail.begin(email, clean);
+  // refused here, the attempt stays counted against its address: trying harder only slows it down
+  if (emailWait !== null) throw tooMany(emailWait);
+  let result: T | null = null;
+  try {
+    result = await check();
+  } finally {
+    byEmail.settle(email, result !== null);
   }
-  byEmail.reset(email);
-  return ok;
+  if (result === null) throw miss;
+  byAddress.succeeded(address);
+  return result;
+}
+
+function tooMany(wait: number) {
+  return new DomainError('RATE_LIMITED', `too many failed sign-ins; try again in ${wait} s`, { retryAfterSeconds: wait });
 }
 
 export async function signOut(db: AppDatabase, sessionToken: string, now: Date) {

@@ -5,8 +5,10 @@ import { createOpenApiNodeHttpHandler } from 'trpc-to-openapi';
 import { createHttpContext, type Context } from '../context';
 import { DomainError, restErrorBody, toDomainError, type EnvelopeFlavor } from '../errors';
 import { buildOpenApiDocument, restProcedures } from '../openapi';
+import { MAX_BATCH_CALLS } from '../routers/batching';
 import type { Services } from '../services';
-import { isJsonContentType, MAX_BODY_BYTES, parseJsonObject, readBody } from './body';
+import { ClientAbortError, isJsonContentType, MAX_BODY_BYTES, parseJsonObject, readBody } from './body';
+import { STATEMENT_CSV_PATH, streamStatementCsv } from './statement-csv';
 
 type Req = IncomingMessage & { body?: unknown; apiError?: unknown };
 
@@ -56,6 +58,8 @@ export function createApiHandler(services: Services, router: AnyRouter) {
     basePath: '/api/trpc/',
     createContext: createHttpContext(services, 'trpc') as never,
     maxBodySize: MAX_BODY_BYTES,
+    // one request cannot fan out into hundreds of calls (DECISIONS "Sign-in and token limits")
+    maxBatchSize: MAX_BATCH_CALLS,
     responseMeta({ ctx, errors }) {
       const headers: Record<string, string | string[]> = { 'cache-control': 'no-store', ...((ctx as Context | undefined)?.response.headers ?? {}) };
       for (const e of errors) {
@@ -88,6 +92,11 @@ export function createApiHandler(services: Services, router: AnyRouter) {
       try {
         raw = await readBody(req);
       } catch (err) {
+        if (err instanceof ClientAbortError) {
+          // an ordinary event on the internet, not a fault of ours
+          console.info(`[api] client abort: ${method} ${url.pathname} closed mid-body`);
+          return;
+        }
         // stop reading a body we refused; the connection is not reusable mid-body
         sendError(res, err, flavor, true);
         req.resume();
@@ -144,6 +153,11 @@ export function createApiHandler(services: Services, router: AnyRouter) {
         if (url.pathname === '/openapi.json') {
           res.setHeader('content-type', 'application/json');
           res.end(openApiDocument());
+          return;
+        }
+        if (url.pathname === STATEMENT_CSV_PATH) {
+          if (req.method !== 'GET') throw new DomainError('METHOD_NOT_ALLOWED', `${req.method} is not allowed on ${url.pathname}`);
+          await streamStatementCsv(services, req, res, url, createHttpContext(services, 'rest')({ req, res }).headers);
           return;
         }
         if (url.pathname === '/api/trpc' || url.pathname.startsWith('/api/trpc/')) {

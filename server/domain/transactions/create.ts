@@ -4,7 +4,7 @@ import { accounts, customers, transactions } from '../../../db/schema';
 import { DomainError, validationError, type FieldIssue } from '../../errors';
 import type { Services } from '../../services';
 import { sandboxCardOutcome, validateCard, cardSummary, type CardInput } from '../cards';
-import { recordEvent } from '../events';
+import { recordEvent, type EventType } from '../events';
 import { checkIdempotencyKey, requestFingerprint, runIdempotent, type StoredAnswer } from '../idempotency';
 import { newId } from '../ids';
 import { transfer } from '../ledger';
@@ -74,17 +74,19 @@ export async function createTransaction(
   idempotencyKey?: string | null,
 ): Promise<StoredAnswer<TransactionCreated>> {
   const key = checkIdempotencyKey(idempotencyKey);
-  const issues = await transactionInputProblems(s, input);
-  if (issues.length) throw validationError(issues);
-
-  // The card is reduced to what may be kept before anything else sees it.
-  const card = input.method === 'CARD' && input.card
-    ? { ...cardSummary(input.card.number, input.card.holder_name), outcome: sandboxCardOutcome(input.card.number) }
-    : null;
   const fingerprint = requestFingerprint(s.masterKey, 'POST', SCOPE_PATH, input);
   const scope = { accountId, method: 'POST', path: SCOPE_PATH, key };
+  // Checked only when the request is not a replay: a stored answer stands even if the card has expired
+  // or the postback's DNS changed since. The card is reduced to what may be kept before anything else sees it.
+  const check = async () => {
+    const issues = await transactionInputProblems(s, input);
+    if (issues.length) throw validationError(issues);
+    return input.method === 'CARD' && input.card
+      ? { ...cardSummary(input.card.number, input.card.holder_name), outcome: sandboxCardOutcome(input.card.number) }
+      : null;
+  };
 
-  return runIdempotent(s.db, scope, fingerprint, () => s.clock.now(), async (tx) => {
+  return runIdempotent(s.db, scope, fingerprint, () => s.clock.now(), async (tx, card) => {
     const at = s.clock.now();
     const iso = at.toISOString();
     if (input.externalRef !== undefined) {
@@ -143,7 +145,7 @@ export async function createTransaction(
       identifier, external_ref: input.externalRef ?? null, customer, created_at: iso, updated_at: iso,
     };
     return { status: 201, body };
-  });
+  }, check);
 }
 
 const CREDIT_BOOK = { PIX: 'pix_in', CARD: 'card_in', INVOICE: 'invoice_in' } as const;
@@ -162,7 +164,7 @@ export function creditTransaction(tx: DrizzleDb, t: { accountId: string; id: str
 /** Records a transaction.* event whose data is the transaction as GET returns it now (inside the job). */
 export async function recordTransactionEvent(
   tx: DrizzleDb, accountId: string, id: string,
-  type: 'transaction.created' | 'transaction.approved' | 'transaction.refused' | 'transaction.expired', at: Date,
+  type: Extract<EventType, `transaction.${string}`>, at: Date,
 ) {
   const view = await transactionView(tx, accountId, id);
   if (!view) throw new DomainError('INTERNAL', 'transaction vanished inside its own job');
