@@ -3,6 +3,7 @@ import type { AppDatabase, DrizzleDb } from '../../db';
 import { dashboardSessions, dashboardUsers } from '../../db/schema';
 import { DomainError } from '../errors';
 import type { Services } from '../services';
+import { addressKey } from '../rate-limit';
 import { newId } from './ids';
 import { hashPassword, hashSecret, randomSecret, safeEqualHex, verifyPassword } from './secrets';
 
@@ -60,7 +61,9 @@ export async function confirmPassword(s: Services, userId: string, password: str
 }
 
 /** The one place password attempts are counted and slowed down: `check` answers null on a wrong password. */
-async function passwordAttempt<T>(s: Services, email: string, address: string, check: () => Promise<T | null>, miss: DomainError): Promise<T> {
+async function passwordAttempt<T>(s: Services, email: string, clientAddress: string, check: () => Promise<T | null>, miss: DomainError): Promise<T> {
+  // IPv6 clients count per /64 (issue-10's addressKey)
+  const address = addressKey(clientAddress);
   const byAddress = s.limits.signInByAddress;
   const byEmail = s.limits.signInByEmail;
   const clean = byAddress.count(address) === 0;
