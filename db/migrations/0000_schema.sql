@@ -133,6 +133,7 @@ CREATE TABLE `withdrawal_batches` (
 	`receiver_name` text,
 	`receiver_bank` text,
 	`receiver_bank_ispb` text,
+	`failure_code` text,
 	`failure_reason` text,
 	`created_at` text NOT NULL,
 	`updated_at` text NOT NULL,
