@@ -11,7 +11,7 @@ export const events = sqliteTable('events', {
   id: text('id').notNull().unique(),
   accountId: text('account_id').notNull().references(() => accounts.id),
   type: text('type').notNull(),
-  category: text('category', { enum: ['transaction', 'withdraw', 'dispute'] }).notNull(),
+  category: text('category', { enum: ['transaction', 'withdraw', 'dispute', 'webhook'] }).notNull(),
   resourceId: text('resource_id').notNull(),
   /** The resource as its GET returns it at the moment of the event (JSON). */
   payload: text('payload').notNull(),

@@ -9,19 +9,24 @@ export const EVENT_TYPES = [
   'transaction.refunded', 'transaction.refund_paid', 'transaction.refund_failed',
   'withdraw.requested', 'withdraw.paid', 'withdraw.partially_paid', 'withdraw.error',
   'dispute.opened', 'dispute.won', 'dispute.lost',
+  // sent by hand to one webhook (POST /api/webhooks/{magic_id}/test); never fanned out
+  'webhook.test',
 ] as const;
 export type EventType = (typeof EVENT_TYPES)[number];
+/** The categories a webhook subscribes to. */
 export type EventCategory = 'transaction' | 'withdraw' | 'dispute';
+/** Every stored event's category: the subscribable ones plus `webhook` (test events). */
+export type StoredEventCategory = EventCategory | 'webhook';
 
-export function categoryOf(type: EventType): EventCategory {
-  return type.slice(0, type.indexOf('.')) as EventCategory;
+export function categoryOf(type: EventType): StoredEventCategory {
+  return type.slice(0, type.indexOf('.')) as StoredEventCategory;
 }
 
 export interface RecordedEvent {
   id: string;
   seq: number;
   type: EventType;
-  category: EventCategory;
+  category: StoredEventCategory;
   resourceId: string;
   createdAt: string;
 }
@@ -40,6 +45,7 @@ export async function recordEvent(
   tx: DrizzleDb,
   e: { accountId: string; type: EventType; resourceId: string; payload: unknown; at: Date },
 ): Promise<RecordedEvent> {
+  if (e.type === 'webhook.test') throw new Error('test events are recorded by sendTestEvent, already dispatched');
   const id = newId('event');
   const createdAt = e.at.toISOString();
   const category = categoryOf(e.type);

@@ -43,26 +43,45 @@ export async function signIn(db: AppDatabase, email: string, password: string, n
  * attempt from an address with nothing against it is never refused for the email's sake: failures from
  * elsewhere cannot lock the right person out.
  */
-export async function signInLimited(s: Services, email: string, password: string, clientAddress: string): Promise<SignedIn> {
+export async function signInLimited(s: Services, email: string, password: string, address: string): Promise<SignedIn> {
+  const key = email.trim().toLowerCase();
+  return passwordAttempt(s, key, address, () => signIn(s.db, key, password, s.clock.now()), new DomainError('UNAUTHORIZED', 'wrong email or password'));
+}
+
+/**
+ * A signed-in person re-enters their password before something sensitive (revealing or rotating a
+ * webhook secret). It is a sign-in attempt of that email from that address, under the same limits; a
+ * miss answers 403, not 401, because the session itself is still good.
+ */
+export async function confirmPassword(s: Services, userId: string, password: string, address: string): Promise<void> {
+  const user = await s.db.read.select({ email: dashboardUsers.email, passwordHash: dashboardUsers.passwordHash })
+    .from(dashboardUsers).where(eq(dashboardUsers.id, userId)).get();
+  if (!user) throw new DomainError('UNAUTHORIZED', 'sign in first');
+  await passwordAttempt(s, user.email, address, async () => ((await verifyPassword(password, user.passwordHash)) ? true : null),
+    new DomainError('FORBIDDEN', 'wrong password'));
+}
+
+/** The one place password attempts are counted and slowed down: `check` answers null on a wrong password. */
+async function passwordAttempt<T>(s: Services, email: string, clientAddress: string, check: () => Promise<T | null>, miss: DomainError): Promise<T> {
+  // IPv6 clients count per /64 (issue-10's addressKey)
   const address = addressKey(clientAddress);
   const byAddress = s.limits.signInByAddress;
   const byEmail = s.limits.signInByEmail;
-  const key = email.trim().toLowerCase();
   const clean = byAddress.count(address) === 0;
   const addressWait = byAddress.attempt(address);
   if (addressWait !== null) throw tooMany(addressWait);
-  const emailWait = byEmail.begin(key, clean);
+  const emailWait = byEmail.begin(email, clean);
   // refused here, the attempt stays counted against its address: trying harder only slows it down
   if (emailWait !== null) throw tooMany(emailWait);
-  let session: SignedIn | null = null;
+  let result: T | null = null;
   try {
-    session = await signIn(s.db, key, password, s.clock.now());
+    result = await check();
   } finally {
-    byEmail.settle(key, session !== null);
+    byEmail.settle(email, result !== null);
   }
-  if (!session) throw new DomainError('UNAUTHORIZED', 'wrong email or password');
+  if (result === null) throw miss;
   byAddress.succeeded(address);
-  return session;
+  return result;
 }
 
 function tooMany(wait: number) {

@@ -69,7 +69,7 @@ describe('webhook API over HTTP', () => {
     expect(Object.keys(res.json).sort()).toEqual(ENVELOPE);
     expect(res.json.code).toBe(201);
     const w = res.json.content;
-    expect(Object.keys(w).sort()).toEqual(['active', 'created_at', 'events', 'magic_id', 'secret', 'updated_at', 'url']);
+    expect(Object.keys(w).sort()).toEqual(['active', 'created_at', 'events', 'magic_id', 'paused', 'previous_secret_expires_at', 'secret', 'updated_at', 'url']);
     expect(w).toMatchObject({ url: `${receiver.url}/crud`, events: ['transaction', 'dispute'], active: true });
     expect(w.secret).toMatch(/^whsec_/);
     expect(new Date(w.created_at).toISOString()).toBe(w.created_at);
