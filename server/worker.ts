@@ -3,25 +3,27 @@ import { stopJobs } from './jobs';
 import { loadConfig } from './config';
 import { closeWebhookAgents } from './domain/webhooks/sender';
 import { createServices } from './services';
+import { configureLogging } from './log';
 
 /**
  * `npm run worker`: the event dispatcher and webhook/postback sender on their own, over DATABASE_PATH.
  * Run the server with RUN_DISPATCHER=false next to it: one delivering process per database.
  */
 async function main() {
+  const log = configureLogging();
   const services = createServices({ config: loadConfig() });
   const loops = startDeliveryJobs(services);
   for (const loop of loops) services.wake[loop.name] = loop.wake;
-  console.log(`worker delivering events from ${services.config.databasePath}`);
+  log.info({ database: services.config.databasePath }, 'worker delivering events');
   let stopping = false;
   const shutdown = async (signal: string) => {
     if (stopping) return;
     stopping = true;
-    console.log(`${signal}: stopping`);
+    log.info({ signal }, 'worker stopping');
     await stopJobs(loops);
     closeWebhookAgents();
     await services.db.close();
-    console.log('stopped cleanly');
+    log.info('worker stopped cleanly');
     process.exit(0);
   };
   process.on('SIGTERM', () => void shutdown('SIGTERM'));

@@ -5,6 +5,7 @@ import { startDeliveryJobs } from './delivery';
 import { startExpiryLoop } from './expiry';
 import { startSettlementLoop } from './settlement';
 import { railFor } from '../domain/rails';
+import { log } from '../log';
 
 /** Starts every background loop of the process; each is registered under `services.wake`. */
 export function startJobs(s: Services, opts: { dispatcher?: boolean } = {}): JobLoop[] {
@@ -21,7 +22,7 @@ export function startJobs(s: Services, opts: { dispatcher?: boolean } = {}): Job
   add(startExpiryLoop(s));
   const rail = railFor(s.config);
   if (rail) add(startSettlementLoop(s, rail));
-  else console.warn('SANDBOX=false and no Pix rail configured: withdrawals are accepted and wait PENDING until one is');
+  else log.warn('SANDBOX=false and no Pix rail configured: withdrawals are accepted and wait PENDING until one is');
   // event dispatcher + webhook/postback sender (off when `npm run worker` runs them)
   if (opts.dispatcher) for (const loop of startDeliveryJobs(s)) add(loop);
   return loops;

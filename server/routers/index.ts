@@ -4,6 +4,7 @@ import { authRouter } from './auth/router';
 import { dashboardRouter } from './dashboard/router';
 import { sandboxRouter } from './sandbox/router';
 import { sessionRouter } from './session/router';
+import { statusRouter } from './status/router';
 import { transactionsRouter } from './transactions/router';
 import { webhooksRouter } from './webhooks/router';
 import { withdrawalsRouter } from './withdrawals/router';
@@ -17,6 +18,7 @@ export const appRouter = router({
   transactions: transactionsRouter,
   sandbox: sandboxRouter,
   webhooks: webhooksRouter,
+  status: statusRouter,
 });
 
 export type AppRouter = typeof appRouter;

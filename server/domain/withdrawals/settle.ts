@@ -7,6 +7,8 @@ import { transfer } from '../ledger';
 import type { PixPaymentOrder, PixPaymentOutcome, PixRail } from '../rails';
 import { eventForTransition, isSettled, withdrawalStatusOf } from './rules';
 import { perConnection } from '../../../db/prepared';
+import { log } from '../../log';
+import { reportOutcome } from '../outcomes';
 import { withdrawalView } from './view';
 
 /** Batches handled per pass: bounds one pass's rail calls and the size of its commit group. */
@@ -86,6 +88,7 @@ export async function applyPaymentOutcome(s: Services, order: PixPaymentOrder, o
     const after = withdrawalStatusOf(statuses);
     await tx.update(withdrawals).set({ status: after, updatedAt: iso }).where(eq(withdrawals.id, withdrawalId)).run();
     const type = eventForTransition(w.status, after, isSettled(statuses));
+    if (isSettled(statuses) && after !== 'REQUESTED') reportOutcome({ resource: 'withdrawal', status: after });
     if (type) {
       const payload = await withdrawalView(tx, accountId, withdrawalId);
       await recordEvent(tx, { accountId, type, resourceId: withdrawalId, payload, at });
@@ -109,7 +112,7 @@ export async function runSettlementPass(s: Services, rail: PixRail, limit = SETT
     try {
       return await rail.pay(order, now);
     } catch (err) {
-      console.error(`[settlement] rail ${rail.name} failed for batch ${order.batchId}; retrying later`, err);
+      log.error({ err, job: 'settlement', rail: rail.name, batch_id: order.batchId }, 'rail failed for a batch; retrying later');
       return { status: 'PENDING', retryAt: new Date(now.getTime() + RAIL_RETRY_MS) };
     }
   }));
@@ -117,7 +120,7 @@ export async function runSettlementPass(s: Services, rail: PixRail, limit = SETT
   let handled = 0;
   for (const [i, r] of applied.entries()) {
     if (r.status === 'fulfilled') handled += 1;
-    else console.error(`[settlement] could not apply the outcome of batch ${orders[i].batchId}`, r.reason);
+    else log.error({ err: r.reason, job: 'settlement', batch_id: orders[i].batchId }, 'could not apply the outcome of a batch');
   }
   // only batches whose outcome was applied count, so a failing write cannot make the loop spin
   return handled;
