@@ -40,7 +40,9 @@ function luhnValid(digits: string): boolean {
 // project key), and bearer credentials in any header-like text.
 const SECRET_SHAPES = /\b(sk|at|ses|csrf|whsec|pk)_[A-Za-z0-9_\-+/=]{12,}/g;
 const BEARER = /(bearer\s+)[^\s"',]+/gi;
-const CARD_LIKE = /(?<![\d])(?:\d[ -]?){12,18}\d(?![\d])/g;
+// card numbers start 2–6 (Mastercard 2/5, Amex 3, Visa 4, Discover/Elo 6); with the Luhn check this
+// spares most ordinary long numbers (epoch milliseconds start with 1)
+const CARD_LIKE = /(?<![\d])[2-6](?:[ -]?\d){11,17}\d(?![\d])/g;
 
 /** Masks secret-shaped text in a finished log line (also exported for the redaction test). */
 export function scrubSecrets(line: string): string {
