@@ -1,11 +1,11 @@
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import { fileURLToPath } from 'node:url';
 import { createDemoAccountIfEmpty } from './bootstrap';
 import { loadConfig } from './config';
 import { createApiHandler } from './http/api';
 import { startJobs, stopJobs } from './jobs';
 import { configureLogging } from './log';
-import { createOpsEndpoints, observeRequests, PAGES_ROUTE, UNMATCHED_ROUTE } from './observability/http';
+import { createOpsEndpoints, observeRequests, PAGES_ROUTE, serveLocalMetrics, UNMATCHED_ROUTE } from './observability/http';
 import { createMetrics } from './observability/metrics';
 import { createReadiness } from './observability/readiness';
 import { appRouter } from './routers';
@@ -79,14 +79,7 @@ async function main() {
   const addr = server.address();
   const port = typeof addr === 'object' && addr ? addr.port : config.port;
 
-  let metricsServer: Server | null = null;
-  if (config.metricsPort !== null) {
-    // loopback only: whoever reaches it is on this machine (a node exporter, a sidecar)
-    metricsServer = createServer((req, res) => void ops.serveMetricsOnly(req, res));
-    await new Promise<void>((resolve) => metricsServer!.listen(config.metricsPort!, '127.0.0.1', resolve));
-    const maddr = metricsServer.address();
-    log.info({ metrics_url: `http://127.0.0.1:${typeof maddr === 'object' && maddr ? maddr.port : config.metricsPort}/metrics` }, 'metrics listening');
-  }
+  const metricsServer = await serveLocalMetrics(services);
   log.info(`listening on http://${config.host}:${port} (${servePages ? (dev ? 'pages in dev mode' : 'pages built') : 'API only'}, database ${config.databasePath})`);
 
   let drainCut: (() => void) | null = null;

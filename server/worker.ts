@@ -4,6 +4,8 @@ import { loadConfig } from './config';
 import { closeWebhookAgents } from './domain/webhooks/sender';
 import { createServices } from './services';
 import { configureLogging } from './log';
+import { createMetrics } from './observability/metrics';
+import { serveLocalMetrics } from './observability/http';
 
 /**
  * `npm run worker`: the event dispatcher and webhook/postback sender on their own, over DATABASE_PATH.
@@ -12,6 +14,8 @@ import { configureLogging } from './log';
 async function main() {
   const log = configureLogging();
   const services = createServices({ config: loadConfig() });
+  services.metrics = createMetrics({ db: services.db, clock: services.clock });
+  const metricsServer = await serveLocalMetrics(services);
   const loops = startDeliveryJobs(services);
   for (const loop of loops) services.wake[loop.name] = loop.wake;
   log.info({ database: services.config.databasePath }, 'worker delivering events');
@@ -20,6 +24,7 @@ async function main() {
     if (stopping) return;
     stopping = true;
     log.info({ signal }, 'worker stopping');
+    metricsServer?.close();
     await stopJobs(loops);
     closeWebhookAgents();
     await services.db.close();

@@ -11,6 +11,7 @@ const NAV = [
   { href: '/transactions', label: 'Transactions' },
   { href: '/webhooks', label: 'Webhooks' },
   { href: '/developers', label: 'Developers' },
+  { href: '/status', label: 'Status' },
 ];
 
 export function Shell({ email, children }: { email: string; children: ReactNode }) {

@@ -1,5 +1,6 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
-import type { IncomingMessage, ServerResponse } from 'node:http';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { Services } from '../services';
 import { log } from '../log';
 import type { Metrics } from './metrics';
 import type { Readiness } from './readiness';
@@ -68,15 +69,6 @@ export function createOpsEndpoints(o: { readiness: Readiness; metrics: Metrics; 
     res.end(text);
   };
   return {
-    /** The metrics alone, unauthenticated: for the METRICS_PORT listener on 127.0.0.1. */
-    async serveMetricsOnly(req: IncomingMessage, res: ServerResponse): Promise<void> {
-      const path = (req.url ?? '/').split('?')[0];
-      if (path === '/metrics' && (req.method === 'GET' || req.method === 'HEAD')) {
-        await metricsAnswer(res);
-      } else {
-        sendJson(res, 404, { statusCode: 404, error: 'Not Found', message: 'only /metrics is served here', timestamp: o.now().toISOString() });
-      }
-    },
     owns(pathname: string): boolean {
       return pathname === '/healthz' || pathname === '/readyz' || pathname === '/metrics';
     },
@@ -109,4 +101,34 @@ export function createOpsEndpoints(o: { readiness: Readiness; metrics: Metrics; 
       await metricsAnswer(res);
     },
   };
+}
+
+/**
+ * METRICS_PORT: /metrics without a token on 127.0.0.1 only (whoever reaches it is on this machine: an
+ * agent, a sidecar). Null when METRICS_PORT is unset.
+ */
+export async function serveLocalMetrics(s: Services): Promise<Server | null> {
+  const { metricsPort } = s.config;
+  if (metricsPort === null || !s.metrics) return null;
+  const metrics = s.metrics;
+  const server = createServer((req, res) => {
+    const path = (req.url ?? '/').split('?')[0];
+    if (path !== '/metrics' || (req.method !== 'GET' && req.method !== 'HEAD')) {
+      sendJson(res, 404, { statusCode: 404, error: 'Not Found', message: 'only GET /metrics is served here', timestamp: s.clock.now().toISOString() });
+      return;
+    }
+    metrics.render().then((text) => {
+      res.setHeader('content-type', metrics.contentType);
+      res.setHeader('cache-control', 'no-store');
+      res.end(text);
+    }, (err) => {
+      log.error({ err }, 'metrics could not be rendered');
+      res.statusCode = 500;
+      res.end();
+    });
+  });
+  await new Promise<void>((resolve, reject) => { server.once('error', reject); server.listen(metricsPort, '127.0.0.1', resolve); });
+  const addr = server.address();
+  log.info({ metrics_url: `http://127.0.0.1:${typeof addr === 'object' && addr ? addr.port : metricsPort}/metrics` }, 'metrics listening');
+  return server;
 }

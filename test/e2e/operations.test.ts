@@ -201,7 +201,7 @@ describe('readiness failures', () => {
       await again.stop();
       removeDir(dir);
     }
-  });
+  }, 180_000);
 
   it('turns /readyz to 503 at the start of a graceful shutdown, while still accepting requests', async () => {
     const s = await startServer({ env: { SHUTDOWN_DRAIN_MS: '60000' } });
@@ -223,5 +223,5 @@ describe('readiness failures', () => {
       await s.kill();
       removeDir(s.dir);
     }
-  });
+  }, 120_000);
 });
