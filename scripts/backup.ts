@@ -2,7 +2,7 @@ import Database from 'better-sqlite3';
 import { existsSync, renameSync, rmSync, statSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { holdSharedUse } from '../db/in-use';
-import { CommandError, humanBytes, option, requireDatabaseFile, runCommand, verifyDatabase } from './database-file';
+import { CommandError, humanBytes, option, requireDatabaseFile, runCommand, verifyCopy } from './database-file';
 
 /**
  * `npm run backup -- --to FILE`: a consistent online copy of DATABASE_PATH through SQLite's backup API
@@ -50,15 +50,7 @@ await runCommand('backup', async () => {
     }
     if (tty) process.stderr.write('\r  copied 100%, verifying…' + ' '.repeat(30) + '\n');
 
-    // the copy stands alone: one file, no -wal beside it
-    const copy = new Database(partial);
-    let verified;
-    try {
-      copy.pragma('journal_mode = DELETE');
-      verified = verifyDatabase(copy, partial);
-    } finally {
-      copy.close();
-    }
+    const verified = verifyCopy(partial, partial);
     if (!verified.report.ok) throw new CommandError(`the copy fails the ledger audit (${verified.report.firstBreak}); nothing written`);
     renameSync(partial, target);
     const last = verified.lastEntry;

@@ -42,6 +42,20 @@ export function verifyDatabase(conn: Database.Database, path: string): Verificat
   return { report: auditBooks(db), lastEntry: lastLedgerEntry(db), bytes: statSync(path).size };
 }
 
+/**
+ * Checks a fresh copy made by the backup API: made standalone first (one file, no -wal beside it),
+ * then integrity_check and the audit. `label` names it in messages.
+ */
+export function verifyCopy(copyPath: string, label: string): Verification {
+  const copy = new Database(copyPath);
+  try {
+    copy.pragma('journal_mode = DELETE');
+    return verifyDatabase(copy, label);
+  } finally {
+    copy.close();
+  }
+}
+
 export function humanBytes(n: number): string {
   const units = ['B', 'KiB', 'MiB', 'GiB', 'TiB'];
   let v = n;

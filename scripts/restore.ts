@@ -2,7 +2,7 @@ import Database from 'better-sqlite3';
 import { closeSync, existsSync, fsyncSync, mkdirSync, openSync, renameSync, rmSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { DatabaseInUseError, holdExclusiveUse } from '../db/in-use';
-import { CommandError, humanBytes, option, requireDatabaseFile, runCommand, verifyDatabase } from './database-file';
+import { CommandError, humanBytes, option, requireDatabaseFile, runCommand, verifyCopy } from './database-file';
 
 /**
  * `npm run restore -- --from FILE`: replaces DATABASE_PATH with a verified copy of FILE. Refused while
@@ -37,14 +37,7 @@ await runCommand('restore', async () => {
     } finally {
       src.close();
     }
-    const copy = new Database(staging);
-    let verified;
-    try {
-      copy.pragma('journal_mode = DELETE');
-      verified = verifyDatabase(copy, source);
-    } finally {
-      copy.close();
-    }
+    const verified = verifyCopy(staging, source);
     if (!verified.report.ok) throw new CommandError(`${source} fails the ledger audit (${verified.report.firstBreak}); nothing restored`);
     const fd = openSync(staging, 'r+');
     fsyncSync(fd);
