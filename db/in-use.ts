@@ -28,6 +28,8 @@ function isBusy(err: unknown): boolean {
 
 /** Held by every user of the database until `release` (or the process's death). */
 export function holdSharedUse(databasePath: string): { release(): void } {
+  // an in-memory or temporary database belongs to this process alone
+  if (databasePath === ':memory:' || databasePath === '' || databasePath.startsWith('file:')) return { release() {} };
   const conn = openLockFile(databasePath);
   try {
     conn.exec('BEGIN');
