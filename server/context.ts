@@ -1,4 +1,8 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { TRPCRequestInfo } from '@trpc/server/http';
+import { cameOverHttps, clientAddress } from './http/client-address';
+import { TRPCError } from '@trpc/server';
+import { credentialInBatch } from './routers/batching';
 import type { Services } from './services';
 
 export type AuthKind = 'bearer' | 'webhook-api' | 'session';
@@ -22,7 +26,10 @@ export interface Context {
   services: Services;
   /** Lower-cased request headers. */
   headers: Record<string, string | undefined>;
+  /** The client address (DECISIONS "Client addresses"): what limits are counted against. */
   ip: string;
+  /** The request came over https (our TLS socket, or a trusted proxy's X-Forwarded-Proto). */
+  https: boolean;
   /** Set by tests through createContextInner, or by the auth middleware from the headers. */
   auth: Auth | null;
   transport: 'rest' | 'trpc' | 'caller';
@@ -37,6 +44,7 @@ export function createContextInner(o: {
   auth?: Auth | null;
   headers?: Record<string, string | undefined>;
   ip?: string;
+  https?: boolean;
   transport?: Context['transport'];
   path?: string | null;
 }): Context {
@@ -45,6 +53,7 @@ export function createContextInner(o: {
     auth: o.auth ?? null,
     headers: o.headers ?? {},
     ip: o.ip ?? '127.0.0.1',
+    https: o.https ?? false,
     transport: o.transport ?? 'caller',
     path: o.path ?? null,
     response: { headers: {} },
@@ -59,11 +68,17 @@ function lowerHeaders(req: IncomingMessage): Record<string, string | undefined> 
 
 /** The outer context: reads the HTTP request; authentication itself happens in the procedures' middleware. */
 export function createHttpContext(services: Services, transport: 'rest' | 'trpc') {
-  return ({ req }: { req: IncomingMessage; res: ServerResponse }): Context => createContextInner({
-    services,
-    headers: lowerHeaders(req),
-    ip: req.socket.remoteAddress ?? 'unknown',
-    transport,
-    path: transport === 'rest' ? new URL(req.url ?? '/', 'http://x').pathname : null,
-  });
+  return ({ req, info }: { req: IncomingMessage; res: ServerResponse; info?: TRPCRequestInfo }): Context => {
+    const credential = info ? credentialInBatch(info) : null;
+    // refused before any call of the batch runs
+    if (credential) throw new TRPCError({ code: 'BAD_REQUEST', message: `${credential} cannot be batched with other calls; send it on its own` });
+    return createContextInner({
+      services,
+      headers: lowerHeaders(req),
+      ip: clientAddress(req, services.config.trustedProxies),
+      https: cameOverHttps(req, services.config.trustedProxies),
+      transport,
+      path: transport === 'rest' ? new URL(req.url ?? '/', 'http://x').pathname : null,
+    });
+  };
 }

@@ -3,6 +3,7 @@ import { fileURLToPath } from 'node:url';
 import { createDemoAccountIfEmpty } from './bootstrap';
 import { loadConfig } from './config';
 import { createApiHandler } from './http/api';
+import { refuseTarget, requestTargetProblem, setSecurityHeaders } from './http/edge';
 import { startJobs, stopJobs } from './jobs';
 import { configureLogging } from './log';
 import { createOpsEndpoints, observeRequests, PAGES_ROUTE, serveLocalMetrics, UNMATCHED_ROUTE } from './observability/http';
@@ -18,6 +19,8 @@ import { closeWebhookAgents } from './domain/webhooks/sender';
  * request handler. Background jobs run here too.
  */
 async function main() {
+  // files this process creates (database, WAL, key file, logs) are its owner's only
+  process.umask(0o077);
   const argv = process.argv.slice(2);
   const dev = argv.includes('--dev');
   const log = configureLogging({ pretty: dev });
@@ -56,15 +59,25 @@ async function main() {
     inFlight += 1;
     res.on('close', () => { inFlight -= 1; });
     if (shuttingDown) res.setHeader('connection', 'close');
+    const problem = requestTargetProblem(req.url);
+    if (problem) {
+      setSecurityHeaders(res, 'api', dev);
+      refuseTarget(res, problem, services.clock.now());
+      req.resume();
+      return;
+    }
     const pathname = (req.url ?? '/').split('?')[0];
     if (ops.owns(pathname)) {
+      setSecurityHeaders(res, 'api', dev);
       ops.handle(req, res, pathname).catch((err) => {
         log.error({ err, route: pathname }, 'operations endpoint failed');
         if (!res.headersSent) { res.statusCode = 500; res.end(); }
       });
     } else if (api.owns(pathname) || !pages) {
+      setSecurityHeaders(res, 'api', dev);
       void api.handle(req, res);
     } else {
+      setSecurityHeaders(res, 'page', dev);
       pages(req, res).catch((err) => {
         log.error({ err }, 'page request failed');
         if (!res.headersSent) { res.statusCode = 500; res.end('Internal error'); }

@@ -12,6 +12,8 @@ import { serveLocalMetrics } from './observability/http';
  * Run the server with RUN_DISPATCHER=false next to it: one delivering process per database.
  */
 async function main() {
+  // files this process creates (database, WAL, key file, logs) are its owner's only
+  process.umask(0o077);
   const log = configureLogging();
   const services = createServices({ config: loadConfig() });
   services.metrics = createMetrics({ db: services.db, clock: services.clock });

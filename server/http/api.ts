@@ -5,10 +5,11 @@ import { createOpenApiNodeHttpHandler } from 'trpc-to-openapi';
 import { createHttpContext, type Context } from '../context';
 import { DomainError, restErrorBody, toDomainError, type EnvelopeFlavor } from '../errors';
 import { buildOpenApiDocument, restProcedures } from '../openapi';
+import { MAX_BATCH_CALLS } from '../routers/batching';
 import type { Services } from '../services';
 import { log } from '../log';
 import { noteRoute } from '../observability/request-context';
-import { isJsonContentType, MAX_BODY_BYTES, parseJsonObject, readBody } from './body';
+import { ClientAbortError, isJsonContentType, MAX_BODY_BYTES, parseJsonObject, readBody } from './body';
 
 type Req = IncomingMessage & { body?: unknown; apiError?: unknown };
 
@@ -62,6 +63,8 @@ export function createApiHandler(services: Services, router: AnyRouter) {
     basePath: '/api/trpc/',
     createContext: createHttpContext(services, 'trpc') as never,
     maxBodySize: MAX_BODY_BYTES,
+    // one request cannot fan out into hundreds of calls (DECISIONS "Sign-in and token limits")
+    maxBatchSize: MAX_BATCH_CALLS,
     responseMeta({ ctx, errors }) {
       const headers: Record<string, string | string[]> = { 'cache-control': 'no-store', ...((ctx as Context | undefined)?.response.headers ?? {}) };
       for (const e of errors) {
@@ -96,6 +99,11 @@ export function createApiHandler(services: Services, router: AnyRouter) {
       try {
         raw = await readBody(req);
       } catch (err) {
+        if (err instanceof ClientAbortError) {
+          // an ordinary event on the internet, not a fault of ours
+          log.info({ method, route: route?.template ?? '(unmatched)' }, 'client abort: the connection closed mid-body');
+          return;
+        }
         // stop reading a body we refused; the connection is not reusable mid-body
         sendError(res, err, flavor, true);
         req.resume();

@@ -75,17 +75,19 @@ export async function createTransaction(
   idempotencyKey?: string | null,
 ): Promise<StoredAnswer<TransactionCreated>> {
   const key = checkIdempotencyKey(idempotencyKey);
-  const issues = await transactionInputProblems(s, input);
-  if (issues.length) throw validationError(issues);
-
-  // The card is reduced to what may be kept before anything else sees it.
-  const card = input.method === 'CARD' && input.card
-    ? { ...cardSummary(input.card.number, input.card.holder_name), outcome: sandboxCardOutcome(input.card.number) }
-    : null;
   const fingerprint = requestFingerprint(s.masterKey, 'POST', SCOPE_PATH, input);
   const scope = { accountId, method: 'POST', path: SCOPE_PATH, key };
+  // Checked only when the request is not a replay: a stored answer stands even if the card has expired
+  // or the postback's DNS changed since. The card is reduced to what may be kept before anything else sees it.
+  const check = async () => {
+    const issues = await transactionInputProblems(s, input);
+    if (issues.length) throw validationError(issues);
+    return input.method === 'CARD' && input.card
+      ? { ...cardSummary(input.card.number, input.card.holder_name), outcome: sandboxCardOutcome(input.card.number) }
+      : null;
+  };
 
-  return runIdempotent(s.db, scope, fingerprint, () => s.clock.now(), async (tx) => {
+  return runIdempotent(s.db, scope, fingerprint, () => s.clock.now(), async (tx, card) => {
     const at = s.clock.now();
     const iso = at.toISOString();
     if (input.externalRef !== undefined) {
@@ -144,7 +146,7 @@ export async function createTransaction(
       identifier, external_ref: input.externalRef ?? null, customer, created_at: iso, updated_at: iso,
     };
     return { status: 201, body };
-  });
+  }, check);
 }
 
 const CREDIT_BOOK = { PIX: 'pix_in', CARD: 'card_in', INVOICE: 'invoice_in' } as const;

@@ -1,6 +1,6 @@
-import { and, asc, count, eq, gt, isNull } from 'drizzle-orm';
+import { and, asc, count, eq, isNull } from 'drizzle-orm';
 import type { DrizzleDb } from '../../../db';
-import { deliveries, idempotencyKeys, webhooks } from '../../../db/schema';
+import { deliveries, webhooks } from '../../../db/schema';
 import { DomainError, validationError } from '../../errors';
 import type { Services } from '../../services';
 import { checkIdempotencyKey, requestFingerprint, runIdempotent } from '../idempotency';
@@ -91,24 +91,12 @@ export async function createWebhook(s: Services, req: CreateWebhookRequest): Pro
     await tx.insert(webhooks).values(row);
     return { status: 201, body: { code: 201, content: view(row, secretEnc), message: 'Webhook created', timestamp: at } };
   }, async () => {
-    // A key that already holds an answer is a replay (or a 422): that answer stands whatever the URL
-    // check would say today (DNS changed, policy tightened), so skip the check.
-    if (key !== null && hasStoredAnswer(s.db.read, scope, s.clock.now())) return;
-    // DNS may be slow: checked before the write job, never inside it.
+    // DNS may be slow: checked before the write job, never inside it (and not at all for a replay)
     const checked = await checkWebhookUrl(url, { allowPrivate: s.config.webhookAllowPrivateUrls });
     if (!checked.ok) throw validationError([{ path: 'url', message: checked.reason }]);
   });
   const body = answer.body;
   return { ...body, content: { ...body.content, secret: decryptSecret(body.content.secret, s.masterKey) }, replayed: answer.replayed };
-}
-
-/** Whether an unexpired answer is stored under this idempotency key (read connection: committed data). */
-function hasStoredAnswer(db: DrizzleDb, scope: { accountId: string; method: string; path: string; key: string | null }, now: Date): boolean {
-  if (scope.key === null) return false;
-  return db.select({ k: idempotencyKeys.key }).from(idempotencyKeys).where(and(
-    eq(idempotencyKeys.accountId, scope.accountId), eq(idempotencyKeys.method, scope.method), eq(idempotencyKeys.path, scope.path),
-    eq(idempotencyKeys.key, scope.key), gt(idempotencyKeys.expiresAt, now.toISOString()),
-  )).get() !== undefined;
 }
 
 /**

@@ -111,14 +111,15 @@ export async function createWithdrawal(
   opts: { idempotencyKey?: string | null } = {},
 ): Promise<StoredAnswer<WithdrawalCreation>> {
   const idempotencyKey = checkIdempotencyKey(opts.idempotencyKey);
-  const checked = await checkRequest(s, input);
   const rail = railFor(s.config);
   const fingerprint = requestFingerprint(s.masterKey, SCOPE.method, SCOPE.path, input);
   const externalRef = input.external_ref ?? null;
 
-  const answer = await runIdempotent<WithdrawalCreation>(
+  // a replay answers what was stored, even if the rules or a DNS answer have changed since: checkRequest
+  // runs only for a request that is not one
+  const answer = await runIdempotent<WithdrawalCreation, Checked>(
     s.db, { accountId, ...SCOPE, key: idempotencyKey }, fingerprint, () => s.clock.now(),
-    async (tx) => {
+    async (tx, checked) => {
       const at = s.clock.now();
       const iso = at.toISOString();
       if (externalRef !== null && await externalRefTaken(tx, accountId, externalRef)) {
@@ -162,6 +163,7 @@ export async function createWithdrawal(
       };
       return { status: 201, body };
     },
+    () => checkRequest(s, input),
   );
   if (!answer.replayed) wake(s, 'settlement');
   return answer;
