@@ -1,5 +1,5 @@
 import Database from 'better-sqlite3';
-import { existsSync, renameSync, rmSync, statSync } from 'node:fs';
+import { chmodSync, existsSync, renameSync, rmSync, statSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { holdSharedUse } from '../db/in-use';
 import { CommandError, humanBytes, option, requireDatabaseFile, runCommand, verifyCopy } from './database-file';
@@ -52,6 +52,7 @@ await runCommand('backup', async () => {
 
     const verified = verifyCopy(partial, partial);
     if (!verified.report.ok) throw new CommandError(`the copy fails the ledger audit (${verified.report.firstBreak}); nothing written`);
+    chmodSync(partial, 0o600);
     renameSync(partial, target);
     const last = verified.lastEntry;
     process.stdout.write(`backup: ${target}: ${humanBytes(statSync(target).size)}, integrity ok, books balance; `

@@ -74,6 +74,8 @@ export function option(argv: string[], name: string): string | null {
 
 /** Runs a command's body: a CommandError (or anything else) becomes one line on stderr and exit 1. */
 export async function runCommand(name: string, body: () => Promise<void> | void): Promise<void> {
+  // a copy of the database is as sensitive as the database: owner-only, like the server's files
+  process.umask(0o077);
   try {
     await body();
   } catch (err) {

@@ -1,5 +1,5 @@
 import Database from 'better-sqlite3';
-import { closeSync, existsSync, fsyncSync, mkdirSync, openSync, renameSync, rmSync } from 'node:fs';
+import { chmodSync, closeSync, existsSync, fsyncSync, mkdirSync, openSync, renameSync, rmSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { DatabaseInUseError, holdExclusiveUse } from '../db/in-use';
 import { CommandError, humanBytes, option, requireDatabaseFile, runCommand, verifyCopy } from './database-file';
@@ -39,6 +39,7 @@ await runCommand('restore', async () => {
     }
     const verified = verifyCopy(staging, source);
     if (!verified.report.ok) throw new CommandError(`${source} fails the ledger audit (${verified.report.firstBreak}); nothing restored`);
+    chmodSync(staging, 0o600);
     const fd = openSync(staging, 'r+');
     fsyncSync(fd);
     closeSync(fd);

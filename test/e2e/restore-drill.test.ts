@@ -1,5 +1,5 @@
 import { spawn } from 'node:child_process';
-import { copyFileSync, existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdtempSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
@@ -67,6 +67,7 @@ describe('restore drill', () => {
     expect(backup.code).toBe(0);
     expect(backup.stdout).toMatch(/^backup: .*backup\.db: [\d.]+ (KiB|MiB), integrity ok, books balance; last committed entry lje_\w+ \(\w+\) at \S+\n$/);
     expect(ackedDuringBackup).toBeGreaterThan(0); // the server kept writing while the copy was taken
+    expect(statSync(backupFile).mode & 0o777).toBe(0o600); // as sensitive as the database itself
 
     // restore into a new place while the live server still runs (a different file: allowed)
     const restoredDir = join(work, 'restored');

@@ -57,6 +57,8 @@ describe('auditBooks', () => {
   });
 
   it('finds a book whose balance is not the sum of its lines', () => {
+    // the database refuses this itself (a trigger): take that guard away to see the audit catch it
+    raw.exec('DROP TRIGGER IF EXISTS ledger_books_balance_from_lines');
     raw.prepare('UPDATE ledger_books SET balance = balance + 1 WHERE id = ?').run(availableBook());
     const report = auditBooks(s.db.read);
     expect(report.firstBreak).toMatch(new RegExp(`^book_balances: book ${availableBook()} \\(available\\)`));
