@@ -10,6 +10,7 @@ import type { Services } from '../services';
 import { log } from '../log';
 import { noteRoute } from '../observability/request-context';
 import { ClientAbortError, isJsonContentType, MAX_BODY_BYTES, parseJsonObject, readBody } from './body';
+import { STATEMENT_CSV_PATH, streamStatementCsv } from './statement-csv';
 
 type Req = IncomingMessage & { body?: unknown; apiError?: unknown };
 
@@ -161,6 +162,11 @@ export function createApiHandler(services: Services, router: AnyRouter) {
           noteRoute('/openapi.json');
           res.setHeader('content-type', 'application/json');
           res.end(openApiDocument());
+          return;
+        }
+        if (url.pathname === STATEMENT_CSV_PATH) {
+          if (req.method !== 'GET') throw new DomainError('METHOD_NOT_ALLOWED', `${req.method} is not allowed on ${url.pathname}`);
+          await streamStatementCsv(services, req, res, url, createHttpContext(services, 'rest')({ req, res }).headers);
           return;
         }
         if (url.pathname === '/api/trpc' || url.pathname.startsWith('/api/trpc/')) {

@@ -1,7 +1,7 @@
-import { and, eq, sql } from 'drizzle-orm';
+import { and, asc, eq, inArray, sql } from 'drizzle-orm';
 import { perConnection } from '../../../db/prepared';
 import type { DrizzleDb } from '../../../db';
-import { customers, disputes, transactions } from '../../../db/schema';
+import { customers, disputes, refunds, transactions } from '../../../db/schema';
 
 export type TransactionMethod = 'PIX' | 'CARD' | 'INVOICE';
 export type TransactionStatus = 'CREATED' | 'PENDING' | 'REFUSED' | 'APPROVED';
@@ -28,6 +28,22 @@ export interface TransactionView {
   metadata: string | null;
   created_at: string;
   updated_at: string;
+  /** Cents refunded so far (refunds in ERROR gave their money back and do not count). */
+  refunded_amount: number;
+  /** Oldest first. */
+  refunds: RefundView[];
+}
+
+export type RefundStatus = 'PENDING' | 'PAID' | 'ERROR';
+
+/** DECISIONS "Refunds": one refund as the transaction's query shape lists it. */
+export interface RefundView {
+  id: string;
+  amount: number;
+  status: RefundStatus;
+  /** A PIX refund's `D…` end-to-end id once paid; null otherwise. */
+  endtoend: string | null;
+  created_at: string;
 }
 
 /** The spec's "Transaction creation response", exactly. */
@@ -69,6 +85,7 @@ const viewColumns = {
   metadata: transactions.metadata,
   createdAt: transactions.createdAt,
   updatedAt: transactions.updatedAt,
+  refundedAmount: transactions.refundedAmount,
   customerId: customers.id,
   customerName: customers.name,
   customerEmail: customers.email,
@@ -86,7 +103,7 @@ export function selectTransactionViews(db: DrizzleDb) {
 
 export type TransactionViewRow = Awaited<ReturnType<ReturnType<typeof selectTransactionViews>['all']>>[number];
 
-export function toTransactionView(r: TransactionViewRow): TransactionView {
+export function toTransactionView(r: TransactionViewRow, refundList: RefundView[] = []): TransactionView {
   return {
     id: r.id,
     status: r.status,
@@ -101,7 +118,36 @@ export function toTransactionView(r: TransactionViewRow): TransactionView {
     metadata: r.metadata,
     created_at: r.createdAt,
     updated_at: r.updatedAt,
+    refunded_amount: r.refundedAmount,
+    refunds: refundList,
   };
+}
+
+const refundColumns = { transactionId: refunds.transactionId, id: refunds.id, amount: refunds.amount, status: refunds.status, endToEnd: refunds.endToEnd, createdAt: refunds.createdAt };
+function toRefundView(r: { id: string; amount: number; status: RefundStatus; endToEnd: string | null; createdAt: string }): RefundView {
+  return { id: r.id, amount: r.amount, status: r.status, endtoend: r.endToEnd, created_at: r.createdAt };
+}
+
+const refundsOfOne = perConnection((db) => db.select(refundColumns).from(refunds)
+  .where(eq(refunds.transactionId, sql.placeholder('id'))).orderBy(asc(refunds.createdAt), asc(refunds.id)).prepare());
+
+/**
+ * Views of a page of rows with their refunds: one more query for the whole page (refunds_transaction_idx),
+ * and none at all when no row is APPROVED (only those can have refunds).
+ */
+export async function toTransactionViews(db: DrizzleDb, rows: TransactionViewRow[]): Promise<TransactionView[]> {
+  const approved = rows.filter((r) => r.status === 'APPROVED').map((r) => r.id);
+  if (approved.length === 0) return rows.map((r) => toTransactionView(r));
+  const found = approved.length === 1
+    ? refundsOfOne(db).all({ id: approved[0] })
+    : await db.select(refundColumns).from(refunds).where(inArray(refunds.transactionId, approved)).orderBy(asc(refunds.createdAt), asc(refunds.id)).all();
+  const byTransaction = new Map<string, RefundView[]>();
+  for (const r of found) {
+    const list = byTransaction.get(r.transactionId) ?? [];
+    list.push(toRefundView(r));
+    byTransaction.set(r.transactionId, list);
+  }
+  return rows.map((r) => toTransactionView(r, byTransaction.get(r.id) ?? []));
 }
 
 export function customerView(c: { id: string; name: string; email: string; phone: string | null; document: string }): CustomerView {
@@ -114,7 +160,7 @@ const viewById = perConnection((db) => selectTransactionViews(db)
 
 export async function transactionView(db: DrizzleDb, accountId: string, id: string): Promise<TransactionView | null> {
   const row = viewById(db).get({ accountId, id });
-  return row ? toTransactionView(row) : null;
+  return row ? (await toTransactionViews(db, [row]))[0] : null;
 }
 
 export function toDisputeView(d: typeof disputes.$inferSelect): DisputeView {
