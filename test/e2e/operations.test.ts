@@ -185,8 +185,8 @@ describe('readiness failures', () => {
     const conn = new Database(broken.databasePath);
     const book = conn.prepare(`SELECT id FROM ledger_books WHERE account_id IS NOT NULL AND kind = 'available'`).get() as { id: string };
     const account = conn.prepare('SELECT id FROM accounts').get() as { id: string };
-    conn.prepare(`INSERT INTO ledger_entries (id, account_id, kind, created_at) VALUES ('lje_forged', ?, 'forged', '2026-01-01T00:00:00.000Z')`).run(account.id);
-    conn.prepare(`INSERT INTO ledger_lines (entry_id, book_id, amount, created_at) VALUES ('lje_forged', ?, 500, '2026-01-01T00:00:00.000Z')`).run(book.id);
+    conn.prepare(`INSERT INTO ledger_entries (id, account_id, kind, created_at) VALUES ('lje_forged', ?, 'forged', '2099-01-01T00:00:00.000Z')`).run(account.id);
+    conn.prepare(`INSERT INTO ledger_lines (entry_id, book_id, amount, balance_after, created_at) VALUES ('lje_forged', ?, 500, (SELECT balance FROM ledger_books WHERE id = ?) + 500, '2099-01-01T00:00:00.000Z')`).run(book.id, book.id);
     conn.close();
     const again = await startServer({ dir });
     try {

@@ -122,7 +122,7 @@ describe('bad input to the commands', () => {
     const conn = new Database(broken);
     const book = conn.prepare(`SELECT id, account_id FROM ledger_books WHERE account_id IS NOT NULL AND kind = 'available'`).get() as { id: string; account_id: string };
     conn.prepare(`INSERT INTO ledger_entries (id, account_id, kind, created_at) VALUES ('lje_forged', ?, 'forged', 'x')`).run(book.account_id);
-    conn.prepare(`INSERT INTO ledger_lines (entry_id, book_id, amount, created_at) VALUES ('lje_forged', ?, 1, 'x')`).run(book.id);
+    conn.prepare(`INSERT INTO ledger_lines (entry_id, book_id, amount, balance_after, created_at) VALUES ('lje_forged', ?, 1, (SELECT balance FROM ledger_books WHERE id = ?) + 1, 'x')`).run(book.id, book.id);
     conn.close();
 
     const cases: [Promise<{ code: number | null; stderr: string; stdout: string }>, RegExp][] = [

@@ -34,10 +34,15 @@ afterEach(async () => {
 
 const availableBook = () => (raw.prepare(`SELECT id FROM ledger_books WHERE account_id = ? AND kind = 'available'`).get(accountId) as { id: string }).id;
 const systemBook = () => (raw.prepare(`SELECT id FROM ledger_books WHERE account_id IS NULL LIMIT 1`).get() as { id: string }).id;
+function forgeLines(id: string, lines: [string, number][]) {
+  for (const [book, amount] of lines) {
+    raw.prepare(`INSERT INTO ledger_lines (entry_id, book_id, amount, balance_after, created_at) VALUES (?, ?, ?, (SELECT balance FROM ledger_books WHERE id = ?) + ?, '2099-01-01T00:00:00.000Z')`).run(id, book, amount, book, amount);
+  }
+}
 function forgeEntry(kind: string, lines: [string, number][]) {
   const id = `lje_forged_${kind}_${Math.abs(lines[0][1])}`;
-  raw.prepare(`INSERT INTO ledger_entries (id, account_id, kind, created_at) VALUES (?, ?, ?, '2026-01-01T00:00:00.000Z')`).run(id, accountId, kind);
-  for (const [book, amount] of lines) raw.prepare(`INSERT INTO ledger_lines (entry_id, book_id, amount, created_at) VALUES (?, ?, ?, '2026-01-01T00:00:00.000Z')`).run(id, book, amount);
+  raw.prepare(`INSERT INTO ledger_entries (id, account_id, kind, created_at) VALUES (?, ?, ?, '2099-01-01T00:00:00.000Z')`).run(id, accountId, kind);
+  forgeLines(id, lines); // balance_after as the ledger's trigger demands
   return id;
 }
 
@@ -81,8 +86,8 @@ describe('auditBooks', () => {
   it('finds an approved transaction credited twice', () => {
     // a second credit of the same transaction, balanced in itself
     const id = 'lje_forged_second_credit';
-    raw.prepare(`INSERT INTO ledger_entries (id, account_id, kind, resource_id, created_at) VALUES (?, ?, 'transaction_credit', ?, '2026-01-01T00:00:00.000Z')`).run(id, accountId, transactionId);
-    raw.prepare(`INSERT INTO ledger_lines (entry_id, book_id, amount, created_at) VALUES (?, ?, -9, 'x'), (?, ?, 9, 'x')`).run(id, systemBook(), id, availableBook());
+    raw.prepare(`INSERT INTO ledger_entries (id, account_id, kind, resource_id, created_at) VALUES (?, ?, 'transaction_credit', ?, '2099-01-01T00:00:00.000Z')`).run(id, accountId, transactionId);
+    forgeLines(id, [[systemBook(), -9], [availableBook(), 9]]);
     expect(auditBooks(s.db.read).firstBreak).toBe(`transaction_credits: transaction ${transactionId} (APPROVED) is credited 2 time(s)`);
   });
 });
