@@ -23,6 +23,7 @@ export const DOMAIN_ERRORS = {
   IDEMPOTENCY_KEY_REUSED: { status: 422, trpc: 'UNPROCESSABLE_CONTENT' },
   INVALID_STATE: { status: 422, trpc: 'UNPROCESSABLE_CONTENT' },
   RATE_LIMITED: { status: 429, trpc: 'TOO_MANY_REQUESTS' },
+  RAIL_UNAVAILABLE: { status: 503, trpc: 'SERVICE_UNAVAILABLE' },
   INTERNAL: { status: 500, trpc: 'INTERNAL_SERVER_ERROR' },
 } as const satisfies Record<string, { status: number; trpc: TRPC_ERROR_CODE_KEY }>;
 
@@ -111,7 +112,7 @@ export function toTRPCError(err: unknown): TRPCError {
 const REASON: Record<number, string> = {
   400: 'Bad Request', 401: 'Unauthorized', 403: 'Forbidden', 404: 'Not Found', 405: 'Method Not Allowed',
   409: 'Conflict', 413: 'Payload Too Large', 415: 'Unsupported Media Type', 422: 'Unprocessable Entity',
-  429: 'Too Many Requests', 500: 'Internal Server Error',
+  429: 'Too Many Requests', 500: 'Internal Server Error', 503: 'Service Unavailable',
 };
 
 export type EnvelopeFlavor = 'payments' | 'webhooks';

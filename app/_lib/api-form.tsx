@@ -48,6 +48,8 @@ export function useApiForm() {
       const d = describeApiError(err);
       refuse(d.fields, d.message);
     },
+    /** Problems the form found itself after the schema passed (e.g. a key the directory does not know). */
+    refuse,
     setError,
   };
 }

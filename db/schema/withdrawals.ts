@@ -37,6 +37,8 @@ export const withdrawalBatches = sqliteTable('withdrawal_batches', {
   receiverName: text('receiver_name'),
   receiverBank: text('receiver_bank'),
   receiverBankIspb: text('receiver_bank_ispb'),
+  /** Why a failed batch failed: a code for the dashboard's words, and the API's English sentence. */
+  failureCode: text('failure_code', { enum: ['KEY_NOT_FOUND', 'REJECTED'] }),
   failureReason: text('failure_reason'),
   createdAt: text('created_at').notNull(),
   updatedAt: text('updated_at').notNull(),

@@ -2,6 +2,7 @@ import { router } from '../trpc';
 import { accountRouter } from './account/router';
 import { authRouter } from './auth/router';
 import { dashboardRouter } from './dashboard/router';
+import { pixRouter } from './pix/router';
 import { sandboxRouter } from './sandbox/router';
 import { sessionRouter } from './session/router';
 import { statusRouter } from './status/router';
@@ -15,6 +16,7 @@ export const appRouter = router({
   session: sessionRouter,
   dashboard: dashboardRouter,
   withdrawals: withdrawalsRouter,
+  pix: pixRouter,
   transactions: transactionsRouter,
   sandbox: sandboxRouter,
   webhooks: webhooksRouter,

@@ -144,7 +144,7 @@ describe('dashboard in Chromium', { timeout: 60_000 }, () => {
 
   it('shows field messages for invalid withdrawal input and sends nothing', async () => {
     const sent: string[] = [];
-    const onRequest = (r: { url(): string }) => { if (r.url().includes('withdrawals.create')) sent.push(r.url()); };
+    const onRequest = (r: { url(): string }) => { if (/withdrawals\.create|pix\.lookupKey/.test(r.url())) sent.push(r.url()); };
     page.on('request', onRequest);
     await page.goto(`${srv.url}/withdrawals/new`);
     await see(page, 'text=Available:');
@@ -157,7 +157,7 @@ describe('dashboard in Chromium', { timeout: 60_000 }, () => {
 
     await page.getByLabel('Amount (R$)').fill('12,345');
     await page.getByLabel('Recipient CPF or CNPJ').fill('111.111.111-11');
-    await page.getByRole('button', { name: 'Request withdrawal' }).click();
+    await page.getByRole('button', { name: 'Review' }).click();
     await see(page, 'text=enter an amount in reais, like 1.234,56');
     expect(await page.getByLabel('Recipient name').getAttribute('aria-invalid')).toBe('true');
     await see(page, 'text=must be a valid CPF (11 digits) or CNPJ');
@@ -173,7 +173,9 @@ describe('dashboard in Chromium', { timeout: 60_000 }, () => {
     await page.getByLabel('Pix key (CPF)').fill(CPF);
     await page.getByLabel('Recipient name').fill('Fulana de Tal');
     await page.getByLabel('Recipient CPF or CNPJ').fill(CPF);
-    await page.getByRole('button', { name: 'Request withdrawal' }).click();
+    await page.getByRole('button', { name: 'Review' }).click();
+    await see(page, '[data-testid=payout-review]');
+    await page.getByRole('button', { name: 'Confirm and send' }).click();
     await see(page, '[data-testid=form-error] >> text=/balance/i');
     expect(await page.getByLabel('Amount (R$)').inputValue()).toBe('20.000,00');
     expect(await page.getByLabel('Recipient name').inputValue()).toBe('Fulana de Tal');
@@ -183,7 +185,9 @@ describe('dashboard in Chromium', { timeout: 60_000 }, () => {
   it('requests a withdrawal and watches it settle to PAID', async () => {
     // same form, now within the balance: R$ 250,00 in batches of R$ 100,00
     await page.getByLabel('Amount (R$)').fill('250,00');
-    await page.getByRole('button', { name: 'Request withdrawal' }).click();
+    await page.getByRole('button', { name: 'Review' }).click();
+    await see(page, '[data-testid=payout-review]');
+    await page.getByRole('button', { name: 'Confirm and send' }).click();
     await page.waitForURL(/\/withdrawals\/wd_[0-9a-z]+$/, WAIT);
     withdrawalId = new URL(page.url()).pathname.split('/').pop()!;
     // first the batches are pending, then the page updates by itself as they settle

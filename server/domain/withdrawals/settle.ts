@@ -74,7 +74,7 @@ export async function applyPaymentOutcome(s: Services, order: PixPaymentOrder, o
         description: `Pix batch paid (${outcome.endToEndId})`,
       });
     } else {
-      await tx.update(withdrawalBatches).set({ status: 'ERROR', failureReason: outcome.reason.slice(0, 500), updatedAt: iso })
+      await tx.update(withdrawalBatches).set({ status: 'ERROR', failureCode: outcome.code, failureReason: outcome.reason.slice(0, 500), updatedAt: iso })
         .where(eq(withdrawalBatches.id, order.batchId)).run();
       await transfer(tx, {
         accountId, kind: 'withdrawal_failed', resourceId: order.batchId, amount, at,

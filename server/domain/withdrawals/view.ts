@@ -2,17 +2,24 @@ import { and, asc, eq, inArray, sql } from 'drizzle-orm';
 import type { DrizzleDb } from '../../../db';
 import { withdrawalBatches, withdrawals } from '../../../db/schema';
 import type { PixKeyType } from '../pix/keys';
+import type { FailureCode } from '../rails';
 import { perConnection } from '../../../db/prepared';
 import type { BatchStatus, WithdrawalStatus } from './rules';
 
-/** One batch as `receipt[]` shows it; the bank fields are null until the batch is paid. */
+/**
+ * One batch as `receipt[]` shows it; the receiver fields (from the rail's directory, never the typed
+ * details) are null until the batch is paid, the failure fields null unless it failed.
+ */
 export interface Receipt {
   status: BatchStatus;
   endtoend: string | null;
   identifier: string;
+  amount: number;
   receiver_name: string | null;
   receiver_bank: string | null;
   receiver_bank_ispb: string | null;
+  failure_code: FailureCode | null;
+  failure_reason: string | null;
 }
 
 /** The spec's Withdrawal (response of GET /withdraw), plus created_at / updated_at. */
@@ -42,13 +49,18 @@ type BatchRow = typeof withdrawalBatches.$inferSelect;
 
 function receiptOf(b: BatchRow): Receipt {
   const paid = b.status === 'PAID';
+  const failed = b.status === 'ERROR';
   return {
     status: b.status,
     endtoend: paid ? b.endToEnd : null,
     identifier: b.id,
+    amount: b.amount,
     receiver_name: paid ? b.receiverName : null,
     receiver_bank: paid ? b.receiverBank : null,
     receiver_bank_ispb: paid ? b.receiverBankIspb : null,
+    failure_code: failed ? b.failureCode : null,
+    // a batch failed before reasons were kept still says it failed, in words
+    failure_reason: failed ? (b.failureReason ?? 'The payment failed; no reason was recorded.') : null,
   };
 }
 

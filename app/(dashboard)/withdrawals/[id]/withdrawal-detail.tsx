@@ -1,4 +1,5 @@
 'use client';
+import type { ReactNode } from 'react';
 import { useQuery } from '@tanstack/react-query';
 import { BackLink, DetailList, ErrorState, Loading, Money, PageHeader, StatusBadge } from '../../../_components/ui';
 import { NotFoundCard } from '../../../_components/not-found-card';
@@ -7,6 +8,16 @@ import { formatDateTime } from '../../../_lib/dates';
 import { formatDocument, formatPixKey } from '../../../_lib/documents';
 import { formatBRL } from '../../../_lib/money';
 import { useTRPC } from '../../../_lib/trpc';
+import { payoutCopy as copy } from '../payout-copy';
+
+/** A failed batch's reason in the reader's words; a reason without a known code is shown as the rail gave it. */
+function BatchFailure({ code, reason }: { code: keyof typeof copy.failure | null; reason: string | null }) {
+  return (
+    <div className="alert alert-error batch-failure" data-testid="batch-failure">
+      <strong>{copy.failureReason}:</strong> {code ? copy.failure[code] : reason} {copy.failedReturned}
+    </div>
+  );
+}
 
 export function WithdrawalDetail({ id }: { id: string }) {
   const trpc = useTRPC();
@@ -57,12 +68,16 @@ export function WithdrawalDetail({ id }: { id: string }) {
                 <strong>Batch {i + 1}</strong>
                 <StatusBadge status={b.status} />
               </div>
-              {b.status === 'ERROR' ? <p className="muted small">This batch failed; its amount went back to the available balance.</p> : null}
+              {b.status === 'ERROR' ? <BatchFailure code={b.failure_code} reason={b.failure_reason} /> : null}
               <DetailList rows={[
+                [copy.batchAmount, <Money key="m" cents={b.amount} />],
                 ['Identifier', <span key="i" className="mono">{b.identifier}</span>],
-                ['End-to-end id', b.endtoend ? <span key="e" className="mono">{b.endtoend}</span> : (b.status === 'PENDING' ? <span key="e" className="muted">after settlement</span> : null)],
-                ['Receiver', b.receiver_name],
-                ['Receiver bank', b.receiver_bank ? <span key="b">{b.receiver_bank}{b.receiver_bank_ispb ? <span className="muted"> · ISPB {b.receiver_bank_ispb}</span> : null}</span> : null],
+                // a failed batch never reached anyone: no receipt fields to show empty
+                ...(b.status === 'ERROR' ? [] : [
+                  ['End-to-end id', b.endtoend ? <span key="e" className="mono">{b.endtoend}</span> : <span key="e" className="muted">after settlement</span>],
+                  ['Receiver', b.receiver_name],
+                  ['Receiver bank', b.receiver_bank ? <span key="b">{b.receiver_bank}{b.receiver_bank_ispb ? <span className="muted"> · ISPB {b.receiver_bank_ispb}</span> : null}</span> : null],
+                ] satisfies [string, ReactNode][]),
               ]} />
             </li>
           ))}
