@@ -14,6 +14,7 @@ const NAV = [
   { href: '/disputes', key: 'disputes' },
   { href: '/webhooks', key: 'webhooks' },
   { href: '/developers', key: 'developers' },
+  { href: '/status', key: 'status' },
   { href: '/settings', key: 'settings' },
 ] as const;
 

@@ -99,6 +99,7 @@ CREATE TABLE `events` (
 	`payload` text NOT NULL,
 	`created_at` text NOT NULL,
 	`dispatched_at` text,
+	`request_id` text,
 	FOREIGN KEY (`account_id`) REFERENCES `accounts`(`id`) ON UPDATE no action ON DELETE no action
 ) STRICT;
 --> statement-breakpoint

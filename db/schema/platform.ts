@@ -18,6 +18,8 @@ export const events = sqliteTable('events', {
   createdAt: text('created_at').notNull(),
   /** Set once the dispatcher has fanned the event out into deliveries. */
   dispatchedAt: text('dispatched_at'),
+  /** The `x-request-id` of the request whose change this event reports (null for background work), for the delivery logs. */
+  requestId: text('request_id'),
 }, (t) => [
   index('events_account_idx').on(t.accountId, t.seq),
   index('events_undispatched_idx').on(t.dispatchedAt, t.seq),

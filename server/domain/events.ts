@@ -2,6 +2,7 @@ import { sql } from 'drizzle-orm';
 import type { DrizzleDb } from '../../db';
 import { perConnection } from '../../db/prepared';
 import { events } from '../../db/schema';
+import { currentRequestId } from '../observability/request-context';
 import { newId } from './ids';
 
 export const EVENT_TYPES = [
@@ -34,7 +35,7 @@ export interface RecordedEvent {
 const ph = (name: string) => sql.placeholder(name);
 const insertEvent = perConnection((d) => d.insert(events).values({
   id: ph('id'), accountId: ph('accountId'), type: ph('type'), category: ph('category'), resourceId: ph('resourceId'),
-  payload: ph('payload'), createdAt: ph('createdAt'),
+  payload: ph('payload'), createdAt: ph('createdAt'), requestId: ph('requestId'),
 }).returning({ seq: events.seq }).prepare());
 
 /**
@@ -51,7 +52,7 @@ export async function recordEvent(
   const category = categoryOf(e.type);
   const row = insertEvent(tx).get({
     id, accountId: e.accountId, type: e.type, category, resourceId: e.resourceId,
-    payload: JSON.stringify(e.payload), createdAt,
+    payload: JSON.stringify(e.payload), createdAt, requestId: currentRequestId(),
   });
   return { id, seq: row.seq, type: e.type, category, resourceId: e.resourceId, createdAt };
 }

@@ -7,6 +7,8 @@ import { DomainError, restErrorBody, toDomainError, type EnvelopeFlavor } from '
 import { buildOpenApiDocument, restProcedures } from '../openapi';
 import { MAX_BATCH_CALLS } from '../routers/batching';
 import type { Services } from '../services';
+import { log } from '../log';
+import { noteRoute } from '../observability/request-context';
 import { ClientAbortError, isJsonContentType, MAX_BODY_BYTES, parseJsonObject, readBody } from './body';
 import { STATEMENT_CSV_PATH, streamStatementCsv } from './statement-csv';
 
@@ -20,8 +22,12 @@ const TRANSACTION_QUERY_KEYS = ['id', 'identifier', 'endtoend', 'external_ref'];
  */
 export function createApiHandler(services: Services, router: AnyRouter) {
   // the REST paths as patterns, to tell a wrong method (405) from an unknown path (404)
-  const restPaths = restProcedures(router).map((p) =>
-    new RegExp('^' + p.path.replace(/[.*+?^$()|[\]\\]/g, '\\$&').replace(/\{\w+\}/g, '[^/]+') + '/?$'));
+  const restRoutes = restProcedures(router).map((p) => ({
+    template: p.path,
+    pattern: new RegExp('^' + p.path.replace(/[.*+?^$()|[\]\\]/g, '\\$&').replace(/\{\w+\}/g, '[^/]+') + '/?$'),
+  }));
+  const restPaths = restRoutes.map((r) => r.pattern);
+  const procedureNames = new Set(Object.keys(router._def.procedures as object));
   const procStatus = new Map<string, number>();
   for (const [name, proc] of Object.entries(router._def.procedures as Record<string, { _def: { meta?: { successStatus?: number } } }>)) {
     if (proc._def.meta?.successStatus) procStatus.set(name, proc._def.meta.successStatus);
@@ -49,7 +55,7 @@ export function createApiHandler(services: Services, router: AnyRouter) {
     onError: ({ error, req }: { error: unknown; req: Req }) => {
       req.apiError = error;
       const d = toDomainError(error);
-      if (d.code === 'INTERNAL') console.error('[api] internal error', error);
+      if (d.code === 'INTERNAL') log.error({ err: error }, 'internal error');
     },
   } as never) as (req: Req, res: ServerResponse, next?: () => void) => Promise<void>;
 
@@ -69,13 +75,13 @@ export function createApiHandler(services: Services, router: AnyRouter) {
       return { headers };
     },
     onError({ error }) {
-      if (toDomainError(error).code === 'INTERNAL') console.error('[trpc] internal error', error);
+      if (toDomainError(error).code === 'INTERNAL') log.error({ err: error }, 'internal error');
     },
   });
 
   function sendError(res: ServerResponse, err: unknown, flavor: EnvelopeFlavor, close = false) {
     const d = toDomainError(err);
-    if (d.code === 'INTERNAL') console.error('[api] internal error', err);
+    if (d.code === 'INTERNAL') log.error({ err }, 'internal error');
     const body = JSON.stringify(restErrorBody(d, flavor, services.clock.now()));
     res.statusCode = d.status;
     res.setHeader('content-type', 'application/json');
@@ -87,6 +93,8 @@ export function createApiHandler(services: Services, router: AnyRouter) {
 
   async function handleRest(req: Req, res: ServerResponse, url: URL, flavor: EnvelopeFlavor) {
     const method = (req.method ?? 'GET').toUpperCase();
+    const route = restRoutes.find((r) => r.pattern.test(url.pathname));
+    if (route) noteRoute(route.template);
     if (method !== 'GET' && method !== 'HEAD') {
       let raw: Buffer;
       try {
@@ -94,7 +102,7 @@ export function createApiHandler(services: Services, router: AnyRouter) {
       } catch (err) {
         if (err instanceof ClientAbortError) {
           // an ordinary event on the internet, not a fault of ours
-          console.info(`[api] client abort: ${method} ${url.pathname} closed mid-body`);
+          log.info({ method, route: route?.template ?? '(unmatched)' }, 'client abort: the connection closed mid-body');
           return;
         }
         // stop reading a body we refused; the connection is not reusable mid-body
@@ -151,6 +159,7 @@ export function createApiHandler(services: Services, router: AnyRouter) {
       const flavor: EnvelopeFlavor = url.pathname.startsWith('/api/webhooks') ? 'webhooks' : 'payments';
       try {
         if (url.pathname === '/openapi.json') {
+          noteRoute('/openapi.json');
           res.setHeader('content-type', 'application/json');
           res.end(openApiDocument());
           return;
@@ -161,6 +170,9 @@ export function createApiHandler(services: Services, router: AnyRouter) {
           return;
         }
         if (url.pathname === '/api/trpc' || url.pathname.startsWith('/api/trpc/')) {
+          // one label per procedure; a batch or an unknown name gets a fixed one
+          const name = url.pathname.slice('/api/trpc/'.length);
+          noteRoute(procedureNames.has(name) ? `/api/trpc/${name}` : name.includes(',') ? '/api/trpc/(batch)' : '/api/trpc/(unknown)');
           trpc(req, res);
           return;
         }

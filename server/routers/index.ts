@@ -5,6 +5,7 @@ import { dashboardRouter } from './dashboard/router';
 import { pixRouter } from './pix/router';
 import { sandboxRouter } from './sandbox/router';
 import { sessionRouter } from './session/router';
+import { statusRouter } from './status/router';
 import { transactionsRouter } from './transactions/router';
 import { webhooksRouter } from './webhooks/router';
 import { withdrawalsRouter } from './withdrawals/router';
@@ -19,6 +20,7 @@ export const appRouter = router({
   transactions: transactionsRouter,
   sandbox: sandboxRouter,
   webhooks: webhooksRouter,
+  status: statusRouter,
 });
 
 export type AppRouter = typeof appRouter;

@@ -1,3 +1,4 @@
+import { log } from '../../log';
 import { DomainError, validationError } from '../../errors';
 import type { PixRail } from '../rails';
 import { maskDocument } from './documents';
@@ -25,7 +26,7 @@ export async function lookupPixKey(rail: PixRail | null, input: { key: string; k
   try {
     entry = await rail.lookup(input.key_type, key.key);
   } catch (err) {
-    console.error(`[pix] rail ${rail.name} could not look a key up`, err);
+    log.error({ err, rail: rail.name }, 'the rail could not look a Pix key up');
     throw new DomainError('RAIL_UNAVAILABLE', 'the Pix directory did not answer; try again');
   }
   if (!entry) throw new DomainError('NOT_FOUND', `no ${input.key_type} Pix key ${key.key} is registered in the Pix directory`);

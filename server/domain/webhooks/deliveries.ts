@@ -1,4 +1,5 @@
 import { and, asc, desc, eq, inArray, lt, or, sql, type SQL } from 'drizzle-orm';
+import { log } from '../../log';
 import type { DrizzleDb } from '../../../db';
 import { deliveries, deliveryAttempts, events, webhooks } from '../../../db/schema';
 import { DomainError } from '../../errors';
@@ -52,14 +53,18 @@ interface DueDelivery {
   secret_enc: string;
   /** The webhook's secret before its last rotation while still honoured (null for postbacks or when expired). */
   previous_secret_enc: string | null;
+  /** The request whose change the event reports, for the delivery's log line. */
+  request_id: string | null;
 }
+
+export type AttemptOutcomeLabel = 'delivered' | 'http_error' | 'network_error';
 
 /** Due heads of their queues, oldest due first, leaving out those this process is already sending. */
 function dueHeads(db: DrizzleDb, now: string, exclude: string[], limit: number): DueDelivery[] {
   const notInFlight = exclude.length ? sql`AND d.id NOT IN (${sql.join(exclude.map((id) => sql`${id}`), sql`, `)})` : sql``;
   return db.all<DueDelivery>(sql`
     SELECT d.id, d.url, d.target, e.id AS event_id, e.type AS event_type, e.category AS event_category,
-           e.created_at AS event_created_at, e.payload,
+           e.created_at AS event_created_at, e.payload, e.request_id,
            CASE WHEN d.target = 'webhook' THEN w.secret_enc ELSE a.postback_secret_enc END AS secret_enc,
            CASE WHEN d.target = 'webhook' AND w.previous_secret_expires_at > ${now} THEN w.previous_secret_enc END AS previous_secret_enc
     FROM deliveries d
@@ -173,7 +178,7 @@ export class DeliveryEngine {
 
   constructor(
     private readonly s: Services,
-    private readonly opts: { maxInFlight?: number; onSettled?: () => void } = {},
+    private readonly opts: { maxInFlight?: number; onSettled?: () => void; onAttempt?: (a: { target: 'webhook' | 'postback'; outcome: AttemptOutcomeLabel }) => void } = {},
   ) {}
 
   get busy(): number { return this.inFlight.size; }
@@ -185,7 +190,7 @@ export class DeliveryEngine {
       if (hasOrphanedWaits(this.s.db.read)) {
         const at = this.s.clock.now().toISOString();
         const released = await this.s.db.write((tx) => releaseOrphanedWaits(tx, at));
-        if (released) console.warn(`[delivery] released ${released} waiting deliveries with nothing ahead of them`);
+        if (released) log.warn({ job: 'delivery', released }, 'released waiting deliveries with nothing ahead of them');
       }
     }
     const room = (this.opts.maxInFlight ?? MAX_IN_FLIGHT) - this.inFlight.size;
@@ -229,6 +234,13 @@ export class DeliveryEngine {
     } catch {
       result = { ok: false, status: null, durationMs: 0, responseExcerpt: '', error: 'cannot sign: the signing secret is unreadable' };
     }
+    const outcome: AttemptOutcomeLabel = result.ok ? 'delivered' : result.status !== null ? 'http_error' : 'network_error';
+    this.opts.onAttempt?.({ target: d.target, outcome });
+    // never the URL (it may carry a token) nor any header: ids, outcome and timing only
+    log.info({
+      job: 'delivery', delivery_id: d.id, event_id: d.event_id, event_type: d.event_type, target: d.target, outcome,
+      status_code: result.status, duration_ms: result.durationMs, error: result.error ?? undefined, req_id: d.request_id ?? undefined,
+    }, 'delivery attempt');
     await new Promise<void>((done) => {
       this.finished.push({ deliveryId: d.id, result, startedAt, finishedAt: this.s.clock.now(), done });
       void this.flush();
@@ -248,7 +260,7 @@ export class DeliveryEngine {
         } catch (err) {
           // e.g. the writer closed at shutdown: these stay PENDING and are sent again (at-least-once)
           recorded = false;
-          console.error(`[delivery] could not record ${batch.length} attempt(s)`, err instanceof Error ? err.message : err);
+          log.error({ job: 'delivery', err, attempts: batch.length }, 'could not record delivery attempts; they will be sent again');
         }
         // Only now, with the results committed, may each queue's next delivery become its head.
         for (const b of batch) {

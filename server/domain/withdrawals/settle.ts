@@ -8,6 +8,8 @@ import type { PixPaymentOrder, PixPaymentOutcome, PixRail } from '../rails';
 import { settleWithRail } from '../rails/pass';
 import { eventForTransition, isSettled, withdrawalStatusOf } from './rules';
 import { perConnection } from '../../../db/prepared';
+import { log } from '../../log';
+import { reportOutcome } from '../outcomes';
 import { withdrawalView } from './view';
 
 /** Batches handled per pass: bounds one pass's rail calls and the size of its commit group. */
@@ -87,6 +89,7 @@ export async function applyPaymentOutcome(s: Services, order: PixPaymentOrder, o
     const after = withdrawalStatusOf(statuses);
     await tx.update(withdrawals).set({ status: after, updatedAt: iso }).where(eq(withdrawals.id, withdrawalId)).run();
     const type = eventForTransition(w.status, after, isSettled(statuses));
+    if (isSettled(statuses) && after !== 'REQUESTED') reportOutcome({ resource: 'withdrawal', status: after });
     if (type) {
       const payload = await withdrawalView(tx, accountId, withdrawalId);
       await recordEvent(tx, { accountId, type, resourceId: withdrawalId, payload, at });
