@@ -88,7 +88,7 @@ export function Endpoint({ w, onDelete }: { w: EndpointView; onDelete: () => voi
             : <button type="button" className="button small secondary" disabled={pause.isPending} onClick={() => pause.mutate({ magic_id: w.magic_id })}>Pause</button>}
           <button type="button" className="button small secondary" onClick={() => setSecretAction('reveal')}>Reveal secret</button>
           <button type="button" className="button small secondary" onClick={() => setSecretAction('rotate')}>Rotate secret</button>
-          <button type="button" className="button small danger" onClick={onDelete}>Delete</button>
+          <button type="button" className="button small danger" data-testid="delete-webhook" onClick={onDelete}>Delete</button>
         </div>
       </div>
       {notice ? <p className="alert alert-ok small" role="status">{notice}</p> : null}
