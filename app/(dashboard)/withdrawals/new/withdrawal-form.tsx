@@ -6,11 +6,13 @@ import { useState } from 'react';
 import type { inferRouterOutputs } from '@trpc/server';
 import type { AppRouter } from '@/server/routers';
 import { maskDocument, normalizeDocument } from '@/server/domain/pix/documents';
+import { normalizePixKey } from '@/server/domain/pix/keys';
 import { PIX_KEY_TYPE_VALUES, withdrawalRequest, type WithdrawalRequestInput } from '@/server/routers/withdrawals/schemas';
 import { BackLink, DetailList, Money, PageHeader, SelectField, TextField } from '../../../_components/ui';
 import { ApiForm, useApiForm } from '../../../_lib/api-form';
 import { apiErrorCode } from '../../../_lib/api-errors';
 import { formatPixKey } from '../../../_lib/documents';
+import { fieldMessage } from '../../../_lib/field-messages';
 import { formatBRL, parseBRL } from '../../../_lib/money';
 import { normalizePhoneKey, PIX_KEY_INPUTS } from '../../../_lib/pix-keys';
 import { useTRPC } from '../../../_lib/trpc';
@@ -65,7 +67,12 @@ export function WithdrawalForm() {
       ...(form.postback.trim() ? { postback: form.postback.trim() } : {}),
     };
     // the API's own schema: the same rules, the same messages, and nothing is sent when it fails
-    const valid = f.check(withdrawalRequest, input, { extra: form.amount.trim() && amount === null ? { amount: tv('amountFormat') } : {} });
+    // the schema checks the key's rule only once everything else parses; the form says all that is wrong at once
+    const keyRule = input.key.trim() ? normalizePixKey(input.key_type, input.key) : { ok: true as const };
+    const valid = f.check(withdrawalRequest, input, { extra: {
+      ...(form.amount.trim() && amount === null ? { amount: tv('amountFormat') } : {}),
+      ...(keyRule.ok ? {} : { key: fieldMessage(tv, keyRule.message.replace(/^key: /, '')) }),
+    } });
     if (!valid) return;
     setLookingUp(true);
     try {
