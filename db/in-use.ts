@@ -1,4 +1,5 @@
 import Database from 'better-sqlite3';
+import { createPrivately } from './client';
 
 /**
  * "This database is in use", made reliable: every process that opens DATABASE_PATH (server, worker,
@@ -14,6 +15,8 @@ export function inUsePath(databasePath: string): string {
 }
 
 function openLockFile(databasePath: string): Database.Database {
+  // taken before the database itself is opened: its directory may not exist yet, and both are private
+  createPrivately(inUsePath(databasePath));
   const conn = new Database(inUsePath(databasePath));
   conn.pragma('journal_mode = DELETE');
   conn.pragma('busy_timeout = 2000');

@@ -5,6 +5,7 @@ import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { createContextInner } from '../../server/context';
 import { createApiHandler } from '../../server/http/api';
 import { createCallerFactory, publicProcedure, router } from '../../server/trpc';
+import { log } from '../../server/log';
 import { makeTestServices } from '../support/services';
 
 /**
@@ -42,13 +43,13 @@ afterAll(async () => {
 
 describe('an answer that fails its output schema', () => {
   it('is a logged 500 INTERNAL over REST, never a 400', async () => {
-    const logged = vi.spyOn(console, 'error').mockImplementation(() => {});
+    const logged = vi.spyOn(log, 'error').mockImplementation(() => {});
     try {
       const res = await fetch(`${url}/too-big`);
       expect(res.status).toBe(500);
       expect(await res.json()).toMatchObject({ statusCode: 500, error: 'Internal Server Error', message: 'internal error' });
       // the log keeps what went wrong (the cause chain reaches tRPC's output check)
-      expect(logged.mock.calls.some((c) => /internal error/.test(String(c[0])) && causes(c[1]).includes('Output validation failed'))).toBe(true);
+      expect(logged.mock.calls.some((c) => /internal error/.test(String(c[1])) && causes((c[0] as { err?: unknown })?.err).includes('Output validation failed'))).toBe(true);
     } finally {
       logged.mockRestore();
     }
