@@ -1,4 +1,4 @@
-import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from 'node:http';
 import type { Services } from './services';
 
 export type AuthKind = 'bearer' | 'webhook-api' | 'session';
@@ -11,13 +11,6 @@ export interface Auth {
   token?: string;
 }
 
-/** What a procedure may leave for the transport: status and headers of a success answer. */
-export interface ResponseNotes {
-  status?: number;
-  /** An array sends the header once per value (several Set-Cookie). */
-  headers: Record<string, string | string[]>;
-}
-
 export interface Context {
   services: Services;
   /** Lower-cased request headers. */
@@ -26,9 +19,11 @@ export interface Context {
   /** Set by tests through createContextInner, or by the auth middleware from the headers. */
   auth: Auth | null;
   transport: 'rest' | 'trpc' | 'caller';
-  /** The REST path as called (for idempotency scope). */
-  path: string | null;
-  response: ResponseNotes;
+  /**
+   * Headers of the answer (tRPC's fetch-adapter convention): Set-Cookie of the session procedures,
+   * `idempotent-replayed` of a replayed create. Status codes are never set here: they come from meta.
+   */
+  resHeaders: Headers;
 }
 
 /** The inner context: what tests call directly with a known account. */
@@ -38,7 +33,6 @@ export function createContextInner(o: {
   headers?: Record<string, string | undefined>;
   ip?: string;
   transport?: Context['transport'];
-  path?: string | null;
 }): Context {
   return {
     services: o.services,
@@ -46,24 +40,23 @@ export function createContextInner(o: {
     headers: o.headers ?? {},
     ip: o.ip ?? '127.0.0.1',
     transport: o.transport ?? 'caller',
-    path: o.path ?? null,
-    response: { headers: {} },
+    resHeaders: new Headers(),
   };
 }
 
-function lowerHeaders(req: IncomingMessage): Record<string, string | undefined> {
+/** node:http already lower-cases names; repeated headers are joined as HTTP allows. */
+export function lowerHeaders(headers: IncomingHttpHeaders): Record<string, string | undefined> {
   const out: Record<string, string | undefined> = {};
-  for (const [k, v] of Object.entries(req.headers)) out[k.toLowerCase()] = Array.isArray(v) ? v.join(', ') : v;
+  for (const [k, v] of Object.entries(headers)) out[k.toLowerCase()] = Array.isArray(v) ? v.join(', ') : v;
   return out;
 }
 
-/** The outer context: reads the HTTP request; authentication itself happens in the procedures' middleware. */
-export function createHttpContext(services: Services, transport: 'rest' | 'trpc') {
+/** The outer context of tRPC over HTTP: reads the request; authentication happens in the procedures' middleware. */
+export function createTrpcHttpContext(services: Services) {
   return ({ req }: { req: IncomingMessage; res: ServerResponse }): Context => createContextInner({
     services,
-    headers: lowerHeaders(req),
+    headers: lowerHeaders(req.headers),
     ip: req.socket.remoteAddress ?? 'unknown',
-    transport,
-    path: transport === 'rest' ? new URL(req.url ?? '/', 'http://x').pathname : null,
+    transport: 'trpc',
   });
 }

@@ -105,29 +105,3 @@ export function toTRPCError(err: unknown): TRPCError {
   if (d.code === 'INTERNAL') return new TRPCError({ code: 'INTERNAL_SERVER_ERROR', message: d.detail, cause: err instanceof Error ? err : d });
   return new TRPCError({ code: DOMAIN_ERRORS[d.code].trpc, message: d.detail, cause: d });
 }
-
-const REASON: Record<number, string> = {
-  400: 'Bad Request', 401: 'Unauthorized', 403: 'Forbidden', 404: 'Not Found', 405: 'Method Not Allowed',
-  409: 'Conflict', 413: 'Payload Too Large', 415: 'Unsupported Media Type', 422: 'Unprocessable Entity',
-  429: 'Too Many Requests', 500: 'Internal Server Error',
-};
-
-export type EnvelopeFlavor = 'payments' | 'webhooks';
-
-/** The REST error bodies of DECISIONS ("Errors"): one shape for the payments paths, one for the webhook API. */
-export function restErrorBody(err: DomainError, flavor: EnvelopeFlavor, now: Date): Record<string, unknown> {
-  const status = err.status;
-  const timestamp = now.toISOString();
-  const issues = err.extra.issues;
-  if (err.extra.restBody) return { ...err.extra.restBody, timestamp };
-  if (flavor === 'webhooks') {
-    return status === 400
-      ? { code: status, message: err.detail, errors: (issues ?? [{ path: '', message: err.detail }]).map((i) => ({ path: i.path, message: i.message })), timestamp }
-      : { code: status, message: err.detail, timestamp };
-  }
-  if (status === 400) {
-    const list = issues ?? [{ path: '', message: err.detail }];
-    return { statusCode: status, error: REASON[status], message: list.map(formatIssue), issues: list, timestamp };
-  }
-  return { statusCode: status, error: REASON[status] ?? 'Error', message: err.detail, timestamp };
-}

@@ -2,7 +2,7 @@ import { createServer, type IncomingMessage, type ServerResponse } from 'node:ht
 import { fileURLToPath } from 'node:url';
 import { createDemoAccountIfEmpty } from './bootstrap';
 import { loadConfig } from './config';
-import { createApiHandler } from './http/api';
+import { createApiHandler } from './http/edge';
 import { startJobs, stopJobs } from './jobs';
 import { appRouter } from './routers';
 import { createServices } from './services';

@@ -32,7 +32,7 @@ async function signedIn() {
   const acc = await makeAccount(s, { name: 'Shop', balance: 1_000_000, email: EMAIL, password: PASSWORD });
   const { api, ctx } = as();
   const me = await api.session.signIn({ email: ' Owner@Shop.example ', password: PASSWORD });
-  const cookies = ctx.response.headers['set-cookie'] as string[];
+  const cookies = ctx.resHeaders.getSetCookie();
   const jar = Object.fromEntries(cookies.map((c) => c.split(';')[0].split('=') as [string, string]));
   const cookie = `pp_session=${jar.pp_session}; pp_csrf=${jar.pp_csrf}`;
   return { acc, me, cookies, jar, cookie };
@@ -50,15 +50,15 @@ describe('session.signIn / signOut', () => {
     s.config.production = true;
     const plain = as();
     await plain.api.session.signIn({ email: EMAIL, password: PASSWORD });
-    expect((plain.ctx.response.headers['set-cookie'] as string[])[0]).not.toContain('Secure');
+    expect(plain.ctx.resHeaders.getSetCookie()[0]).not.toContain('Secure');
     const proxied = as({ 'x-forwarded-proto': 'https' });
     await proxied.api.session.signIn({ email: EMAIL, password: PASSWORD });
-    expect((proxied.ctx.response.headers['set-cookie'] as string[]).every((c) => c.endsWith('; Secure'))).toBe(true);
+    expect(proxied.ctx.resHeaders.getSetCookie().every((c) => c.endsWith('; Secure'))).toBe(true);
     s.config.production = false;
     s.config.cookieSecure = true;
     const forced = as();
     await forced.api.session.signIn({ email: EMAIL, password: PASSWORD });
-    expect((forced.ctx.response.headers['set-cookie'] as string[])[0]).toContain('; Secure');
+    expect(forced.ctx.resHeaders.getSetCookie()[0]).toContain('; Secure');
   });
 
   it('says only "wrong email or password", slows each further failure down and then answers 429 with retry-after', async () => {
@@ -68,7 +68,7 @@ describe('session.signIn / signOut', () => {
     const first = await timed(api.session.signIn({ email: EMAIL, password: 'nope' }));
     expect(first.e.code).toBe('UNAUTHORIZED');
     expect(first.e.message).toBe('wrong email or password');
-    expect(ctx.response.headers['set-cookie']).toBeUndefined();
+    expect(ctx.resHeaders.getSetCookie()).toEqual([]);
     const unknown = await failure(api.session.signIn({ email: 'nobody@shop.example', password: 'nope' }));
     expect(unknown.message).toBe(first.e.message);
     // each miss for the same email waits longer than the one before: 250, 500, 1000, 2000 ms
@@ -112,7 +112,7 @@ describe('session.signIn / signOut', () => {
 
     const out = as({ cookie, 'x-csrf-token': jar.pp_csrf });
     await out.api.session.signOut();
-    expect(out.ctx.response.headers['set-cookie']).toEqual([
+    expect(out.ctx.resHeaders.getSetCookie()).toEqual([
       'pp_session=; Path=/; Max-Age=0; SameSite=Lax; HttpOnly',
       'pp_csrf=; Path=/; Max-Age=0; SameSite=Lax',
     ]);
@@ -204,7 +204,7 @@ describe('dashboard procedures', () => {
     clock.advance(31 * 86_400_000);
     const again = as();
     await again.api.session.signIn({ email: EMAIL, password: PASSWORD });
-    const fresh = (again.ctx.response.headers['set-cookie'] as string[])[0].split(';')[0];
+    const fresh = again.ctx.resHeaders.getSetCookie()[0].split(';')[0];
     const later = await as({ cookie: fresh }).api.dashboard.overview();
     expect(later.money_in).toBe(0);
   });

@@ -166,12 +166,12 @@ describe('idempotency and external_ref', () => {
     const acc = await makeAccount(s, { balance: 1_000_000 });
     const first = callerWith(acc.account_id, { 'idempotency-key': 'abc' });
     const a = await first.api.withdrawals.create(request());
-    expect(first.ctx.response.headers['idempotent-replayed']).toBeUndefined();
+    expect(first.ctx.resHeaders.get('idempotent-replayed')).toBeNull();
     clock.advance(5_000);
     const again = callerWith(acc.account_id, { 'idempotency-key': 'abc' });
     const b = await again.api.withdrawals.create(request());
     expect(JSON.stringify(b)).toBe(JSON.stringify(a));
-    expect(again.ctx.response).toMatchObject({ status: 201, headers: { 'idempotent-replayed': 'true' } });
+    expect(again.ctx.resHeaders.get('idempotent-replayed')).toBe('true');
     const f = await failure(callerWith(acc.account_id, { 'idempotency-key': 'abc' }).api.withdrawals.create(request({ amount: 1 })));
     expect([f.code, f.domain.code]).toEqual(['UNPROCESSABLE_CONTENT', 'IDEMPOTENCY_KEY_REUSED']);
     expect(await count(withdrawals)).toBe(1);

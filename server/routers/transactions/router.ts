@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { createTransaction } from '../../domain/transactions/create';
 import { getTransaction, listTransactions, paymentDetails, transactionDisputes } from '../../domain/transactions/query';
-import { merchantProcedure, router, noteReplay } from '../../trpc';
+import { merchantProcedure, router, markReplayed } from '../../trpc';
 import {
   createTransactionRequest, disputeView, getTransactionInput, idempotencyHeaders, listTransactionsInput,
   paymentDetails as paymentDetailsOutput, transactionCreated, transactionIdInput, transactionPage, transactionView,
@@ -10,7 +10,7 @@ import {
 export const transactionsRouter = router({
   create: merchantProcedure
     .meta({
-      auth: 'bearer', successStatus: 201,
+      auth: 'bearer', envelope: 'payments', successStatus: 201,
       openapi: {
         method: 'POST', path: '/transaction', tags: ['transactions'], summary: 'Create a transaction (PIX, CARD or INVOICE)',
         requestHeaders: idempotencyHeaders,
@@ -21,13 +21,13 @@ export const transactionsRouter = router({
     .output(transactionCreated)
     .mutation(async ({ ctx, input }) => {
       const answer = await createTransaction(ctx.services, ctx.auth.accountId, input, ctx.headers['idempotency-key']);
-      noteReplay(ctx, answer);
+      markReplayed(ctx, answer.replayed);
       return answer.body;
     }),
 
   get: merchantProcedure
     .meta({
-      auth: 'bearer',
+      auth: 'bearer', envelope: 'payments',
       openapi: {
         method: 'GET', path: '/transaction', tags: ['transactions'], summary: 'Query a transaction by id, identifier, endtoend or external_ref',
         description: 'At least one parameter; every one given must match the same transaction. A POST /transaction with no body and these query parameters answers the same.',

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { listDeliveries, listPostbackDeliveries, resendDelivery } from '../../domain/webhooks/deliveries';
 import { createWebhook, deleteWebhook, listWebhooks } from '../../domain/webhooks/subscriptions';
-import { router, webhookApiProcedure, noteReplay } from '../../trpc';
+import { router, webhookApiProcedure, markReplayed } from '../../trpc';
 import {
   createWebhookHeaders, createWebhookRequest, deliveryPage, deliveryResent, listDeliveriesInput, listPostbackDeliveriesInput, resendDeliveryInput,
   webhookCreated, webhookDeleted, webhookIdInput, webhookList,
@@ -12,7 +12,7 @@ const AUTH_401 = 'Missing x-api-key/x-token, or they are not of the same account
 export const webhooksRouter = router({
   create: webhookApiProcedure
     .meta({
-      auth: 'webhook-api', successStatus: 201,
+      auth: 'webhook-api', envelope: 'webhooks', successStatus: 201,
       openapi: {
         method: 'POST', path: '/api/webhooks', tags: ['webhooks'], summary: 'Create a webhook',
         description: 'Registers a callback URL for the categories in `events`. `idempotency-key` is required. Deliveries are signed with Standard Webhooks headers using the returned `secret`.',
@@ -26,18 +26,18 @@ export const webhooksRouter = router({
       const { replayed, ...answer } = await createWebhook(ctx.services, {
         accountId: ctx.auth.accountId, input, idempotencyKey: ctx.headers['idempotency-key'], requireKey: ctx.transport === 'rest',
       });
-      noteReplay(ctx, { replayed, status: answer.code });
+      markReplayed(ctx, replayed);
       return answer;
     }),
 
   list: webhookApiProcedure
-    .meta({ auth: 'webhook-api', openapi: { method: 'GET', path: '/api/webhooks', tags: ['webhooks'], summary: 'List webhooks', description: 'Every webhook of the account that is not deleted, with its secret.', errorResponses: { 401: AUTH_401, 429: 'Rate limited' } } })
+    .meta({ auth: 'webhook-api', envelope: 'webhooks', openapi: { method: 'GET', path: '/api/webhooks', tags: ['webhooks'], summary: 'List webhooks', description: 'Every webhook of the account that is not deleted, with its secret.', errorResponses: { 401: AUTH_401, 429: 'Rate limited' } } })
     .input(z.strictObject({}).optional())
     .output(webhookList)
     .query(({ ctx }) => listWebhooks(ctx.services, ctx.auth.accountId)),
 
   delete: webhookApiProcedure
-    .meta({ auth: 'webhook-api', openapi: { method: 'DELETE', path: '/api/webhooks/{magic_id}', tags: ['webhooks'], summary: 'Delete a webhook', description: 'It disappears from the list; its pending deliveries stop (FAILED, "webhook deleted").', errorResponses: { 401: AUTH_401, 404: 'No such webhook of this account', 429: 'Rate limited' } } })
+    .meta({ auth: 'webhook-api', envelope: 'webhooks', openapi: { method: 'DELETE', path: '/api/webhooks/{magic_id}', tags: ['webhooks'], summary: 'Delete a webhook', description: 'It disappears from the list; its pending deliveries stop (FAILED, "webhook deleted").', errorResponses: { 401: AUTH_401, 404: 'No such webhook of this account', 429: 'Rate limited' } } })
     .input(webhookIdInput)
     .output(webhookDeleted)
     .mutation(({ ctx, input }) => deleteWebhook(ctx.services, ctx.auth.accountId, input.magic_id)),
@@ -56,7 +56,7 @@ export const webhooksRouter = router({
 
   resend: webhookApiProcedure
     .meta({
-      auth: 'webhook-api', successStatus: 202,
+      auth: 'webhook-api', envelope: 'webhooks', successStatus: 202,
       openapi: {
         method: 'POST', path: '/api/webhooks/deliveries/{delivery_id}/resend', tags: ['webhooks'], summary: 'Resend a delivery',
         description: 'Queues a new attempt of a delivery (webhook or postback) now, with the same body and webhook-id. A finished delivery gets one attempt, which starts no new retry schedule; a pending one is attempted now. The webhook must exist and be active.',

@@ -1,13 +1,13 @@
 import { z } from 'zod';
 import { createWithdrawal } from '../../domain/withdrawals/create';
 import { findWithdrawal, listWithdrawals } from '../../domain/withdrawals/query';
-import { merchantProcedure, router, noteReplay } from '../../trpc';
+import { merchantProcedure, router, markReplayed } from '../../trpc';
 import { withdrawalCreationResponse, withdrawalListInput, withdrawalListResponse, withdrawalQuery, withdrawalRequest, withdrawalResponse } from './schemas';
 
 export const withdrawalsRouter = router({
   create: merchantProcedure
     .meta({
-      auth: 'bearer', successStatus: 201,
+      auth: 'bearer', envelope: 'payments', successStatus: 201,
       openapi: {
         method: 'POST', path: '/withdraw/pix', tags: ['withdrawals'], summary: 'Request a Pix withdrawal',
         description: 'Debits the amount at once and splits it into batches of at most PIX_MAX_BATCH_CENTS. Send `idempotency-key` to make retries safe.',
@@ -19,13 +19,13 @@ export const withdrawalsRouter = router({
     .output(withdrawalCreationResponse)
     .mutation(async ({ ctx, input }) => {
       const answer = await createWithdrawal(ctx.services, ctx.auth.accountId, input, { idempotencyKey: ctx.headers['idempotency-key'] });
-      noteReplay(ctx, answer);
+      markReplayed(ctx, answer.replayed);
       return answer.body;
     }),
 
   get: merchantProcedure
     .meta({
-      auth: 'bearer',
+      auth: 'bearer', envelope: 'payments',
       openapi: {
         method: 'GET', path: '/withdraw', tags: ['withdrawals'], summary: 'Query a withdrawal',
         description: 'By `identifier` (withdrawal id or any batch identifier) and/or `external_ref`; when both are given they must name the same withdrawal.',

@@ -2,8 +2,10 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { AnyRouter } from '@trpc/server';
 import { createHTTPHandler } from '@trpc/server/adapters/standalone';
 import { createOpenApiNodeHttpHandler } from 'trpc-to-openapi';
-import { createHttpContext, type Context } from '../context';
-import { DomainError, restErrorBody, toDomainError, type EnvelopeFlavor } from '../errors';
+import { createContextInner, lowerHeaders, type Context } from '../context';
+import { restErrorBody } from './presenter';
+import type { Envelope as EnvelopeFlavor } from './presenter';
+import { DomainError, toDomainError } from '../errors';
 import { buildOpenApiDocument, restProcedures } from '../openapi';
 import type { Services } from '../services';
 import { isJsonContentType, MAX_BODY_BYTES, parseJsonObject, readBody } from './body';
@@ -13,6 +15,7 @@ type Req = IncomingMessage & { body?: unknown; apiError?: unknown };
 const TRANSACTION_QUERY_KEYS = ['id', 'identifier', 'endtoend', 'external_ref'];
 
 /**
+ * THE OLD EDGE, kept only until the new adapter's answers are diffed against it (scripts/edge-diff.ts).
  * The API half of the process: REST paths through trpc-to-openapi's node handler (built once here),
  * /api/trpc through tRPC's adapter, /openapi.json. Anything else is not ours (the caller sends it to Next).
  */
@@ -29,19 +32,19 @@ export function createApiHandler(services: Services, router: AnyRouter) {
   const openApiDocument = () => (openApiJson ??= JSON.stringify(buildOpenApiDocument(router, '')));
 
   const responseMeta = ({ ctx, paths, errors }: { ctx?: Context; paths?: readonly string[] | string[]; errors: readonly unknown[] }) => {
-    const headers: Record<string, string | string[]> = { 'cache-control': 'no-store', ...(ctx?.response.headers ?? {}) };
+    const headers: Record<string, string | string[]> = { 'cache-control': 'no-store', ...(ctx ? Object.fromEntries(ctx.resHeaders) : {}) };
     if (errors.length) {
       const d = toDomainError(errors[0]);
       if (d.extra.retryAfterSeconds) headers['retry-after'] = String(d.extra.retryAfterSeconds);
       return { status: d.status, headers };
     }
-    const status = ctx?.response.status ?? (paths?.[0] ? procStatus.get(paths[0]) : undefined) ?? 200;
+    const status = (paths?.[0] ? procStatus.get(paths[0]) : undefined) ?? 200;
     return { status, headers };
   };
 
   const rest = createOpenApiNodeHttpHandler({
     router: router as never,
-    createContext: createHttpContext(services, 'rest') as never,
+    createContext: (({ req }: { req: IncomingMessage }) => createContextInner({ services, headers: lowerHeaders(req.headers), ip: req.socket.remoteAddress ?? 'unknown', transport: 'rest' })) as never,
     responseMeta: responseMeta as never,
     maxBodySize: MAX_BODY_BYTES,
     onError: ({ error, req }: { error: unknown; req: Req }) => {
@@ -54,10 +57,10 @@ export function createApiHandler(services: Services, router: AnyRouter) {
   const trpc = createHTTPHandler({
     router,
     basePath: '/api/trpc/',
-    createContext: createHttpContext(services, 'trpc') as never,
+    createContext: (({ req }: { req: IncomingMessage }) => createContextInner({ services, headers: lowerHeaders(req.headers), ip: req.socket.remoteAddress ?? 'unknown', transport: 'trpc' })) as never,
     maxBodySize: MAX_BODY_BYTES,
     responseMeta({ ctx, errors }) {
-      const headers: Record<string, string | string[]> = { 'cache-control': 'no-store', ...((ctx as Context | undefined)?.response.headers ?? {}) };
+      const headers: Record<string, string | string[]> = { 'cache-control': 'no-store', ...((ctx as Context | undefined) ? Object.fromEntries((ctx as Context).resHeaders) : {}) };
       for (const e of errors) {
         const d = toDomainError(e);
         if (d.extra.retryAfterSeconds) headers['retry-after'] = String(d.extra.retryAfterSeconds);
