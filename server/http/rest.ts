@@ -149,7 +149,10 @@ export function createRestAdapter(services: Services, router: AnyRouter) {
           body = parseJsonObject(req.body);
         }
       } catch (err) {
-        return presentRestError(err, fallback, now());
+        const refused = presentRestError(err, fallback, now());
+        // the rest of a body refused while reading is never read: the connection cannot be reused
+        if (req.body instanceof Error) refused.headers.connection = 'close';
+        return refused;
       }
       if (method === 'POST' && url.pathname.replace(/\/$/, '') === '/transaction'
         && Object.keys(body).length === 0 && TRANSACTION_QUERY_KEYS.some((k) => url.searchParams.has(k))) {
@@ -187,21 +190,13 @@ export function createRestAdapter(services: Services, router: AnyRouter) {
     async handleNode(req: IncomingMessage, res: ServerResponse): Promise<void> {
       const method = (req.method ?? 'GET').toUpperCase();
       let raw: Buffer | Error | null = null;
-      let bodyRefused = false;
       if (method !== 'GET' && method !== 'HEAD') {
-        try {
-          raw = await readBody(req);
-        } catch (err) {
-          raw = err instanceof Error ? err : new Error(String(err));
-          bodyRefused = true;
-        }
+        raw = await readBody(req).catch((err: unknown) => (err instanceof Error ? err : new Error(String(err))));
       }
       const out = await answer({ method, target: req.url ?? '/', headers: lowerHeaders(req.headers), ip: req.socket.remoteAddress ?? 'unknown', body: raw });
-      if (bodyRefused) out.headers.connection = 'close';
       res.writeHead(out.status, out.headers);
       res.end(out.body);
-      // the rest of a refused body is not read: the connection is closed after the answer
-      if (bodyRefused) req.resume();
+      if (raw instanceof Error) req.resume();
     },
     /** Serves a WHATWG Request, in process (tests, or another host). */
     async handle(request: Request, ip = '127.0.0.1'): Promise<Response> {
@@ -215,7 +210,8 @@ export function createRestAdapter(services: Services, router: AnyRouter) {
         raw = buf === null || buf.length > MAX_BODY_BYTES ? new DomainError('PAYLOAD_TOO_LARGE', 'request body is larger than 64 KiB') : buf;
       }
       const out = await answer({ method: request.method, target: url.pathname + url.search, headers, ip, body: raw });
-      return new Response(out.body ?? null, { status: out.status, headers: out.headers });
+      // a HEAD answer has the headers of its GET and no body, as node:http sends it
+      return new Response(request.method === 'HEAD' ? null : out.body ?? null, { status: out.status, headers: out.headers });
     },
   };
 }

@@ -1,6 +1,8 @@
 // The REST requests the suites send to refuse (and a few they expect to pass), as plain data, so the
 // same set can be replayed through any edge: the old-vs-new diff (scripts/edge-diff.ts) and the
 // in-process REST tests.
+import type { Services } from '../../server/services';
+import { createAccount } from '../../server/domain/accounts';
 import { card, txBody } from './transactions';
 
 /** Who sends the request: the first account's bearer, the webhook API headers, another account, nobody. */
@@ -223,4 +225,51 @@ export function normalizeAnswer(text: string): string {
     .replace(/whsec_[A-Za-z0-9+/=]+/g, 'whsec_<secret>')
     .replace(/"qrcode":"[^"]*"/g, '"qrcode":"<brcode>"')
     .replace(/"identifier":"[^"]*"/g, '"identifier":"<id>"');
+}
+
+/** What a client reads of an answer. `connection` only when the server closes it. */
+export interface Observed { name: string; status: number; headers: Record<string, string>; body: string }
+
+export type Send = (method: string, path: string, headers: Record<string, string>, body: string | undefined) =>
+  Promise<{ status: number; headers: Headers; text: string }>;
+
+const COMPARED_HEADERS = ['content-type', 'cache-control', 'retry-after', 'idempotent-replayed', 'connection'];
+
+/** Two accounts, then SETUP and HOSTILE in order through `send`; the answers normalised. */
+export async function runHostileCorpus(services: Services, send: Send): Promise<Observed[]> {
+  const deps = { db: services.db, masterKey: services.masterKey, now: () => services.clock.now() };
+  const [a, b] = [await createAccount(deps, { name: 'A', balance: 10_000_000 }), await createAccount(deps, { name: 'B', balance: 10_000 })];
+  const token = async (c: { code: string; token: string }) =>
+    (JSON.parse((await send('POST', '/auth/token', { 'content-type': 'application/json' }, JSON.stringify({ code: c.code, token: c.token }))).text) as { access_token: string }).access_token;
+  const [ta, tb] = [await token(a), await token(b)];
+  const who: Record<Sender, Record<string, string>> = {
+    bearer: { authorization: `Bearer ${ta}` },
+    'other-bearer': { authorization: `Bearer ${tb}` },
+    webhook: { 'x-api-key': a.api_key, 'x-token': ta },
+    'other-webhook': { 'x-api-key': b.api_key, 'x-token': tb },
+    none: {},
+  };
+  const ids: Record<string, string> = {};
+  const out: Observed[] = [];
+  const one = async (r: HostileRequest) => {
+    const headers: Record<string, string> = { ...who[r.as] };
+    let body: string | undefined = r.raw;
+    if (r.body !== undefined) { body = JSON.stringify(r.body); headers['content-type'] = 'application/json'; }
+    Object.assign(headers, r.headers ?? {});
+    if (headers['content-type'] === '') delete headers['content-type'];
+    const res = await send(r.method, fillPath(r.path, ids), headers, body);
+    const seen: Record<string, string> = {};
+    for (const h of COMPARED_HEADERS) {
+      const v = res.headers.get(h);
+      if (v !== null && !(h === 'connection' && v !== 'close')) seen[h] = v;
+    }
+    out.push({ name: r.name, status: res.status, headers: seen, body: normalizeAnswer(res.text) });
+    return res.text;
+  };
+  for (const r of SETUP) {
+    const json = JSON.parse(await one(r));
+    for (const [k, path] of Object.entries(r.capture ?? {})) ids[k] = path.split('.').reduce((o, p) => o?.[p], json);
+  }
+  for (const r of HOSTILE) await one(r);
+  return out;
 }
