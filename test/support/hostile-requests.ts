@@ -1,6 +1,6 @@
 // The REST requests the suites send to refuse (and a few they expect to pass), as plain data, so the
-// same set can be replayed through any edge: the old-vs-new diff (scripts/edge-diff.ts) and the
-// in-process REST tests.
+// same set can be replayed through any edge: the old-vs-new diff (scripts/edge-diff.ts, until the
+// old edge went) and the in-process REST test against the answers frozen from the old edge.
 import type { Services } from '../../server/services';
 import { createAccount } from '../../server/domain/accounts';
 import { card, txBody } from './transactions';
