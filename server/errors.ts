@@ -28,7 +28,9 @@ export const DOMAIN_ERRORS = {
 
 export type DomainErrorCode = keyof typeof DOMAIN_ERRORS;
 
-export interface FieldIssue { path: string; message: string }
+import { zodIssues, type FieldIssue } from './zod-issues';
+
+export { zodIssues, type FieldIssue };
 
 export class DomainError extends Error {
   constructor(
@@ -54,19 +56,6 @@ export function validationError(issues: FieldIssue[]): DomainError {
 
 export function formatIssue(i: FieldIssue): string {
   return i.path ? `${i.path}: ${i.message}` : i.message;
-}
-
-export function zodIssues(err: ZodError): FieldIssue[] {
-  const out: FieldIssue[] = [];
-  for (const issue of err.issues) {
-    const base = issue.path.map(String).join('.');
-    if (issue.code === 'unrecognized_keys') {
-      for (const k of issue.keys) out.push({ path: base ? `${base}.${k}` : k, message: 'unknown field' });
-      continue;
-    }
-    out.push({ path: base, message: issue.message });
-  }
-  return out;
 }
 
 /** Turns anything thrown into the DomainError that describes it to a caller. */

@@ -5,6 +5,7 @@ import { loadConfig } from './config';
 import { createApiHandler } from './http/edge';
 import { startJobs, stopJobs } from './jobs';
 import { appRouter } from './routers';
+import { providePagesCaller } from './pages-caller';
 import { createServices } from './services';
 import { closeWebhookAgents } from './domain/webhooks/sender';
 
@@ -24,6 +25,7 @@ async function main() {
   let pages: ((req: IncomingMessage, res: ServerResponse) => Promise<void>) | null = null;
   let nextApp: { close?: () => Promise<void> } | null = null as { close?: () => Promise<void> } | null;
   if (servePages) {
+    await providePagesCaller(services);
     const { default: next } = await import('next');
     const app = next({ dev, dir: fileURLToPath(new URL('..', import.meta.url)), hostname: config.host, port: config.port });
     await app.prepare();

@@ -1,6 +1,7 @@
 import { TRPCClientError } from '@trpc/client';
 import type { ZodType } from 'zod';
 import type { AppRouter } from '@/server/routers';
+import { zodIssues } from '@/server/zod-issues';
 
 export type FieldErrors = Record<string, string>;
 
@@ -39,13 +40,6 @@ export function validate<S extends ZodType>(schema: S, input: unknown):
   const r = schema.safeParse(input);
   if (r.success) return { ok: true, data: r.data };
   const fields: FieldErrors = {};
-  for (const issue of r.error.issues) {
-    const base = issue.path.map(String).join('.');
-    if (issue.code === 'unrecognized_keys') {
-      for (const k of issue.keys) fields[base ? `${base}.${k}` : k] ??= 'unknown field';
-      continue;
-    }
-    fields[base] ??= issue.message;
-  }
+  for (const issue of zodIssues(r.error)) fields[issue.path] ??= issue.message;
   return { ok: false, fields };
 }

@@ -1,31 +1,19 @@
-import Database from 'better-sqlite3';
-import { drizzle } from 'drizzle-orm/better-sqlite3';
 import { cookies } from 'next/headers';
-import type { DrizzleDb } from '@/db';
-import * as schema from '@/db/schema';
-import { loadConfig } from '@/server/config';
-import { sessionFor, SESSION_COOKIE, type SessionAuth } from '@/server/domain/sessions';
+import { SESSION_COOKIE } from '@/server/domain/sessions';
+import { pagesCaller } from '@/server/pages-caller';
 
 /**
- * The pages' server-side gate. Next runs inside the API process, so this reads the same database
- * through its own read-only connection (SQLite WAL: it sees committed sessions at once) and asks
- * `sessionFor`, exactly as the tRPC middleware does. Data itself is always fetched through tRPC.
+ * The pages' server-side gate: the same `session.me` procedure the dashboard calls over tRPC, reached
+ * in process with this request's session cookie. Pages never open the database themselves.
  */
-type SessionDb = DrizzleDb;
-const holder = globalThis as typeof globalThis & { __ppPagesSessionDb?: SessionDb };
-
-function sessionDb(): SessionDb {
-  if (!holder.__ppPagesSessionDb) {
-    const conn = new Database(loadConfig().databasePath, { readonly: true, fileMustExist: true });
-    conn.pragma('busy_timeout = 5000');
-    holder.__ppPagesSessionDb = drizzle(conn, { schema });
-  }
-  return holder.__ppPagesSessionDb;
-}
-
-/** The signed-in person of this request, or null (no cookie, unknown, revoked or expired session). */
-export async function currentSession(): Promise<SessionAuth | null> {
+export async function currentSession(): Promise<{ email: string; accountId: string } | null> {
   const token = (await cookies()).get(SESSION_COOKIE)?.value;
   if (!token) return null;
-  return sessionFor(sessionDb(), token, new Date());
+  try {
+    const me = await pagesCaller({ cookie: `${SESSION_COOKIE}=${encodeURIComponent(token)}` }).session.me();
+    return { email: me.email, accountId: me.account_id };
+  } catch (err) {
+    if ((err as { code?: string }).code === 'UNAUTHORIZED') return null;
+    throw err;
+  }
 }
