@@ -1,6 +1,7 @@
 import { sql } from 'drizzle-orm';
 import { check, index, integer, primaryKey, sqliteTable, text } from 'drizzle-orm/sqlite-core';
 import { accounts } from './accounts';
+import { EVENT_CATEGORIES } from '../../server/domain/enums';
 
 /**
  * Every state change records one event in the same transaction as the change. `seq` gives a total
@@ -11,7 +12,7 @@ export const events = sqliteTable('events', {
   id: text('id').notNull().unique(),
   accountId: text('account_id').notNull().references(() => accounts.id),
   type: text('type').notNull(),
-  category: text('category', { enum: ['transaction', 'withdraw', 'dispute'] }).notNull(),
+  category: text('category', { enum: EVENT_CATEGORIES }).notNull(),
   resourceId: text('resource_id').notNull(),
   /** The resource as its GET returns it at the moment of the event (JSON). */
   payload: text('payload').notNull(),

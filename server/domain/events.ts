@@ -10,7 +10,8 @@ export const EVENT_TYPES = [
   'dispute.opened', 'dispute.won', 'dispute.lost',
 ] as const;
 export type EventType = (typeof EVENT_TYPES)[number];
-export type EventCategory = 'transaction' | 'withdraw' | 'dispute';
+export type { EventCategory } from './enums';
+import type { EventCategory } from './enums';
 
 export function categoryOf(type: EventType): EventCategory {
   return type.slice(0, type.indexOf('.')) as EventCategory;

@@ -2,7 +2,7 @@
 import { keepPreviousData, useQuery } from '@tanstack/react-query';
 import Link from 'next/link';
 import { useState } from 'react';
-import { TRANSACTION_METHODS, TRANSACTION_STATUSES } from '@/server/routers/transactions/schemas';
+import { TRANSACTION_METHODS, TRANSACTION_STATUSES } from '@/server/domain/enums';
 import { PagedTable } from '../../_components/paged-table';
 import { EmptyState, Money, PageHeader, SelectField, StatusBadge } from '../../_components/ui';
 import { formatDateTime } from '../../_lib/dates';

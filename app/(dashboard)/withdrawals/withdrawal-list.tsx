@@ -2,7 +2,7 @@
 import { keepPreviousData, useQuery } from '@tanstack/react-query';
 import Link from 'next/link';
 import { useState } from 'react';
-import { WITHDRAWAL_STATUS_VALUES } from '@/server/routers/withdrawals/schemas';
+import { WITHDRAWAL_STATUSES } from '@/server/domain/enums';
 import { PagedTable } from '../../_components/paged-table';
 import { EmptyState, Money, PageHeader, SelectField, StatusBadge } from '../../_components/ui';
 import { formatDateTime } from '../../_lib/dates';
@@ -10,7 +10,7 @@ import { formatPixKey } from '../../_lib/documents';
 import { useCursorPages } from '../../_lib/paging';
 import { useTRPC } from '../../_lib/trpc';
 
-type Status = (typeof WITHDRAWAL_STATUS_VALUES)[number];
+type Status = (typeof WITHDRAWAL_STATUSES)[number];
 const PAGE_SIZE = 20;
 
 export function WithdrawalList() {
@@ -31,7 +31,7 @@ export function WithdrawalList() {
         <div className="toolbar">
           <SelectField label="Status" value={status} onChange={(e) => { setStatus(e.target.value as Status | ''); pages.reset(); }}>
             <option value="">All statuses</option>
-            {WITHDRAWAL_STATUS_VALUES.map((s) => <option key={s} value={s}>{s.replace(/_/g, ' ')}</option>)}
+            {WITHDRAWAL_STATUSES.map((s) => <option key={s} value={s}>{s.replace(/_/g, ' ')}</option>)}
           </SelectField>
         </div>
         <PagedTable query={q} pages={pages} label="Withdrawals"

@@ -3,8 +3,8 @@ import { perConnection } from '../../../db/prepared';
 import type { DrizzleDb } from '../../../db';
 import { customers, disputes, transactions } from '../../../db/schema';
 
-export type TransactionMethod = 'PIX' | 'CARD' | 'INVOICE';
-export type TransactionStatus = 'CREATED' | 'PENDING' | 'REFUSED' | 'APPROVED';
+export type { TransactionMethod, TransactionStatus } from '../enums';
+import type { TransactionMethod, TransactionStatus } from '../enums';
 
 export interface TransactionItem { unitPrice: number; quantity: number; title: string; tangible: boolean }
 export interface CustomerView { id: string; name: string; email: string; phone: string | null; document: string }

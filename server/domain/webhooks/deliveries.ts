@@ -72,7 +72,8 @@ function dueHeads(db: DrizzleDb, now: string, exclude: string[], limit: number):
     LIMIT ${limit}`);
 }
 
-export type DeliveryStatus = 'PENDING' | 'DELIVERED' | 'FAILED';
+export type { DeliveryStatus } from '../enums';
+import type { DeliveryStatus } from '../enums';
 
 export interface AttemptOutcome { deliveryId: string; result: SendWebhookResult; startedAt: Date; finishedAt: Date }
 

@@ -1,7 +1,7 @@
 import { createHmac } from 'node:crypto';
 import { secretKeyBytes } from './secrets';
 
-export type EventCategory = 'transaction' | 'withdraw' | 'dispute';
+import type { EventCategory } from '../enums';
 
 export interface SignDeliveryInput {
   eventId: string;

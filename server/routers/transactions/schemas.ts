@@ -1,8 +1,7 @@
 import { z } from 'zod';
 import { boundedString, cents, isoTimestamp, listInput, strictBool, strictInt } from '../common';
+import { TRANSACTION_METHODS, TRANSACTION_STATUSES } from '../../domain/enums';
 
-export const TRANSACTION_METHODS = ['PIX', 'CARD', 'INVOICE'] as const;
-export const TRANSACTION_STATUSES = ['CREATED', 'PENDING', 'REFUSED', 'APPROVED'] as const;
 export const transactionMethod = z.enum(TRANSACTION_METHODS);
 export const transactionStatus = z.enum(TRANSACTION_STATUSES);
 

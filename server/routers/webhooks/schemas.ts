@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { MAX_WEBHOOK_URL_LENGTH, WEBHOOK_CATEGORIES } from '../../domain/webhooks/categories';
+import { DELIVERY_STATUSES, DELIVERY_TARGETS } from '../../domain/enums';
 import { isoTimestamp, strictInt } from '../common';
 
 const category = z.enum(WEBHOOK_CATEGORIES, { error: 'must be one of transaction, withdraw, dispute' });
@@ -50,12 +51,12 @@ export const deliveryAttemptView = z.object({
 export const deliveryView = z.object({
   id: z.string(),
   webhook_id: z.string().nullable(),
-  target: z.enum(['webhook', 'postback']),
+  target: z.enum(DELIVERY_TARGETS),
   url: z.string(),
   event_id: z.string().describe('Sent as webhook-id on every attempt'),
   event_type: z.string(),
   resource_id: z.string(),
-  status: z.enum(['PENDING', 'DELIVERED', 'FAILED']),
+  status: z.enum(DELIVERY_STATUSES),
   attempt_count: z.number().int(),
   next_attempt_at: z.string().nullable(),
   last_status_code: z.number().int().nullable(),

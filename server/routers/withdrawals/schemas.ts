@@ -3,12 +3,10 @@ import { documentKind } from '../../domain/pix/documents';
 import { normalizePixKey } from '../../domain/pix/keys';
 import { DOCUMENT_RULE } from '../../domain/withdrawals/rules';
 import { boundedString, cents, listInput } from '../common';
+import { BATCH_STATUSES, PIX_KEY_TYPES, WITHDRAWAL_STATUSES } from '../../domain/enums';
 
 /** The zod contract of the withdrawal operations (spec: "Withdrawal request", "Withdrawal", …). */
 
-export const PIX_KEY_TYPE_VALUES = ['EVP', 'EMAIL', 'PHONE', 'CPF', 'CNPJ'] as const;
-export const WITHDRAWAL_STATUS_VALUES = ['REQUESTED', 'PARTIALLY_PAID', 'PAID', 'ERROR'] as const;
-export const BATCH_STATUS_VALUES = ['PENDING', 'PAID', 'ERROR'] as const;
 
 const requiredOr = (otherwise: string) => ({ error: (iss: { input?: unknown }) => (iss.input === undefined ? 'is required' : otherwise) });
 
@@ -28,7 +26,7 @@ export const withdrawalRequest = z.strictObject({
   amount: cents().describe('Amount in cents'),
   // the rules of each key type are checked by the domain (server/domain/pix/keys.ts), naming the rule
   key: boundedString(255).describe('Pix key that receives the value'),
-  key_type: z.enum(PIX_KEY_TYPE_VALUES, requiredOr(`must be one of ${PIX_KEY_TYPE_VALUES.join(', ')}`)).describe('Pix key type'),
+  key_type: z.enum(PIX_KEY_TYPES, requiredOr(`must be one of ${PIX_KEY_TYPES.join(', ')}`)).describe('Pix key type'),
   description: z.string(requiredOr('must be a string')).trim().max(140, 'at most 140 characters').nullish().describe('Description of the request'),
   details: z.strictObject({
     name: boundedString(140).describe('Recipient name'),
@@ -60,7 +58,7 @@ export const withdrawalCreationResponse = z.object({
 });
 
 export const receipt = z.object({
-  status: z.enum(BATCH_STATUS_VALUES),
+  status: z.enum(BATCH_STATUSES),
   endtoend: z.string().nullable().describe('32-character end-to-end id, once paid'),
   identifier: z.string().describe('Batch identifier'),
   receiver_name: z.string().nullable(),
@@ -70,12 +68,12 @@ export const receipt = z.object({
 
 export const withdrawalResponse = z.object({
   id: z.string(),
-  status: z.enum(WITHDRAWAL_STATUS_VALUES),
+  status: z.enum(WITHDRAWAL_STATUSES),
   amount: z.number().int(),
   operation: z.object({
     amount: z.number().int(),
     key: z.string(),
-    key_type: z.enum(PIX_KEY_TYPE_VALUES),
+    key_type: z.enum(PIX_KEY_TYPES),
     description: z.string().nullable(),
     details: z.object({ name: z.string(), document: z.string() }),
     postback: z.string().nullable(),
@@ -96,7 +94,7 @@ const isoDate = z.string().max(40).refine((v) => DATE_OR_DATETIME.test(v) && !Nu
 
 export const withdrawalListInput = z.strictObject({
   ...listInput.shape,
-  status: z.enum(WITHDRAWAL_STATUS_VALUES).optional(),
+  status: z.enum(WITHDRAWAL_STATUSES).optional(),
   from: isoDate.optional().describe('created_at ≥ from'),
   to: isoDate.optional().describe('created_at < to; a bare date includes that whole day'),
 });

@@ -2,7 +2,8 @@
 import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { useRouter } from 'next/navigation';
 import { useState } from 'react';
-import { createTransactionRequest, TRANSACTION_METHODS } from '@/server/routers/transactions/schemas';
+import { TRANSACTION_METHODS } from '@/server/domain/enums';
+import { createTransactionRequest } from '@/server/routers/transactions/schemas';
 import { BackLink, Money, PageHeader, SelectField, TextField } from '../../../_components/ui';
 import type { FieldErrors } from '../../../_lib/api-errors';
 import { ApiForm, useApiForm } from '../../../_lib/api-form';

@@ -2,14 +2,15 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useRouter } from 'next/navigation';
 import { useState } from 'react';
-import { PIX_KEY_TYPE_VALUES, withdrawalRequest } from '@/server/routers/withdrawals/schemas';
+import { PIX_KEY_TYPES } from '@/server/domain/enums';
+import { withdrawalRequest } from '@/server/routers/withdrawals/schemas';
 import { BackLink, Money, PageHeader, SelectField, TextField } from '../../../_components/ui';
 import { ApiForm, useApiForm } from '../../../_lib/api-form';
 import { parseBRL } from '../../../_lib/money';
 import { PIX_KEY_HINTS } from '../../../_lib/pix-keys';
 import { useTRPC } from '../../../_lib/trpc';
 
-type KeyType = (typeof PIX_KEY_TYPE_VALUES)[number];
+type KeyType = (typeof PIX_KEY_TYPES)[number];
 
 const AMOUNT_FORMAT = 'enter an amount in reais, like 1.234,56';
 
@@ -63,7 +64,7 @@ export function WithdrawalForm() {
             hint={preview !== null && preview > 0 ? <>= <Money cents={preview} /> ({preview} cents)</> : 'Reais with a comma for centavos.'} />
           <TextField label="Description (optional)" name="description" maxLength={140} value={form.description} onChange={set('description')} error={fields.description} />
           <SelectField label="Key type" name="key_type" value={form.key_type} onChange={set('key_type')} error={fields.key_type}>
-            {PIX_KEY_TYPE_VALUES.map((t) => <option key={t} value={t}>{PIX_KEY_HINTS[t].label}</option>)}
+            {PIX_KEY_TYPES.map((t) => <option key={t} value={t}>{PIX_KEY_HINTS[t].label}</option>)}
           </SelectField>
           <TextField label={`Pix key (${hint.label})`} name="key" type={hint.type} inputMode={hint.inputMode} placeholder={hint.placeholder} autoComplete={hint.autoComplete}
             value={form.key} onChange={set('key')} error={fields.key} hint={hint.hint} />
