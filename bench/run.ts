@@ -1,13 +1,14 @@
 /**
- * npm run bench: loads our server and two bare baselines side by side in one run, on 127.0.0.1, with
- * autocannon (50 connections, bounded time each), and prints req/s, p50, p99 and the ratios to the
- * bare node:http + better-sqlite3 insert at synchronous=FULL and at NORMAL. Ratios, not absolutes, are
- * what compare on a shared, noisy machine.
+ * npm run bench: loads our server and the bare baselines side by side in one run, on 127.0.0.1, with
+ * autocannon (50 connections, bounded time each), and prints req/s, p50, p99 and every ratio: writes
+ * against the bare node:http + better-sqlite3 insert at synchronous=FULL and NORMAL, reads against the
+ * bare primary-key read. Ratios, not absolutes, are what compare on a shared, noisy machine; the load
+ * average is printed beside them.
  */
 import autocannon from 'autocannon';
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { randomUUID } from 'node:crypto';
 
@@ -15,7 +16,7 @@ const ROOT = new URL('..', import.meta.url).pathname;
 const DURATION = Number(process.env.BENCH_SECONDS ?? 5);
 const CONNECTIONS = 50;
 
-interface Result { name: string; rps: number; p50: number; p99: number; non2xx: number; errors: number }
+interface Result { name: string; kind: 'write' | 'read'; rps: number; p50: number; p99: number; non2xx: number; errors: number }
 
 function startProcess(args: string[], env: Record<string, string>): Promise<{ child: ChildProcess; url: string; out: () => string }> {
   const child = spawn(process.execPath, ['--import', 'tsx', ...args], { cwd: ROOT, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
@@ -33,10 +34,11 @@ function startProcess(args: string[], env: Record<string, string>): Promise<{ ch
 }
 
 async function load(name: string, opts: autocannon.Options): Promise<Result> {
+  const kind = (opts.method ?? 'GET') === 'GET' ? 'read' : 'write';
   // a short warm-up so JIT and caches do not count against the first target
   await autocannon({ ...opts, duration: 1, connections: 10 });
   const r = await autocannon({ connections: CONNECTIONS, duration: DURATION, ...opts });
-  return { name, rps: r.requests.average, p50: r.latency.p50, p99: r.latency.p99, non2xx: r.non2xx, errors: r.errors };
+  return { name, kind, rps: r.requests.average, p50: r.latency.p50, p99: r.latency.p99, non2xx: r.non2xx, errors: r.errors };
 }
 
 async function json(url: string, path: string, init: { method?: string; body?: unknown; headers?: Record<string, string> } = {}) {
@@ -73,6 +75,7 @@ async function main() {
     const insertBody = JSON.stringify({ amount: 1000, key: randomUUID(), note: 'bench' });
     results.push(await load('bare insert, synchronous=FULL', { url: bareFull.url, method: 'POST', body: insertBody, headers: { 'content-type': 'application/json' } }));
     results.push(await load('bare insert, synchronous=NORMAL', { url: bareNormal.url, method: 'POST', body: insertBody, headers: { 'content-type': 'application/json' } }));
+    results.push(await load('bare primary-key read', { url: bareFull.url }));
     results.push(await load('POST /auth/token', { url: ours.url + '/auth/token', method: 'POST', body: JSON.stringify(creds), headers: { 'content-type': 'application/json' } }));
     results.push(await load('GET /balance', { url: ours.url + '/balance', headers: auth }));
 
@@ -96,10 +99,20 @@ async function main() {
 
     const full = results[0].rps;
     const normal = results[1].rps;
-    console.log(`\n${DURATION}s per target, ${CONNECTIONS} connections, 127.0.0.1, ${new Date().toISOString()}`);
-    console.log('target                              req/s     p50 ms   p99 ms   vs bare FULL   vs bare NORMAL   non-2xx');
+    const read = results[2].rps;
+    console.log(`\n${DURATION}s per target, ${CONNECTIONS} connections, 127.0.0.1, ${new Date().toISOString()}, load average ${loadavg().map((l) => l.toFixed(2)).join(' ')} on ${cpus().length} cores`);
+    console.log('target                              req/s     p50 ms   p99 ms   vs bare FULL   vs bare NORMAL   vs bare read   non-2xx');
+    const ratio = (x: number | null) => (x === null ? '' : `${x.toFixed(2)}x`);
     for (const r of results) {
-      console.log(`${r.name.padEnd(34)} ${r.rps.toFixed(0).padStart(7)} ${String(r.p50).padStart(9)} ${String(r.p99).padStart(8)} ${(r.rps / full).toFixed(2).padStart(13)}x ${(r.rps / normal).toFixed(2).padStart(15)}x ${String(r.non2xx + r.errors).padStart(9)}`);
+      const w = r.kind === 'write';
+      console.log(`${r.name.padEnd(34)} ${r.rps.toFixed(0).padStart(7)} ${String(r.p50).padStart(9)} ${String(r.p99).padStart(8)} ${ratio(w ? r.rps / full : null).padStart(14)} ${ratio(w ? r.rps / normal : null).padStart(16)} ${ratio(w ? null : r.rps / read).padStart(14)} ${String(r.non2xx + r.errors).padStart(9)}`);
+    }
+    // the targets of issue 11, all at 50 connections with full work
+    const find = (n: string) => results.find((r) => r.name === n);
+    const post = find('POST /withdraw/pix');
+    const get = find('GET /withdraw');
+    if (post && get) {
+      console.log(`\ntargets: POST /withdraw/pix ${(post.rps / full).toFixed(2)}x bare FULL insert (≥ 1.00), GET /withdraw ${(get.rps / read).toFixed(2)}x bare read (≥ 0.25), p99 ${Math.max(post.p99, get.p99)} ms (≤ 40)`);
     }
 
     const deliveryBench = join(ROOT, 'bench/delivery.ts');

@@ -5,7 +5,9 @@ import { loadConfig } from './config';
 import { createApiHandler } from './http/edge';
 import { startJobs, stopJobs } from './jobs';
 import { appRouter } from './routers';
+import { createContextInner } from './context';
 import { providePagesCaller } from './pages-caller';
+import { createCallerFactory } from './trpc';
 import { createServices } from './services';
 import { closeWebhookAgents } from './domain/webhooks/sender';
 
@@ -25,7 +27,8 @@ async function main() {
   let pages: ((req: IncomingMessage, res: ServerResponse) => Promise<void>) | null = null;
   let nextApp: { close?: () => Promise<void> } | null = null as { close?: () => Promise<void> } | null;
   if (servePages) {
-    await providePagesCaller(services);
+    const createCaller = createCallerFactory(appRouter);
+    providePagesCaller((headers) => createCaller(createContextInner({ services, headers, transport: 'caller' })));
     const { default: next } = await import('next');
     const app = next({ dev, dir: fileURLToPath(new URL('..', import.meta.url)), hostname: config.host, port: config.port });
     await app.prepare();

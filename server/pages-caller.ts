@@ -1,5 +1,4 @@
 import type { RouterCaller } from '@trpc/server/unstable-core-do-not-import';
-import type { Services } from './services';
 import type { AppRouter } from './routers';
 
 /**
@@ -13,11 +12,12 @@ type MakeCaller = (headers: Record<string, string | undefined>) => PagesCaller;
 const KEY = Symbol.for('pix-payments.pages-caller');
 const holder = globalThis as typeof globalThis & { [KEY]?: MakeCaller };
 
-/** server/main.ts: let the pages call procedures as a request with these headers would. */
-export async function providePagesCaller(services: Services): Promise<void> {
-  const [{ appRouter }, { createCallerFactory }, { createContextInner }] = await Promise.all([import('./routers'), import('./trpc'), import('./context')]);
-  const create = createCallerFactory(appRouter);
-  holder[KEY] = (headers) => create(createContextInner({ services, headers, transport: 'caller' }));
+/**
+ * server/main.ts: let the pages call procedures as a request with these headers would. This module
+ * imports nothing at run time, so the pages' bundle does not pull the server in through it.
+ */
+export function providePagesCaller(make: MakeCaller): void {
+  holder[KEY] = make;
 }
 
 /** A caller acting with the given request headers (the session cookie, for instance). */
