@@ -18,8 +18,8 @@ const CONNECTIONS = 50;
 
 interface Result { name: string; kind: 'write' | 'read'; rps: number; p50: number; p99: number; non2xx: number; errors: number }
 
-function startProcess(args: string[], env: Record<string, string>): Promise<{ child: ChildProcess; url: string; out: () => string }> {
-  const child = spawn(process.execPath, ['--import', 'tsx', ...args], { cwd: ROOT, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+function startProcess(args: string[], env: Record<string, string>, cwd = ROOT): Promise<{ child: ChildProcess; url: string; out: () => string }> {
+  const child = spawn(process.execPath, ['--import', 'tsx', ...args], { cwd, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
   let out = '';
   child.stdout!.on('data', (c) => { out += c; });
   child.stderr!.on('data', (c) => { out += c; });
@@ -60,41 +60,51 @@ async function main() {
   try {
     const bareFull = await startProcess(['bench/bare-server.ts', 'FULL', join(dir, 'bare-full.db')], {});
     const bareNormal = await startProcess(['bench/bare-server.ts', 'NORMAL', join(dir, 'bare-normal.db')], {});
-    const ours = await startProcess(['server/main.ts'], {
-      DASHBOARD: apiOnly ? 'false' : 'true', PORT: '0', DATABASE_PATH: join(dir, 'payments.db'), RATE_LIMIT_RPS: '0', NODE_ENV: 'production',
-      SANDBOX_SETTLEMENT_DELAY_MS: '2000', WEBHOOK_ALLOW_PRIVATE_URLS: 'true',
-    });
-    children.push(bareFull.child, bareNormal.child, ours.child);
-    const field = (n: string) => new RegExp(`${n}\\s+(\\S+)`).exec(ours.out())![1];
-    const creds = { code: field('code'), token: field('token') };
-    const { access_token } = await json(ours.url, '/auth/token', { body: creds });
-    const auth = { authorization: `Bearer ${access_token}`, 'content-type': 'application/json' };
-    await json(ours.url, '/sandbox/topup', { body: { amount: 90_000_000_000 }, headers: auth });
+    // BENCH_COMPARE_ROOT=/path/to/another/checkout also loads that tree's server, side by side in this
+    // run, so a change is measured against what it replaces under the same load
+    const trees: { label: string; root: string }[] = [{ label: '', root: ROOT }];
+    if (process.env.BENCH_COMPARE_ROOT) trees.push({ label: ' [compare]', root: process.env.BENCH_COMPARE_ROOT });
+    children.push(bareFull.child, bareNormal.child);
 
     const results: Result[] = [];
     const insertBody = JSON.stringify({ amount: 1000, key: randomUUID(), note: 'bench' });
     results.push(await load('bare insert, synchronous=FULL', { url: bareFull.url, method: 'POST', body: insertBody, headers: { 'content-type': 'application/json' } }));
     results.push(await load('bare insert, synchronous=NORMAL', { url: bareNormal.url, method: 'POST', body: insertBody, headers: { 'content-type': 'application/json' } }));
     results.push(await load('bare primary-key read', { url: bareFull.url }));
-    results.push(await load('POST /auth/token', { url: ours.url + '/auth/token', method: 'POST', body: JSON.stringify(creds), headers: { 'content-type': 'application/json' } }));
-    results.push(await load('GET /balance', { url: ours.url + '/balance', headers: auth }));
 
-    const routes = await json(ours.url, '/openapi.json');
-    if (routes.paths['/withdraw/pix']) {
-      const withdrawal = { amount: 1000, key: randomUUID(), key_type: 'EVP', description: 'bench', details: { name: 'Maria Silva', document: '52998224725' } };
-      results.push(await load('POST /withdraw/pix', { url: ours.url + '/withdraw/pix', method: 'POST', body: JSON.stringify(withdrawal), headers: auth }));
-      const created = await json(ours.url, '/withdraw/pix', { body: withdrawal, headers: auth });
-      results.push(await load('GET /withdraw', { url: `${ours.url}/withdraw?identifier=${created.data[0].identifier}`, headers: auth }));
-    }
-    if (routes.paths['/transaction']) {
-      const charge = {
-        amount: 2500, method: 'PIX',
-        customer: { name: 'Maria Silva', email: 'maria@example.com', document: '52998224725' },
-        items: [{ title: 'Café', unitPrice: 1250, quantity: 2, tangible: true }],
-      };
-      results.push(await load('POST /transaction (PIX)', { url: ours.url + '/transaction', method: 'POST', body: JSON.stringify(charge), headers: auth }));
-      const created = await json(ours.url, '/transaction', { body: charge, headers: auth });
-      results.push(await load('GET /transaction', { url: `${ours.url}/transaction?id=${created.id}`, headers: auth }));
+    for (const [i, tree] of trees.entries()) {
+      const ours = await startProcess(['server/main.ts'], {
+        DASHBOARD: apiOnly ? 'false' : 'true', PORT: '0', DATABASE_PATH: join(dir, `payments-${i}.db`), RATE_LIMIT_RPS: '0', NODE_ENV: 'production',
+        SANDBOX_SETTLEMENT_DELAY_MS: '2000', WEBHOOK_ALLOW_PRIVATE_URLS: 'true',
+      }, tree.root);
+      children.push(ours.child);
+      const field = (n: string) => new RegExp(`${n}\\s+(\\S+)`).exec(ours.out())![1];
+      const creds = { code: field('code'), token: field('token') };
+      const { access_token } = await json(ours.url, '/auth/token', { body: creds });
+      const auth = { authorization: `Bearer ${access_token}`, 'content-type': 'application/json' };
+      await json(ours.url, '/sandbox/topup', { body: { amount: 90_000_000_000 }, headers: auth });
+      const L = tree.label;
+      results.push(await load(`POST /auth/token${L}`, { url: ours.url + '/auth/token', method: 'POST', body: JSON.stringify(creds), headers: { 'content-type': 'application/json' } }));
+      results.push(await load(`GET /balance${L}`, { url: ours.url + '/balance', headers: auth }));
+
+      const routes = await json(ours.url, '/openapi.json');
+      if (routes.paths['/withdraw/pix']) {
+        const withdrawal = { amount: 1000, key: randomUUID(), key_type: 'EVP', description: 'bench', details: { name: 'Maria Silva', document: '52998224725' } };
+        results.push(await load(`POST /withdraw/pix${L}`, { url: ours.url + '/withdraw/pix', method: 'POST', body: JSON.stringify(withdrawal), headers: auth }));
+        const created = await json(ours.url, '/withdraw/pix', { body: withdrawal, headers: auth });
+        results.push(await load(`GET /withdraw${L}`, { url: `${ours.url}/withdraw?identifier=${created.data[0].identifier}`, headers: auth }));
+      }
+      if (routes.paths['/transaction']) {
+        const charge = {
+          amount: 2500, method: 'PIX',
+          customer: { name: 'Maria Silva', email: 'maria@example.com', document: '52998224725' },
+          items: [{ title: 'Café', unitPrice: 1250, quantity: 2, tangible: true }],
+        };
+        results.push(await load(`POST /transaction (PIX)${L}`, { url: ours.url + '/transaction', method: 'POST', body: JSON.stringify(charge), headers: auth }));
+        const created = await json(ours.url, '/transaction', { body: charge, headers: auth });
+        results.push(await load(`GET /transaction${L}`, { url: `${ours.url}/transaction?id=${created.id}`, headers: auth }));
+      }
+      ours.child.kill('SIGTERM');
     }
 
     const full = results[0].rps;
@@ -109,10 +119,12 @@ async function main() {
     }
     // the targets of issue 11, all at 50 connections with full work
     const find = (n: string) => results.find((r) => r.name === n);
-    const post = find('POST /withdraw/pix');
-    const get = find('GET /withdraw');
-    if (post && get) {
-      console.log(`\ntargets: POST /withdraw/pix ${(post.rps / full).toFixed(2)}x bare FULL insert (≥ 1.00), GET /withdraw ${(get.rps / read).toFixed(2)}x bare read (≥ 0.25), p99 ${Math.max(post.p99, get.p99)} ms (≤ 40)`);
+    for (const tree of trees) {
+      const post = find(`POST /withdraw/pix${tree.label}`);
+      const get = find(`GET /withdraw${tree.label}`);
+      if (post && get) {
+        console.log(`targets${tree.label}: POST /withdraw/pix ${(post.rps / full).toFixed(2)}x bare FULL insert (≥ 1.00), GET /withdraw ${(get.rps / read).toFixed(2)}x bare read (≥ 0.25), p99 ${Math.max(post.p99, get.p99)} ms (≤ 40)`);
+      }
     }
 
     const deliveryBench = join(ROOT, 'bench/delivery.ts');

@@ -5,7 +5,7 @@ import { DomainError, validationError, type FieldIssue } from '../../errors';
 import type { Services } from '../../services';
 import { sandboxCardOutcome, validateCard, cardSummary, type CardInput } from '../cards';
 import { recordEvent } from '../events';
-import { checkIdempotencyKey, requestFingerprint, runIdempotent, type StoredAnswer } from '../idempotency';
+import { checkIdempotencyKey, requestFingerprint, runIdempotent, type IdempotentCreateOptions, type IdempotentOperation, type IdempotentResult } from '../idempotency';
 import { newId } from '../ids';
 import { transfer } from '../ledger';
 import { cnpjProblem, cpfProblem, documentKind, normalizeDocument } from '../pix/documents';
@@ -32,8 +32,8 @@ export interface CreateTransactionInput {
   card?: CardInput;
 }
 
-/** The idempotency scope's path: REST and tRPC create the same resource, so they share keys. */
-const SCOPE_PATH = '/transaction';
+/** The idempotency scope: REST and tRPC create the same resource, so they share keys. */
+const OPERATION: IdempotentOperation = 'transaction.create';
 
 /** The rules that span fields (the schema has checked each field alone). Nothing here echoes card data. */
 export async function transactionInputProblems(s: Services, input: CreateTransactionInput): Promise<FieldIssue[]> {
@@ -71,9 +71,9 @@ export async function createTransaction(
   s: Services,
   accountId: string,
   input: CreateTransactionInput,
-  idempotencyKey?: string | null,
-): Promise<StoredAnswer<TransactionCreated>> {
-  const key = checkIdempotencyKey(idempotencyKey);
+  opts: IdempotentCreateOptions = {},
+): Promise<IdempotentResult<{ transaction: TransactionCreated }>> {
+  const key = checkIdempotencyKey(opts.idempotencyKey);
   const issues = await transactionInputProblems(s, input);
   if (issues.length) throw validationError(issues);
 
@@ -81,8 +81,8 @@ export async function createTransaction(
   const card = input.method === 'CARD' && input.card
     ? { ...cardSummary(input.card.number, input.card.holder_name), outcome: sandboxCardOutcome(input.card.number) }
     : null;
-  const fingerprint = requestFingerprint(s.masterKey, 'POST', SCOPE_PATH, input);
-  const scope = { accountId, method: 'POST', path: SCOPE_PATH, key };
+  const fingerprint = requestFingerprint(s.masterKey, OPERATION, input);
+  const scope = { accountId, operation: OPERATION, key };
 
   return runIdempotent(s.db, scope, fingerprint, () => s.clock.now(), async (tx) => {
     const at = s.clock.now();
@@ -138,11 +138,11 @@ export async function createTransaction(
       await recordTransactionEvent(tx, accountId, id, status === 'APPROVED' ? 'transaction.approved' : 'transaction.refused', at);
     }
 
-    const body: TransactionCreated = {
+    const transaction: TransactionCreated = {
       id, status, total: input.amount, method: input.method, qrcode, invoice: invoice?.id ?? null, currency: 'BRL',
       identifier, external_ref: input.externalRef ?? null, customer, created_at: iso, updated_at: iso,
     };
-    return { status: 201, body };
+    return { transaction };
   });
 }
 

@@ -398,5 +398,5 @@ export async function resendDelivery(s: Services, accountId: string, deliveryId:
     return deliveryOf(tx, accountId, deliveryId);
   });
   s.wake.delivery?.();
-  return { code: 202, content, message: 'Delivery queued for resend', timestamp: s.clock.now().toISOString() };
+  return content;
 }

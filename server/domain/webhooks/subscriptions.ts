@@ -3,7 +3,7 @@ import type { DrizzleDb } from '../../../db';
 import { deliveries, idempotencyKeys, webhooks } from '../../../db/schema';
 import { DomainError, validationError } from '../../errors';
 import type { Services } from '../../services';
-import { checkIdempotencyKey, requestFingerprint, runIdempotent } from '../idempotency';
+import { checkIdempotencyKey, requestFingerprint, runIdempotent, type IdempotencyScope, type IdempotentCreateOptions, type IdempotentOperation, type IdempotentResult } from '../idempotency';
 import { newId } from '../ids';
 import type { EventCategory } from '../events';
 import { MAX_WEBHOOK_URL_LENGTH } from './categories';
@@ -27,9 +27,6 @@ export interface WebhookView {
   updated_at: string;
 }
 
-/** The webhook API's success envelope (spec "Webhook"). */
-export interface WebhookEnvelope<T> { code: number; content: T; message: string; timestamp: string }
-
 type WebhookRow = typeof webhooks.$inferSelect;
 
 function view(row: WebhookRow, secret: string): WebhookView {
@@ -46,50 +43,44 @@ function view(row: WebhookRow, secret: string): WebhookView {
 
 export interface CreateWebhookInput { url: string; events: EventCategory[] }
 
-export interface CreateWebhookRequest {
-  accountId: string;
-  input: CreateWebhookInput;
-  /** The `idempotency-key` header as sent (undefined when absent). */
-  idempotencyKey: string | undefined;
-  /** REST requires the key (DECISIONS "Idempotency"); tRPC callers may omit it. */
-  requireKey: boolean;
-}
-
-const IDEMPOTENCY_PATH = '/api/webhooks';
+const OPERATION: IdempotentOperation = 'webhook.create';
 
 /**
  * Registers a webhook. The URL passes the SSRF guard before anything is stored. The answer is stored
  * under the idempotency key with the secret still encrypted (secrets stay encrypted at rest, the
  * idempotency table included) and decrypted on the way out, so a replay is byte-identical.
  */
-export async function createWebhook(s: Services, req: CreateWebhookRequest): Promise<WebhookEnvelope<WebhookView> & { replayed: boolean }> {
-  const key = checkIdempotencyKey(req.idempotencyKey);
-  if (key === null && req.requireKey) {
-    throw validationError([{ path: 'idempotency-key', message: 'header is required' }]);
-  }
-  const { url, events } = req.input;
+export async function createWebhook(
+  s: Services,
+  accountId: string,
+  input: CreateWebhookInput,
+  opts: IdempotentCreateOptions = {},
+): Promise<IdempotentResult<{ webhook: WebhookView }>> {
+  const key = checkIdempotencyKey(opts.idempotencyKey);
+  const { url, events } = input;
   const duplicates = events.filter((e, i) => events.indexOf(e) !== i);
   if (events.length === 0) throw validationError([{ path: 'events', message: 'must list at least one of transaction, withdraw, dispute' }]);
   if (duplicates.length) throw validationError([{ path: 'events', message: `lists ${duplicates[0]} more than once` }]);
   if (url.length > MAX_WEBHOOK_URL_LENGTH) throw validationError([{ path: 'url', message: `at most ${MAX_WEBHOOK_URL_LENGTH} characters` }]);
 
-  const scope = { accountId: req.accountId, method: 'POST', path: IDEMPOTENCY_PATH, key };
-  const fingerprint = requestFingerprint(s.masterKey, 'POST', IDEMPOTENCY_PATH, { url, events });
+  const scope = { accountId, operation: OPERATION, key };
+  const fingerprint = requestFingerprint(s.masterKey, OPERATION, { url, events });
   const secret = newWebhookSecret();
   const secretEnc = encryptSecret(secret, s.masterKey);
-  const answer = await runIdempotent<WebhookEnvelope<WebhookView>>(s.db, scope, fingerprint, () => s.clock.now(), async (tx) => {
+  const answer = await runIdempotent<{ webhook: WebhookView }>(s.db, scope, fingerprint, () => s.clock.now(), async (tx) => {
     const [{ n }] = await tx.select({ n: count() }).from(webhooks)
-      .where(and(eq(webhooks.accountId, req.accountId), isNull(webhooks.deletedAt))).all();
+      .where(and(eq(webhooks.accountId, accountId), isNull(webhooks.deletedAt))).all();
     if (n >= MAX_WEBHOOKS_PER_ACCOUNT) {
       throw new DomainError('UNPROCESSABLE', `an account can have at most ${MAX_WEBHOOKS_PER_ACCOUNT} webhooks; delete one first`);
     }
     const at = s.clock.now().toISOString();
     const row: WebhookRow = {
-      id: newId('webhook'), accountId: req.accountId, url, secretEnc, events: JSON.stringify(events),
+      id: newId('webhook'), accountId, url, secretEnc, events: JSON.stringify(events),
       active: 1, createdAt: at, updatedAt: at, deletedAt: null,
     };
     await tx.insert(webhooks).values(row);
-    return { status: 201, body: { code: 201, content: view(row, secretEnc), message: 'Webhook created', timestamp: at } };
+    // stored with the secret still encrypted; decrypted on the way out
+    return { webhook: view(row, secretEnc) };
   }, async () => {
     // A key that already holds an answer is a replay (or a 422): that answer stands whatever the URL
     // check would say today (DNS changed, policy tightened), so skip the check.
@@ -98,15 +89,14 @@ export async function createWebhook(s: Services, req: CreateWebhookRequest): Pro
     const checked = await checkWebhookUrl(url, { allowPrivate: s.config.webhookAllowPrivateUrls });
     if (!checked.ok) throw validationError([{ path: 'url', message: checked.reason }]);
   });
-  const body = answer.body;
-  return { ...body, content: { ...body.content, secret: decryptSecret(body.content.secret, s.masterKey) }, replayed: answer.replayed };
+  return { webhook: { ...answer.webhook, secret: decryptSecret(answer.webhook.secret, s.masterKey) }, replayed: answer.replayed };
 }
 
 /** Whether an unexpired answer is stored under this idempotency key (read connection: committed data). */
-function hasStoredAnswer(db: DrizzleDb, scope: { accountId: string; method: string; path: string; key: string | null }, now: Date): boolean {
+function hasStoredAnswer(db: DrizzleDb, scope: IdempotencyScope, now: Date): boolean {
   if (scope.key === null) return false;
   return db.select({ k: idempotencyKeys.key }).from(idempotencyKeys).where(and(
-    eq(idempotencyKeys.accountId, scope.accountId), eq(idempotencyKeys.method, scope.method), eq(idempotencyKeys.path, scope.path),
+    eq(idempotencyKeys.accountId, scope.accountId), eq(idempotencyKeys.operation, scope.operation),
     eq(idempotencyKeys.key, scope.key), gt(idempotencyKeys.expiresAt, now.toISOString()),
   )).get() !== undefined;
 }
@@ -115,16 +105,11 @@ function hasStoredAnswer(db: DrizzleDb, scope: { accountId: string; method: stri
  * Every webhook of the account that is not deleted, oldest first. `secret` is included: it is in the
  * spec's webhook shape and existing clients read it from the list.
  */
-export async function listWebhooks(s: Services, accountId: string): Promise<WebhookEnvelope<WebhookView[]>> {
+export async function listWebhooks(s: Services, accountId: string): Promise<WebhookView[]> {
   const rows = await s.db.read.select().from(webhooks)
     .where(and(eq(webhooks.accountId, accountId), isNull(webhooks.deletedAt)))
     .orderBy(asc(webhooks.createdAt), asc(webhooks.id)).all();
-  return {
-    code: 200,
-    content: rows.map((r) => view(r, decryptSecret(r.secretEnc, s.masterKey))),
-    message: 'Webhooks listed',
-    timestamp: s.clock.now().toISOString(),
-  };
+  return rows.map((r) => view(r, decryptSecret(r.secretEnc, s.masterKey)));
 }
 
 /** A live (not deleted) webhook of the account, or 404 (another account's id looks unknown). */
@@ -139,7 +124,7 @@ export async function liveWebhook(db: DrizzleDb, accountId: string, id: string):
  * Deletes a webhook (soft: its deliveries keep their log). In the same write job its pending
  * deliveries stop: they become FAILED with last_error "webhook deleted".
  */
-export async function deleteWebhook(s: Services, accountId: string, id: string): Promise<Omit<WebhookEnvelope<never>, 'content'>> {
+export async function deleteWebhook(s: Services, accountId: string, id: string): Promise<{ deleted_at: string }> {
   return s.db.write(async (tx) => {
     await liveWebhook(tx, accountId, id);
     const at = s.clock.now().toISOString();
@@ -148,6 +133,6 @@ export async function deleteWebhook(s: Services, accountId: string, id: string):
       .where(and(eq(deliveries.webhookId, id), eq(deliveries.status, 'PENDING'))).returning({ id: deliveries.id }).all();
     // another webhook or postback with the same URL may have been queued behind these
     await promoteQueueHeads(tx, stopped.map((d) => d.id), at);
-    return { code: 200, message: 'Webhook deleted', timestamp: at };
+    return { deleted_at: at };
   });
 }

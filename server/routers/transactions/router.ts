@@ -20,9 +20,9 @@ export const transactionsRouter = router({
     .input(createTransactionRequest)
     .output(transactionCreated)
     .mutation(async ({ ctx, input }) => {
-      const answer = await createTransaction(ctx.services, ctx.auth.accountId, input, ctx.headers['idempotency-key']);
-      markReplayed(ctx, answer.replayed);
-      return answer.body;
+      const { transaction, replayed } = await createTransaction(ctx.services, ctx.auth.accountId, input, { idempotencyKey: ctx.headers['idempotency-key'] });
+      markReplayed(ctx, replayed);
+      return transaction;
     }),
 
   get: merchantProcedure

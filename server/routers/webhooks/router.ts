@@ -1,6 +1,8 @@
 import { z } from 'zod';
 import { listDeliveries, listPostbackDeliveries, resendDelivery } from '../../domain/webhooks/deliveries';
 import { createWebhook, deleteWebhook, listWebhooks } from '../../domain/webhooks/subscriptions';
+import type { Context } from '../../context';
+import { validationError } from '../../errors';
 import { router, webhookApiProcedure, markReplayed } from '../../trpc';
 import {
   createWebhookHeaders, createWebhookRequest, deliveryPage, deliveryResent, listDeliveriesInput, listPostbackDeliveriesInput, resendDeliveryInput,
@@ -8,6 +10,12 @@ import {
 } from './schemas';
 
 const AUTH_401 = 'Missing x-api-key/x-token, or they are not of the same account';
+
+/** The webhook API's success envelope (spec "Webhook"): shaped here, never by the domain. */
+function envelope<T>(code: number, content: T, message: string, timestamp: string) {
+  return { code, content, message, timestamp };
+}
+const now = (ctx: Context) => ctx.services.clock.now().toISOString();
 
 export const webhooksRouter = router({
   create: webhookApiProcedure
@@ -23,24 +31,29 @@ export const webhooksRouter = router({
     .input(createWebhookRequest)
     .output(webhookCreated)
     .mutation(async ({ ctx, input }) => {
-      const { replayed, ...answer } = await createWebhook(ctx.services, {
-        accountId: ctx.auth.accountId, input, idempotencyKey: ctx.headers['idempotency-key'], requireKey: ctx.transport === 'rest',
-      });
+      const idempotencyKey = ctx.headers['idempotency-key'];
+      // REST requires the key (DECISIONS "Idempotency"); tRPC callers (the dashboard) may omit it
+      if (idempotencyKey === undefined && ctx.transport === 'rest') throw validationError([{ path: 'idempotency-key', message: 'header is required' }]);
+      const { webhook, replayed } = await createWebhook(ctx.services, ctx.auth.accountId, input, { idempotencyKey });
       markReplayed(ctx, replayed);
-      return answer;
+      // the creation time, not now: a replay is the same bytes as the first answer
+      return envelope(201, webhook, 'Webhook created', webhook.created_at);
     }),
 
   list: webhookApiProcedure
     .meta({ auth: 'webhook-api', envelope: 'webhooks', openapi: { method: 'GET', path: '/api/webhooks', tags: ['webhooks'], summary: 'List webhooks', description: 'Every webhook of the account that is not deleted, with its secret.', errorResponses: { 401: AUTH_401, 429: 'Rate limited' } } })
     .input(z.strictObject({}).optional())
     .output(webhookList)
-    .query(({ ctx }) => listWebhooks(ctx.services, ctx.auth.accountId)),
+    .query(async ({ ctx }) => envelope(200, await listWebhooks(ctx.services, ctx.auth.accountId), 'Webhooks listed', now(ctx))),
 
   delete: webhookApiProcedure
     .meta({ auth: 'webhook-api', envelope: 'webhooks', openapi: { method: 'DELETE', path: '/api/webhooks/{magic_id}', tags: ['webhooks'], summary: 'Delete a webhook', description: 'It disappears from the list; its pending deliveries stop (FAILED, "webhook deleted").', errorResponses: { 401: AUTH_401, 404: 'No such webhook of this account', 429: 'Rate limited' } } })
     .input(webhookIdInput)
     .output(webhookDeleted)
-    .mutation(({ ctx, input }) => deleteWebhook(ctx.services, ctx.auth.accountId, input.magic_id)),
+    .mutation(async ({ ctx, input }) => {
+      const { deleted_at } = await deleteWebhook(ctx.services, ctx.auth.accountId, input.magic_id);
+      return { code: 200, message: 'Webhook deleted', timestamp: deleted_at };
+    }),
 
   /** The delivery log of one webhook (dashboard; tRPC only). */
   deliveries: webhookApiProcedure
@@ -65,5 +78,6 @@ export const webhooksRouter = router({
     })
     .input(resendDeliveryInput)
     .output(deliveryResent)
-    .mutation(({ ctx, input }) => resendDelivery(ctx.services, ctx.auth.accountId, input.delivery_id)),
+    .mutation(async ({ ctx, input }) =>
+      envelope(202, await resendDelivery(ctx.services, ctx.auth.accountId, input.delivery_id), 'Delivery queued for resend', now(ctx))),
 });

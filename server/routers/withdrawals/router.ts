@@ -1,8 +1,29 @@
 import { z } from 'zod';
-import { createWithdrawal } from '../../domain/withdrawals/create';
+import { createWithdrawal, type WithdrawalCreated } from '../../domain/withdrawals/create';
+import { DomainError } from '../../errors';
 import { findWithdrawal, listWithdrawals } from '../../domain/withdrawals/query';
 import { merchantProcedure, router, markReplayed } from '../../trpc';
-import { withdrawalCreationResponse, withdrawalListInput, withdrawalListResponse, withdrawalQuery, withdrawalRequest, withdrawalResponse } from './schemas';
+import { withdrawalCreationResponse, withdrawalListInput, withdrawalListResponse, withdrawalQuery, withdrawalRequest, withdrawalResponse, type WithdrawalCreationResponse } from './schemas';
+
+/** The spec's "Withdrawal creation response": every batch PENDING, stamped with the creation time. */
+function withdrawRequest({ withdrawal, batches }: WithdrawalCreated): WithdrawalCreationResponse {
+  return {
+    statusCode: 201,
+    message: 'WITHDRAW_REQUEST',
+    data: batches.map((b) => ({ amount: b.amount, event: 'WITHDRAWAL', identifier: b.identifier, status: 'PENDING', timestamp: withdrawal.created_at })),
+    timestamp: withdrawal.created_at,
+  };
+}
+
+/** A balance that does not cover the withdrawal answers the body DECISIONS fixes (WITHDRAW_FAIL, 422). */
+function withdrawFail(err: unknown): never {
+  if (err instanceof DomainError && err.code === 'INSUFFICIENT_FUNDS') {
+    throw new DomainError(err.code, err.detail, {
+      restBody: { statusCode: 422, message: 'WITHDRAW_FAIL', data: [], error: { code: 'INSUFFICIENT_FUNDS', detail: err.detail } },
+    });
+  }
+  throw err;
+}
 
 export const withdrawalsRouter = router({
   create: merchantProcedure
@@ -18,9 +39,10 @@ export const withdrawalsRouter = router({
     .input(withdrawalRequest)
     .output(withdrawalCreationResponse)
     .mutation(async ({ ctx, input }) => {
-      const answer = await createWithdrawal(ctx.services, ctx.auth.accountId, input, { idempotencyKey: ctx.headers['idempotency-key'] });
-      markReplayed(ctx, answer.replayed);
-      return answer.body;
+      const created = await createWithdrawal(ctx.services, ctx.auth.accountId, input, { idempotencyKey: ctx.headers['idempotency-key'] })
+        .catch(withdrawFail);
+      markReplayed(ctx, created.replayed);
+      return withdrawRequest(created);
     }),
 
   get: merchantProcedure

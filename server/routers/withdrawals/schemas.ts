@@ -105,3 +105,4 @@ export const withdrawalListResponse = z.object({
 });
 
 export type WithdrawalRequestInput = z.infer<typeof withdrawalRequest>;
+export type WithdrawalCreationResponse = z.infer<typeof withdrawalCreationResponse>;
