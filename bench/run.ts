@@ -7,7 +7,7 @@
  */
 import autocannon from 'autocannon';
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { randomUUID } from 'node:crypto';
@@ -16,7 +16,17 @@ const ROOT = new URL('..', import.meta.url).pathname;
 const DURATION = Number(process.env.BENCH_SECONDS ?? 5);
 const CONNECTIONS = 50;
 
-interface Result { name: string; kind: 'write' | 'read'; rps: number; p50: number; p99: number; non2xx: number; errors: number }
+interface Result { name: string; kind: 'write' | 'read'; rps: number; p50: number; p99: number; non2xx: number; errors: number; cpuUsPerReq: number | null }
+
+/** CPU time (user + system) a process has used, in µs, from /proc: robust to a busy machine where req/s is not. */
+function cpuMicros(pid: number | undefined): number | null {
+  if (!pid || !existsSync(`/proc/${pid}/stat`)) return null;
+  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
+  return (Number(fields[11]) + Number(fields[12])) * (1_000_000 / 100); // clock ticks are 1/100 s on Linux
+}
+
+/** The process whose CPU the next loads are charged to. */
+let measuredPid: number | undefined;
 
 function startProcess(args: string[], env: Record<string, string>, cwd = ROOT): Promise<{ child: ChildProcess; url: string; out: () => string }> {
   const child = spawn(process.execPath, ['--import', 'tsx', ...args], { cwd, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
@@ -35,10 +45,14 @@ function startProcess(args: string[], env: Record<string, string>, cwd = ROOT): 
 
 async function load(name: string, opts: autocannon.Options): Promise<Result> {
   const kind = (opts.method ?? 'GET') === 'GET' ? 'read' : 'write';
+  const pid = measuredPid;
   // a short warm-up so JIT and caches do not count against the first target
   await autocannon({ ...opts, duration: 1, connections: 10 });
+  const cpuBefore = cpuMicros(pid);
   const r = await autocannon({ connections: CONNECTIONS, duration: DURATION, ...opts });
-  return { name, kind, rps: r.requests.average, p50: r.latency.p50, p99: r.latency.p99, non2xx: r.non2xx, errors: r.errors };
+  const cpuAfter = cpuMicros(pid);
+  const cpuUsPerReq = cpuBefore !== null && cpuAfter !== null && r.requests.total > 0 ? (cpuAfter - cpuBefore) / r.requests.total : null;
+  return { name, kind, cpuUsPerReq, rps: r.requests.average, p50: r.latency.p50, p99: r.latency.p99, non2xx: r.non2xx, errors: r.errors };
 }
 
 async function json(url: string, path: string, init: { method?: string; body?: unknown; headers?: Record<string, string> } = {}) {
@@ -57,6 +71,7 @@ async function main() {
   }
   const dir = mkdtempSync(join(tmpdir(), 'pix-bench-'));
   const children: ChildProcess[] = [];
+  const outputs: (() => string)[] = [];
   try {
     const bareFull = await startProcess(['bench/bare-server.ts', 'FULL', join(dir, 'bare-full.db')], {});
     const bareNormal = await startProcess(['bench/bare-server.ts', 'NORMAL', join(dir, 'bare-normal.db')], {});
@@ -68,8 +83,11 @@ async function main() {
 
     const results: Result[] = [];
     const insertBody = JSON.stringify({ amount: 1000, key: randomUUID(), note: 'bench' });
+    measuredPid = bareFull.child.pid;
     results.push(await load('bare insert, synchronous=FULL', { url: bareFull.url, method: 'POST', body: insertBody, headers: { 'content-type': 'application/json' } }));
+    measuredPid = bareNormal.child.pid;
     results.push(await load('bare insert, synchronous=NORMAL', { url: bareNormal.url, method: 'POST', body: insertBody, headers: { 'content-type': 'application/json' } }));
+    measuredPid = bareFull.child.pid;
     results.push(await load('bare primary-key read', { url: bareFull.url }));
 
     for (const [i, tree] of trees.entries()) {
@@ -78,6 +96,8 @@ async function main() {
         SANDBOX_SETTLEMENT_DELAY_MS: '2000', WEBHOOK_ALLOW_PRIVATE_URLS: 'true',
       }, tree.root);
       children.push(ours.child);
+      outputs.push(ours.out);
+      measuredPid = ours.child.pid;
       const field = (n: string) => new RegExp(`${n}\\s+(\\S+)`).exec(ours.out())![1];
       const creds = { code: field('code'), token: field('token') };
       const { access_token } = await json(ours.url, '/auth/token', { body: creds });
@@ -111,11 +131,11 @@ async function main() {
     const normal = results[1].rps;
     const read = results[2].rps;
     console.log(`\n${DURATION}s per target, ${CONNECTIONS} connections, 127.0.0.1, ${new Date().toISOString()}, load average ${loadavg().map((l) => l.toFixed(2)).join(' ')} on ${cpus().length} cores`);
-    console.log('target                              req/s     p50 ms   p99 ms   vs bare FULL   vs bare NORMAL   vs bare read   non-2xx');
+    console.log('target                              req/s     p50 ms   p99 ms   vs bare FULL   vs bare NORMAL   vs bare read   non-2xx   CPU µs/req');
     const ratio = (x: number | null) => (x === null ? '' : `${x.toFixed(2)}x`);
     for (const r of results) {
       const w = r.kind === 'write';
-      console.log(`${r.name.padEnd(34)} ${r.rps.toFixed(0).padStart(7)} ${String(r.p50).padStart(9)} ${String(r.p99).padStart(8)} ${ratio(w ? r.rps / full : null).padStart(14)} ${ratio(w ? r.rps / normal : null).padStart(16)} ${ratio(w ? null : r.rps / read).padStart(14)} ${String(r.non2xx + r.errors).padStart(9)}`);
+      console.log(`${r.name.padEnd(34)} ${r.rps.toFixed(0).padStart(7)} ${String(r.p50).padStart(9)} ${String(r.p99).padStart(8)} ${ratio(w ? r.rps / full : null).padStart(14)} ${ratio(w ? r.rps / normal : null).padStart(16)} ${ratio(w ? null : r.rps / read).padStart(14)} ${String(r.non2xx + r.errors).padStart(9)} ${(r.cpuUsPerReq === null ? '' : r.cpuUsPerReq.toFixed(0)).padStart(12)}`);
     }
     // the targets of issue 11, all at 50 connections with full work
     const find = (n: string) => results.find((r) => r.name === n);
@@ -133,6 +153,10 @@ async function main() {
       const d = await benchDelivery({ events: 3000 });
       console.log(`\nwebhook delivery: ${d.eventsPerSecond.toFixed(0)} events/s to a loopback receiver; event→delivery latency p50 ${d.p50Ms.toFixed(1)} ms, p99 ${d.p99Ms.toFixed(1)} ms`);
     }
+  } catch (err) {
+    // what the servers said is the first thing to read when a target fails
+    for (const o of outputs) console.error(o().split('\n').filter((l) => /error|Error|at /.test(l)).slice(0, 40).join('\n'));
+    throw err;
   } finally {
     for (const c of children) c.kill('SIGTERM');
     await new Promise((r) => setTimeout(r, 300));

@@ -262,7 +262,7 @@ describe('transactions.list', () => {
       expect(page.items.length).toBeLessThanOrEqual(10);
       for (const item of page.items) expect(Object.keys(item)).toEqual(VIEW_KEYS);
       seen.push(...page.items.map((t) => t.id));
-      cursor = page.nextCursor;
+      cursor = page.next_cursor;
       pages += 1;
     } while (cursor);
     expect(pages).toBe(3);

@@ -74,6 +74,8 @@ function dueHeads(db: DrizzleDb, now: string, exclude: string[], limit: number):
 
 export type { DeliveryStatus } from '../enums';
 import type { DeliveryStatus } from '../enums';
+import type { z } from 'zod';
+import type { deliveryAttemptView, deliveryView } from '../../routers/webhooks/schemas';
 
 export interface AttemptOutcome { deliveryId: string; result: SendWebhookResult; startedAt: Date; finishedAt: Date }
 
@@ -264,31 +266,9 @@ export class DeliveryEngine {
 
 // ---- the delivery log (dashboard) and resend by hand ----
 
-export interface DeliveryAttemptView {
-  attempted_at: string;
-  status_code: number | null;
-  duration_ms: number;
-  response_excerpt: string | null;
-  error: string | null;
-}
+export type DeliveryAttemptView = z.infer<typeof deliveryAttemptView>;
 
-export interface DeliveryView {
-  id: string;
-  webhook_id: string | null;
-  target: 'webhook' | 'postback';
-  url: string;
-  event_id: string;
-  event_type: string;
-  resource_id: string;
-  status: DeliveryStatus;
-  attempt_count: number;
-  next_attempt_at: string | null;
-  last_status_code: number | null;
-  last_error: string | null;
-  created_at: string;
-  updated_at: string;
-  attempts: DeliveryAttemptView[];
-}
+export type DeliveryView = z.infer<typeof deliveryView>;
 
 const deliveryColumns = {
   id: deliveries.id, webhookId: deliveries.webhookId, target: deliveries.target, url: deliveries.url, eventId: deliveries.eventId,

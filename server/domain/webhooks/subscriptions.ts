@@ -10,22 +10,16 @@ import { MAX_WEBHOOK_URL_LENGTH } from './categories';
 import { promoteQueueHeads } from './queues';
 import { decryptSecret, encryptSecret, newWebhookSecret } from './secrets';
 import { checkWebhookUrl } from './url-guard';
+import type { z } from 'zod';
+import type { webhookView } from '../../routers/webhooks/schemas';
 
 export { MAX_WEBHOOK_URL_LENGTH, WEBHOOK_CATEGORIES } from './categories';
 
 /** Caps the fan-out one account can cause: every event is sent once per webhook. */
 export const MAX_WEBHOOKS_PER_ACCOUNT = 50;
 
-/** The spec's webhook shape. */
-export interface WebhookView {
-  magic_id: string;
-  url: string;
-  secret: string;
-  events: EventCategory[];
-  active: boolean;
-  created_at: string;
-  updated_at: string;
-}
+/** The spec's webhook shape; its type is the contract's. */
+export type WebhookView = z.infer<typeof webhookView>;
 
 type WebhookRow = typeof webhooks.$inferSelect;
 

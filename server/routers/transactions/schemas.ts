@@ -124,7 +124,7 @@ export const listTransactionsInput = z.strictObject({
 
 export const transactionPage = z.object({
   items: z.array(transactionView),
-  nextCursor: z.string().nullable(),
+  next_cursor: z.string().nullable(),
 });
 
 export const transactionIdInput = z.strictObject({ transactionId: z.string().min(1).max(64) });

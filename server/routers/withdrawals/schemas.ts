@@ -101,7 +101,7 @@ export const withdrawalListInput = z.strictObject({
 
 export const withdrawalListResponse = z.object({
   items: z.array(withdrawalResponse),
-  nextCursor: z.string().nullable(),
+  next_cursor: z.string().nullable(),
 });
 
 export type WithdrawalRequestInput = z.infer<typeof withdrawalRequest>;
