@@ -1,7 +1,7 @@
 import Database from 'better-sqlite3';
 import { drizzle, type BetterSQLite3Database } from 'drizzle-orm/better-sqlite3';
 import { migrate } from 'drizzle-orm/better-sqlite3/migrator';
-import { mkdirSync } from 'node:fs';
+import { chmodSync, closeSync, existsSync, mkdirSync, openSync, statSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import * as schema from './schema';
@@ -14,7 +14,7 @@ const BUSY_TIMEOUT_MS = 5000;
 
 /** Opens a connection with the pragmas the product depends on, and refuses one where they did not take. */
 export function openConnection(path: string, opts: { readonly?: boolean } = {}): Database.Database {
-  if (!opts.readonly) mkdirSync(dirname(path), { recursive: true });
+  if (!opts.readonly) createPrivately(path);
   const conn = new Database(path, { readonly: opts.readonly ?? false, fileMustExist: opts.readonly ?? false });
   if (!opts.readonly) conn.pragma('journal_mode = WAL');
   conn.pragma('synchronous = FULL');
@@ -22,6 +22,20 @@ export function openConnection(path: string, opts: { readonly?: boolean } = {}):
   conn.pragma(`busy_timeout = ${BUSY_TIMEOUT_MS}`);
   verifyPragmas(conn);
   return conn;
+}
+
+/**
+ * The database holds hashed credentials and encrypted secrets: only its owner may read it. SQLite gives
+ * the WAL and shm files the database file's mode, so creating the database 0600 (whatever the umask)
+ * covers all three; a database made before this rule is tightened.
+ */
+function createPrivately(path: string) {
+  if (path === ':memory:' || path === '' || path.startsWith('file:')) return; // not a file of ours to create
+  mkdirSync(dirname(path), { recursive: true, mode: 0o700 });
+  if (!existsSync(path)) closeSync(openSync(path, 'a', 0o600));
+  for (const file of [path, `${path}-wal`, `${path}-shm`]) {
+    if (existsSync(file) && (statSync(file).mode & 0o077) !== 0) chmodSync(file, 0o600);
+  }
 }
 
 export class PragmaError extends Error {}

@@ -33,6 +33,19 @@ export class WriterClosedError extends Error {
   constructor() { super('the database writer is closed'); }
 }
 
+/** The write transaction of a group failed as a whole: none of the group's jobs was saved. */
+export class TransactionLostError extends Error {
+  constructor(cause: unknown) {
+    // drizzle wraps the driver's error: name the SQLite error itself (SQLITE_FULL: database or disk is full)
+    let root = cause;
+    for (let i = 0; i < 4 && root instanceof Error && !('code' in root) && root.cause; i++) root = root.cause;
+    const code = (root as { code?: unknown })?.code;
+    const what = root instanceof Error ? root.message : String(root);
+    super(`the database rolled back the write transaction (${typeof code === 'string' ? `${code}: ` : ''}${what}); no job of its group was saved`, { cause });
+    this.name = 'TransactionLostError';
+  }
+}
+
 export class SqliteGroupCommitWriter implements Writer {
   private queue: Queued[] = [];
   private running = false;
@@ -72,7 +85,13 @@ export class SqliteGroupCommitWriter implements Writer {
     try {
       while (this.queue.length) {
         const group = this.queue.splice(0, this.maxGroup);
-        await this.runGroup(group);
+        try {
+          await this.runGroup(group);
+        } catch (error) {
+          // runGroup settles its jobs itself; this is the last line so that no promise is left hanging
+          // and the writer keeps serving the next group whatever went wrong
+          this.abandon(group, error);
+        }
       }
     } finally {
       this.running = false;
@@ -90,14 +109,22 @@ export class SqliteGroupCommitWriter implements Writer {
       return;
     }
     for (const q of group) {
-      this.conn.exec('SAVEPOINT job');
       try {
+        this.conn.exec('SAVEPOINT job');
         const value = await q.job(this.tx);
         this.conn.exec('RELEASE job');
         outcomes.push({ ok: true, value });
       } catch (error) {
-        this.conn.exec('ROLLBACK TO job');
-        this.conn.exec('RELEASE job');
+        // SQLite may have rolled back the whole transaction under this job (SQLITE_FULL, IOERR, NOMEM
+        // on a statement without a statement journal, a busy timeout…): no savepoint is left to roll
+        // back to, and every job of the group, done or not, has lost its work.
+        if (!this.conn.inTransaction) return this.abandon(group, error);
+        try {
+          this.conn.exec('ROLLBACK TO job');
+          this.conn.exec('RELEASE job');
+        } catch (rollbackError) {
+          return this.abandon(group, rollbackError);
+        }
         outcomes.push({ ok: false, error });
       }
     }
@@ -105,9 +132,7 @@ export class SqliteGroupCommitWriter implements Writer {
       this.conn.exec('COMMIT');
     } catch (error) {
       // Nothing of this group is durable: every job fails, including those that succeeded.
-      if (this.conn.inTransaction) this.conn.exec('ROLLBACK');
-      for (const q of group) q.reject(error);
-      return;
+      return this.abandon(group, error);
     }
     this.stats.groups += 1;
     this.stats.jobs += group.length;
@@ -120,6 +145,19 @@ export class SqliteGroupCommitWriter implements Writer {
     for (const fn of this.commitListeners) {
       try { fn(); } catch (err) { console.error('[writer] onCommit listener failed', err); }
     }
+  }
+
+  /** The group's transaction is gone: roll back whatever is left of it and reject every job of the group. */
+  private abandon(group: Queued[], cause: unknown) {
+    try {
+      if (this.conn.inTransaction) this.conn.exec('ROLLBACK');
+    } catch (err) {
+      console.error('[writer] rollback of a failed group failed', err);
+    }
+    const error = new TransactionLostError(cause);
+    console.error(`[writer] ${error.message}`);
+    // a promise settles once: jobs already settled (none today) are unaffected
+    for (const q of group) q.reject(error);
   }
 
   onCommit(fn: () => void): () => void {

@@ -28,6 +28,8 @@ async function main() {
     balance = Number(values.balance);
   }
   const config = loadConfig();
+  // the database and key file may be created here first: its owner's only
+  process.umask(0o077);
   const db = openDatabase(config.databasePath);
   try {
     const creds = await createAccount(

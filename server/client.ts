@@ -1,4 +1,5 @@
-import { createTRPCClient, httpBatchLink } from '@trpc/client';
+import { createTRPCClient, httpBatchLink, httpLink, splitLink } from '@trpc/client';
+import { MAX_BATCH_CALLS, UNBATCHABLE_PROCEDURES } from './routers/batching';
 import type { AppRouter } from './routers';
 
 export type { AppRouter } from './routers';
@@ -18,17 +19,20 @@ export interface PaymentsClientOptions {
  * AppRouter, plain JSON (no transformer).
  */
 export function createPaymentsClient(o: PaymentsClientOptions) {
+  const url = `${o.url.replace(/\/$/, '')}/api/trpc`;
+  async function headers() {
+    const token = typeof o.accessToken === 'function' ? await o.accessToken() : o.accessToken;
+    const h: Record<string, string> = { authorization: `Bearer ${token}` };
+    if (o.apiKey) { h['x-api-key'] = o.apiKey; h['x-token'] = token; }
+    return h;
+  }
   return createTRPCClient<AppRouter>({
     links: [
-      httpBatchLink({
-        url: `${o.url.replace(/\/$/, '')}/api/trpc`,
-        fetch: o.fetch,
-        async headers() {
-          const token = typeof o.accessToken === 'function' ? await o.accessToken() : o.accessToken;
-          const h: Record<string, string> = { authorization: `Bearer ${token}` };
-          if (o.apiKey) { h['x-api-key'] = o.apiKey; h['x-token'] = token; }
-          return h;
-        },
+      // the server refuses credential checks inside a batch and batches above 20 calls
+      splitLink({
+        condition: (op) => UNBATCHABLE_PROCEDURES.includes(op.path),
+        true: httpLink({ url, fetch: o.fetch, headers }),
+        false: httpBatchLink({ url, fetch: o.fetch, maxItems: MAX_BATCH_CALLS, headers }),
       }),
     ],
   });

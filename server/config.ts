@@ -1,3 +1,5 @@
+import { parseTrustedProxies, type TrustedProxies } from './http/client-address';
+
 /** Configuration from the environment; every variable has a working default (README lists them). */
 export interface Config {
   port: number;
@@ -19,8 +21,10 @@ export interface Config {
   merchantCity: string;
   production: boolean;
   dev: boolean;
-  /** COOKIE_SECURE: true/false forces the session cookie's Secure flag; unset = Secure in production over https. */
+  /** COOKIE_SECURE=true marks the session cookie Secure even on plain http; it is Secure over https regardless. */
   cookieSecure: boolean | null;
+  /** TRUSTED_PROXIES: the proxies whose X-Forwarded-For / X-Forwarded-Proto are believed (none by default). */
+  trustedProxies: TrustedProxies;
 }
 
 function int(name: string, def: number, min = 0): number {
@@ -70,6 +74,7 @@ export function loadConfig(overrides: Partial<Config> = {}): Config {
     production,
     dev: false,
     cookieSecure: process.env.COOKIE_SECURE ? bool('COOKIE_SECURE', false) : null,
+    trustedProxies: parseTrustedProxies(process.env.TRUSTED_PROXIES),
     ...overrides,
   };
 }

@@ -1,4 +1,8 @@
 import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from 'node:http';
+import type { TRPCRequestInfo } from '@trpc/server/http';
+import { TRPCError } from '@trpc/server';
+import { cameOverHttps, clientAddress } from './http/client-address';
+import { credentialInBatch } from './routers/batching';
 import type { Services } from './services';
 
 export type AuthKind = 'bearer' | 'webhook-api' | 'session';
@@ -15,7 +19,10 @@ export interface Context {
   services: Services;
   /** Lower-cased request headers. */
   headers: Record<string, string | undefined>;
+  /** The client address (DECISIONS "Client addresses"): what limits are counted against. */
   ip: string;
+  /** The request came over https (our TLS socket, or a trusted proxy's X-Forwarded-Proto). */
+  https: boolean;
   /** Set by tests through createContextInner, or by the auth middleware from the headers. */
   auth: Auth | null;
   transport: 'rest' | 'trpc' | 'caller';
@@ -32,6 +39,7 @@ export function createContextInner(o: {
   auth?: Auth | null;
   headers?: Record<string, string | undefined>;
   ip?: string;
+  https?: boolean;
   transport?: Context['transport'];
 }): Context {
   return {
@@ -39,6 +47,7 @@ export function createContextInner(o: {
     auth: o.auth ?? null,
     headers: o.headers ?? {},
     ip: o.ip ?? '127.0.0.1',
+    https: o.https ?? false,
     transport: o.transport ?? 'caller',
     resHeaders: new Headers(),
   };
@@ -51,12 +60,21 @@ export function lowerHeaders(headers: IncomingHttpHeaders): Record<string, strin
   return out;
 }
 
+/** What a node:http request says about its client, for either transport (DECISIONS "Client addresses"). */
+export function requestOrigin(services: Services, req: IncomingMessage) {
+  return {
+    headers: lowerHeaders(req.headers),
+    ip: clientAddress(req, services.config.trustedProxies),
+    https: cameOverHttps(req, services.config.trustedProxies),
+  };
+}
+
 /** The outer context of tRPC over HTTP: reads the request; authentication happens in the procedures' middleware. */
 export function createTrpcHttpContext(services: Services) {
-  return ({ req }: { req: IncomingMessage; res: ServerResponse }): Context => createContextInner({
-    services,
-    headers: lowerHeaders(req.headers),
-    ip: req.socket.remoteAddress ?? 'unknown',
-    transport: 'trpc',
-  });
+  return ({ req, info }: { req: IncomingMessage; res: ServerResponse; info?: TRPCRequestInfo }): Context => {
+    const credential = info ? credentialInBatch(info) : null;
+    // refused before any call of the batch runs
+    if (credential) throw new TRPCError({ code: 'BAD_REQUEST', message: `${credential} cannot be batched with other calls; send it on its own` });
+    return createContextInner({ services, ...requestOrigin(services, req), transport: 'trpc' });
+  };
 }

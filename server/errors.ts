@@ -63,6 +63,8 @@ export function toDomainError(err: unknown): DomainError {
   if (err instanceof DomainError) return err;
   if (err instanceof TRPCError) {
     if (err.cause instanceof DomainError) return err.cause;
+    // an answer that fails its own output schema is our fault, whatever zod says about it: never a 4xx
+    if (err.code === 'INTERNAL_SERVER_ERROR') return new DomainError('INTERNAL', 'internal error');
     if (err.cause instanceof ZodError) {
       const issues = zodIssues(err.cause);
       return new DomainError('VALIDATION', issues.map(formatIssue).join('; '), { issues });

@@ -2,7 +2,8 @@ import { createServer, type IncomingMessage, type ServerResponse } from 'node:ht
 import { fileURLToPath } from 'node:url';
 import { createDemoAccountIfEmpty } from './bootstrap';
 import { loadConfig } from './config';
-import { createApiHandler } from './http/edge';
+import { createApiHandler } from './http/api';
+import { refuseTarget, requestTargetProblem, setSecurityHeaders } from './http/edge';
 import { startJobs, stopJobs } from './jobs';
 import { appRouter } from './routers';
 import { createContextInner } from './context';
@@ -12,10 +13,12 @@ import { createServices } from './services';
 import { closeWebhookAgents } from './domain/webhooks/sender';
 
 /**
- * The one process: API paths go straight to tRPC's adapters (REST through trpc-to-openapi, tRPC at
- * /api/trpc), every other path to Next's request handler. Background jobs run here too.
+ * The one process: REST paths to the REST adapter, /api/trpc to tRPC's adapter, every other path to
+ * Next's request handler. Background jobs run here too.
  */
 async function main() {
+  // files this process creates (database, WAL, key file, logs) are its owner's only
+  process.umask(0o077);
   const argv = process.argv.slice(2);
   const dev = argv.includes('--dev');
   const config = loadConfig({ dev });
@@ -44,10 +47,19 @@ async function main() {
     inFlight += 1;
     res.on('close', () => { inFlight -= 1; });
     if (shuttingDown) res.setHeader('connection', 'close');
+    const problem = requestTargetProblem(req.url);
+    if (problem) {
+      setSecurityHeaders(res, 'api', dev);
+      refuseTarget(res, problem, services.clock.now());
+      req.resume();
+      return;
+    }
     const pathname = (req.url ?? '/').split('?')[0];
     if (api.owns(pathname) || !pages) {
+      setSecurityHeaders(res, 'api', dev);
       void api.handle(req, res);
     } else {
+      setSecurityHeaders(res, 'page', dev);
       pages(req, res).catch((err) => {
         console.error('[pages] error', err);
         if (!res.headersSent) { res.statusCode = 500; res.end('Internal error'); }

@@ -1,7 +1,6 @@
 /**
- * Token buckets per account (RATE_LIMIT_RPS, burst twice that) and a fixed-window counter of failed
- * sign-ins per client code and per IP. In memory: limits are per process, which is what one process
- * serving everything needs.
+ * Token buckets per account (RATE_LIMIT_RPS, burst twice that), and the limits on credential attempts.
+ * In memory: limits are per process, which is what one process serving everything needs.
  */
 export class TokenBuckets {
   private buckets = new Map<string, { tokens: number; at: number }>();
@@ -30,50 +29,115 @@ export class TokenBuckets {
   }
 }
 
-export class FailureWindow {
-  private counts = new Map<string, { n: number; until: number }>();
-  constructor(private readonly max: number, private readonly windowMs: number, private readonly now: () => number = Date.now) {}
+/**
+ * Attempts per key in a fixed window (from the key's first attempt). An attempt counts from the moment
+ * it starts, before its credential is checked, so concurrent attempts cannot exceed `max`; it stops
+ * counting only if it succeeds. Refused attempts are not checked at all.
+ */
+export class AttemptWindow {
+  private entries = new Map<string, { count: number; until: number }>();
+  constructor(readonly max: number, readonly windowMs: number, private readonly now: () => number = Date.now) {}
 
-  /** Seconds until the key may try again, or null. */
-  blocked(key: string): number | null {
-    const c = this.counts.get(key);
-    if (!c) return null;
+  /** Counts an attempt: null when it may go ahead, else the seconds until the key may try again. */
+  attempt(key: string): number | null {
     const t = this.now();
-    if (t >= c.until) { this.counts.delete(key); return null; }
-    return c.n >= this.max ? Math.ceil((c.until - t) / 1000) : null;
+    let e = this.entries.get(key);
+    if (!e || t >= e.until) {
+      e = { count: 0, until: t + this.windowMs };
+      this.entries.set(key, e);
+      if (this.entries.size > 100_000) this.sweep(t);
+    }
+    if (e.count >= this.max) return Math.max(1, Math.ceil((e.until - t) / 1000));
+    e.count += 1;
+    return null;
   }
 
-  /** Failures counted for the key in its current window (0 once the window is over). */
-  failures(key: string): number {
-    const c = this.counts.get(key);
-    return c && this.now() < c.until ? c.n : 0;
+  /** The attempt turned out right: it no longer counts against the key. */
+  succeeded(key: string) {
+    const e = this.entries.get(key);
+    if (e && e.count > 0) e.count -= 1;
   }
 
-  fail(key: string) {
-    const t = this.now();
-    const c = this.counts.get(key);
-    if (!c || t >= c.until) this.counts.set(key, { n: 1, until: t + this.windowMs });
-    else c.n += 1;
-    if (this.counts.size > 100_000) for (const [k, v] of this.counts) if (t >= v.until) this.counts.delete(k);
+  /** Attempts counted against the key in its current window (in flight, failed or refused). */
+  count(key: string): number {
+    const e = this.entries.get(key);
+    return e && this.now() < e.until ? e.count : 0;
   }
 
-  reset(key: string) { this.counts.delete(key); }
+  private sweep(t: number) {
+    for (const [k, e] of this.entries) if (t >= e.until) this.entries.delete(k);
+  }
 }
 
+/** After n failures the next check of the key waits this long: 250 ms, 500 ms, 1 s, … up to a minute. */
+export function growingDelayMs(failures: number): number {
+  return failures <= 0 ? 0 : Math.min(60_000, 250 * 2 ** (failures - 1));
+}
+
+/**
+ * A growing delay per key (an email): each failure pushes the key's next check further out, and one
+ * check runs at a time. It slows guessing without a lock anyone could trigger: `begin(key, clean)` with
+ * `clean` (the attempt comes from an address with nothing against it) is never refused, so failures
+ * from elsewhere never keep the right person out. Failures are forgotten after `forgetMs` without one.
+ */
+export class GrowingDelay {
+  private entries = new Map<string, { failures: number; notBefore: number; inFlight: number; lastFailure: number }>();
+  constructor(private readonly forgetMs: number, private readonly now: () => number = Date.now) {}
+
+  /** null when the attempt may be checked now (it is then in flight until `settle`), else seconds to wait. */
+  begin(key: string, clean: boolean): number | null {
+    const t = this.now();
+    let e = this.entries.get(key);
+    if (e && e.inFlight === 0 && t - e.lastFailure >= this.forgetMs) { this.entries.delete(key); e = undefined; }
+    if (!e) {
+      e = { failures: 0, notBefore: 0, inFlight: 0, lastFailure: t };
+      this.entries.set(key, e);
+      if (this.entries.size > 100_000) this.sweep(t);
+    }
+    if (!clean && (e.inFlight > 0 || t < e.notBefore)) return Math.max(1, Math.ceil((e.notBefore - t) / 1000));
+    e.inFlight += 1;
+    return null;
+  }
+
+  settle(key: string, ok: boolean) {
+    const e = this.entries.get(key);
+    if (!e) return;
+    e.inFlight = Math.max(0, e.inFlight - 1);
+    if (ok) { e.failures = 0; e.notBefore = 0; return; }
+    const t = this.now();
+    e.failures += 1;
+    e.lastFailure = t;
+    e.notBefore = Math.max(e.notBefore, t + growingDelayMs(e.failures));
+  }
+
+  failures(key: string): number { return this.entries.get(key)?.failures ?? 0; }
+
+  private sweep(t: number) {
+    for (const [k, e] of this.entries) if (e.inFlight === 0 && t - e.lastFailure >= this.forgetMs) this.entries.delete(k);
+  }
+}
+
+/**
+ * DECISIONS "Sign-in and token limits". Client tokens are unguessable, so token requests are limited
+ * per client address only, never per code; dashboard passwords get a growing delay per email and a
+ * window per client address.
+ */
 export interface RateLimits {
   perAccount: TokenBuckets;
-  failedTokenByCode: FailureWindow;
-  failedTokenByIp: FailureWindow;
-  failedSignInByEmail: FailureWindow;
-  failedSignInByIp: FailureWindow;
+  tokenByAddress: AttemptWindow;
+  signInByAddress: AttemptWindow;
+  signInByEmail: GrowingDelay;
 }
 
-export function createRateLimits(rps: number): RateLimits {
+export const TOKEN_ATTEMPTS_PER_ADDRESS = { max: 30, windowMs: 60_000 };
+export const SIGN_IN_ATTEMPTS_PER_ADDRESS = { max: 20, windowMs: 10 * 60_000 };
+export const SIGN_IN_FAILURES_FORGOTTEN_MS = 15 * 60_000;
+
+export function createRateLimits(rps: number, now: () => number = Date.now): RateLimits {
   return {
     perAccount: new TokenBuckets(rps),
-    failedTokenByCode: new FailureWindow(10, 60_000),
-    failedTokenByIp: new FailureWindow(30, 60_000),
-    failedSignInByEmail: new FailureWindow(5, 60_000),
-    failedSignInByIp: new FailureWindow(30, 60_000),
+    tokenByAddress: new AttemptWindow(TOKEN_ATTEMPTS_PER_ADDRESS.max, TOKEN_ATTEMPTS_PER_ADDRESS.windowMs, now),
+    signInByAddress: new AttemptWindow(SIGN_IN_ATTEMPTS_PER_ADDRESS.max, SIGN_IN_ATTEMPTS_PER_ADDRESS.windowMs, now),
+    signInByEmail: new GrowingDelay(SIGN_IN_FAILURES_FORGOTTEN_MS, now),
   };
 }

@@ -17,12 +17,13 @@ export interface Services {
 
 export function createServices(opts: { config?: Config; clock?: Clock } = {}): Services {
   const config = opts.config ?? loadConfig();
+  const clock = opts.clock ?? systemClock;
   return {
     config,
     db: openDatabase(config.databasePath),
-    clock: opts.clock ?? systemClock,
+    clock,
     masterKey: loadMasterKey(config.databasePath, config.secretsKeyPath),
-    limits: createRateLimits(config.rateLimitRps),
+    limits: createRateLimits(config.rateLimitRps, () => clock.now().getTime()),
     wake: {},
   };
 }

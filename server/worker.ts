@@ -9,6 +9,8 @@ import { createServices } from './services';
  * Run the server with RUN_DISPATCHER=false next to it: one delivering process per database.
  */
 async function main() {
+  // files this process creates (database, WAL, key file, logs) are its owner's only
+  process.umask(0o077);
   const services = createServices({ config: loadConfig() });
   const loops = startDeliveryJobs(services);
   for (const loop of loops) services.wake[loop.name] = loop.wake;

@@ -43,11 +43,17 @@ export function Overview() {
       <section className="stats" aria-label="Balance">
         <div className="stat">
           <p className="stat-label">Available balance</p>
-          <p className="stat-value" data-testid="available-balance"><Money cents={o.available} /></p>
+          <p className={`stat-value${o.available < 0 ? ' negative' : ''}`} data-testid="available-balance"><Money cents={o.available} /></p>
           {o.blocked > 0 || o.in_flight > 0 ? (
             <p className="stat-note">{o.blocked > 0 ? <>Blocked by disputes: <Money cents={o.blocked} /> </> : null}
               {o.in_flight > 0 ? <>Withdrawals settling: <Money cents={o.in_flight} /></> : null}</p>
           ) : <p className="stat-note">Nothing blocked or settling</p>}
+          {o.available < 0 ? (
+            <p className="stat-note negative-note" role="status" data-testid="negative-balance-note">
+              Open disputes hold more than was available. Incoming payments cover the shortfall first;
+              withdrawals are refused until the available balance covers them.
+            </p>
+          ) : null}
         </div>
         <div className="stat">
           <p className="stat-label">Money in · 30 days</p>

@@ -53,9 +53,11 @@ CREATE TABLE `ledger_books` (
 	`kind` text NOT NULL,
 	`allow_negative` integer DEFAULT 0 NOT NULL,
 	`balance` integer DEFAULT 0 NOT NULL,
+	`last_line_id` integer DEFAULT 0 NOT NULL,
 	`updated_at` text NOT NULL,
 	FOREIGN KEY (`account_id`) REFERENCES `accounts`(`id`) ON UPDATE no action ON DELETE no action,
-	CONSTRAINT "ledger_books_balance_non_negative" CHECK("ledger_books"."allow_negative" = 1 OR "ledger_books"."balance" >= 0),
+	CONSTRAINT "ledger_books_balance_non_negative" CHECK("ledger_books"."allow_negative" = 1 OR "ledger_books"."balance" >= 0 OR "ledger_books"."kind" = 'available'),
+	CONSTRAINT "ledger_books_balance_ceiling" CHECK("ledger_books"."account_id" IS NULL OR "ledger_books"."balance" <= 10000000000000),
 	CONSTRAINT "ledger_books_allow_negative_bool" CHECK("ledger_books"."allow_negative" IN (0, 1))
 ) STRICT;
 --> statement-breakpoint

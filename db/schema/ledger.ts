@@ -2,11 +2,16 @@ import { sql } from 'drizzle-orm';
 import { check, index, integer, sqliteTable, text, uniqueIndex } from 'drizzle-orm/sqlite-core';
 import { accounts } from './accounts';
 
+/** DECISIONS "Money": no merchant book may hold more, so every figure stays a safe integer in JSON. */
+export const BALANCE_CEILING_CENTS = 10_000_000_000_000;
+
 /**
  * Books of the double-entry ledger. A merchant has `available`, `blocked` (held by open disputes)
  * and `withdrawals_in_flight`; system books (account_id null) stand for the outside world and may go
  * negative. `balance` is the running sum of the book's lines, maintained by a trigger on insert so it
- * can never drift; the CHECK keeps merchant books from going below zero whatever the concurrency.
+ * can never drift. The CHECKs keep merchant books at or above zero (except `available`, which a
+ * dispute hold alone may take below zero: the trigger in db/sql/triggers.sql enforces that) and at or
+ * below the ceiling, whatever the concurrency. System books sum every account and have no ceiling.
  */
 export const ledgerBooks = sqliteTable('ledger_books', {
   id: text('id').primaryKey(),
@@ -16,10 +21,13 @@ export const ledgerBooks = sqliteTable('ledger_books', {
   }).notNull(),
   allowNegative: integer('allow_negative').notNull().default(0),
   balance: integer('balance').notNull().default(0),
+  /** The line that last moved `balance`: a balance may change only together with a new line of its book. */
+  lastLineId: integer('last_line_id').notNull().default(0),
   updatedAt: text('updated_at').notNull(),
 }, (t) => [
   uniqueIndex('ledger_books_account_kind_uq').on(t.accountId, t.kind),
-  check('ledger_books_balance_non_negative', sql`${t.allowNegative} = 1 OR ${t.balance} >= 0`),
+  check('ledger_books_balance_non_negative', sql`${t.allowNegative} = 1 OR ${t.balance} >= 0 OR ${t.kind} = 'available'`),
+  check('ledger_books_balance_ceiling', sql`${t.accountId} IS NULL OR ${t.balance} <= ${sql.raw(String(BALANCE_CEILING_CENTS))}`),
   check('ledger_books_allow_negative_bool', sql`${t.allowNegative} IN (0, 1)`),
 ]);
 

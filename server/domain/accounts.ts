@@ -3,6 +3,7 @@ import { perConnection } from '../../db/prepared';
 import type { AppDatabase, DrizzleDb } from '../../db';
 import { accessTokens, accounts, dashboardUsers } from '../../db/schema';
 import { DomainError } from '../errors';
+import type { Services } from '../services';
 import { newId, randomId } from './ids';
 import { openMerchantBooks, sandboxTopUp } from './ledger';
 import { hashPassword, hashSecret, randomSecret, safeEqualHex } from './secrets';
@@ -80,6 +81,22 @@ export async function issueAccessToken(s: AccountServices, code: string, token: 
     });
   });
   return { access_token: accessToken, token_type: 'Bearer' as const, expires_in: ACCESS_TOKEN_TTL_SECONDS };
+}
+
+/**
+ * POST /auth/token with the brakes on (DECISIONS "Sign-in and token limits"): attempts count against the
+ * client address before the pair is checked, and only against it. A `code` is public and its token
+ * unguessable, so failures never lock a code: nobody can keep a merchant's integration out by sending
+ * wrong tokens for its code.
+ */
+export async function issueAccessTokenLimited(s: Services, code: string, token: string, address: string) {
+  const byAddress = s.limits.tokenByAddress;
+  const wait = byAddress.attempt(address);
+  if (wait !== null) throw new DomainError('RATE_LIMITED', `too many failed attempts; try again in ${wait} s`, { retryAfterSeconds: wait });
+  const issued = await issueAccessToken({ db: s.db, masterKey: s.masterKey, now: () => s.clock.now() }, code, token);
+  if (!issued) throw new DomainError('UNAUTHORIZED', 'invalid code or token');
+  byAddress.succeeded(address);
+  return issued;
 }
 
 const tokenByHash = perConnection((d) => d.select({ accountId: accessTokens.accountId, tokenHash: accessTokens.tokenHash }).from(accessTokens)

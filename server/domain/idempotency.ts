@@ -52,6 +52,7 @@ export function checkIdempotencyKey(key: string | undefined | null): string | nu
 const ph = (name: string) => sql.placeholder(name);
 const bySlot = and(eq(idempotencyKeys.accountId, ph('accountId')), eq(idempotencyKeys.operation, ph('operation')),
   eq(idempotencyKeys.key, ph('key')));
+const lookup = perConnection((d) => d.select({ expiresAt: idempotencyKeys.expiresAt }).from(idempotencyKeys).where(bySlot).prepare());
 const statements = perConnection((d) => ({
   find: d.select().from(idempotencyKeys).where(bySlot).prepare(),
   remove: d.delete(idempotencyKeys).where(bySlot).prepare(),
@@ -64,56 +65,78 @@ const statements = perConnection((d) => ({
 /** Keys whose first request is still being answered in this process (work outside the writer). */
 const inFlight = new Set<string>();
 
+/** What the write job says when the request turned out not to be a replay and has not been checked yet. */
+const NOT_CHECKED = Symbol('not checked');
+
 /**
  * Runs `effect` as one write job together with storing its result under the idempotency key, so the
  * effect and its stored result commit or vanish together. Same key + same request → the stored result
  * (replayed; the edge shapes it into the same bytes as the first time); same key + different request
  * → 422; same key while the first is running → 409. Failures are not stored: nothing happened, so a
  * retry may run again.
+ *
+ * `check` holds the rules that may wait on the network (DNS of a postback or webhook URL) or change over
+ * time (expiry dates, configured caps); it runs outside the writer, and its result is handed to
+ * `effect`. A genuine replay answers what was stored without being judged again by today's rules, and
+ * only an answer actually found inside the write job counts as one: when the read connection already
+ * sees an answer the job is tried first, and if that answer has expired meanwhile the check runs and the
+ * job runs again, so nothing unchecked is ever stored.
  */
-export async function runIdempotent<T extends object>(
+export async function runIdempotent<T extends object, C = undefined>(
   db: AppDatabase,
   scope: IdempotencyScope,
   fingerprint: string,
   now: () => Date,
-  effect: (tx: DrizzleDb) => Promise<T>,
-  prepare?: () => Promise<void>,
+  effect: (tx: DrizzleDb, checked: C) => Promise<T>,
+  check?: () => Promise<C>,
 ): Promise<IdempotentResult<T>> {
-  const slot = scope.key ? `${scope.accountId}\n${scope.operation}\n${scope.key}` : null;
-  if (slot) {
-    if (inFlight.has(slot)) {
+  const slot = scope.key ? { accountId: scope.accountId, operation: scope.operation, key: scope.key } : null;
+  const flightKey = slot ? `${slot.accountId}\n${slot.operation}\n${slot.key}` : null;
+  if (flightKey) {
+    if (inFlight.has(flightKey)) {
       throw new DomainError('IDEMPOTENCY_IN_PROGRESS', 'a request with this idempotency-key is still being processed; retry later', { retryAfterSeconds: 1 });
     }
-    inFlight.add(slot);
+    inFlight.add(flightKey);
   }
   try {
-    if (prepare) await prepare();
-    return await db.write(async (tx) => {
-      const at = now();
-      const st = statements(tx);
-      const slot = scope.key ? { accountId: scope.accountId, operation: scope.operation, key: scope.key } : null;
-      if (slot) {
-        const row = st.find.get(slot);
-        if (row && row.expiresAt > at.toISOString()) {
-          if (row.fingerprint !== fingerprint) {
-            throw new DomainError('IDEMPOTENCY_KEY_REUSED', 'this idempotency-key was used with a different request');
+    let checked: { value: C } | null = check ? null : { value: undefined as C };
+    // the usual case (no key, or a key never seen): check first, then one write job
+    if (!checked && !(slot && liveAnswer(lookup(db.read).get(slot), now()))) checked = { value: await check!() };
+    for (;;) {
+      const answer = await db.write(async (tx): Promise<IdempotentResult<T> | typeof NOT_CHECKED> => {
+        const at = now();
+        const st = statements(tx);
+        if (slot) {
+          const row = st.find.get(slot);
+          if (row && liveAnswer(row, at)) {
+            if (row.fingerprint !== fingerprint) {
+              throw new DomainError('IDEMPOTENCY_KEY_REUSED', 'this idempotency-key was used with a different request');
+            }
+            return { ...(JSON.parse(row.result) as T), replayed: true };
           }
-          return { ...(JSON.parse(row.result) as T), replayed: true };
+          if (!checked) return NOT_CHECKED;
+          if (row) st.remove.run(slot);
         }
-        if (row) st.remove.run(slot);
-      }
-      const result = await effect(tx);
-      if (slot) {
-        st.insert.run({
-          ...slot, fingerprint, result: JSON.stringify(result),
-          createdAt: at.toISOString(), expiresAt: new Date(at.getTime() + IDEMPOTENCY_TTL_MS).toISOString(),
-        });
-      }
-      return { ...result, replayed: false };
-    });
+        const result = await effect(tx, checked!.value);
+        if (slot) {
+          st.insert.run({
+            ...slot, fingerprint, result: JSON.stringify(result),
+            createdAt: at.toISOString(), expiresAt: new Date(at.getTime() + IDEMPOTENCY_TTL_MS).toISOString(),
+          });
+        }
+        return { ...result, replayed: false };
+      });
+      if (answer !== NOT_CHECKED) return answer;
+      // the stored answer the read connection saw had expired by the time the job ran: a new request
+      checked = { value: await check!() };
+    }
   } finally {
-    if (slot) inFlight.delete(slot);
+    if (flightKey) inFlight.delete(flightKey);
   }
+}
+
+function liveAnswer(row: { expiresAt: string } | undefined, at: Date): boolean {
+  return !!row && row.expiresAt > at.toISOString();
 }
 
 /** Forgets answers older than 24 h; run by a background job. */

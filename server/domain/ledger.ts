@@ -1,14 +1,15 @@
 import { and, eq, isNull, sql } from 'drizzle-orm';
 import type { DrizzleDb } from '../../db';
 import { perConnection } from '../../db/prepared';
-import { ledgerBooks, ledgerEntries, ledgerLines } from '../../db/schema';
+import { BALANCE_CEILING_CENTS, ledgerBooks, ledgerEntries, ledgerLines } from '../../db/schema';
 import { DomainError } from '../errors';
 import { newId } from './ids';
 
 /**
  * Double-entry ledger. Every movement is an entry whose lines sum to zero; a trigger applies each line
- * to its book's running balance, and the CHECK on merchant books refuses an overdraft inside the same
- * statement, so "never negative" holds whatever the concurrency.
+ * to its book's running balance, and the database refuses an overdraft (only a dispute hold may take
+ * `available` below zero) or a balance above the ceiling inside the same statement, so both rules hold
+ * whatever the concurrency.
  */
 export type MerchantBook = 'available' | 'blocked' | 'withdrawals_in_flight';
 export type SystemBook = 'sandbox_funding' | 'pix_out' | 'pix_in' | 'card_in' | 'invoice_in' | 'chargebacks';
@@ -61,15 +62,19 @@ async function bookId(tx: DrizzleDb, ref: BookRef, at: Date): Promise<string> {
   return id;
 }
 
-function isBalanceCheckFailure(err: unknown): boolean {
+function failedConstraint(err: unknown, name: string): boolean {
   // drizzle may wrap the driver's error; the constraint name is in one of the two messages
   for (let e: unknown = err, i = 0; e instanceof Error && i < 3; e = e.cause, i++) {
-    if (/ledger_books_balance_non_negative/.test(e.message)) return true;
+    if (e.message.includes(name)) return true;
   }
   return false;
 }
 
-/** Posts one balanced entry. Throws INSUFFICIENT_FUNDS when a merchant book would go below zero. */
+/**
+ * Posts one balanced entry. Throws INSUFFICIENT_FUNDS when a merchant book would go below zero (beyond
+ * what a dispute hold may do) and UNPROCESSABLE when one would cross the ceiling; the job's savepoint
+ * then takes back whatever the entry had written.
+ */
 export async function postEntry(tx: DrizzleDb, e: PostEntry): Promise<string> {
   const sum = e.lines.reduce((s, l) => s + l.amount, 0);
   if (e.lines.length < 2 || sum !== 0) throw new DomainError('INTERNAL', 'unbalanced ledger entry');
@@ -87,7 +92,10 @@ export async function postEntry(tx: DrizzleDb, e: PostEntry): Promise<string> {
     try {
       st.insertLine.run({ entryId: id, bookId: book, amount: l.amount, createdAt: at });
     } catch (err) {
-      if (isBalanceCheckFailure(err)) throw new DomainError('INSUFFICIENT_FUNDS', 'the available balance does not cover this amount');
+      if (failedConstraint(err, 'ledger_books_balance_non_negative')) throw new DomainError('INSUFFICIENT_FUNDS', 'the available balance does not cover this amount');
+      if (failedConstraint(err, 'ledger_books_balance_ceiling')) {
+        throw new DomainError('UNPROCESSABLE', `a balance may not exceed ${BALANCE_CEILING_CENTS} cents; this movement would cross it, so nothing was changed`);
+      }
       throw err;
     }
   }

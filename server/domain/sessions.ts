@@ -34,36 +34,36 @@ export async function signIn(db: AppDatabase, email: string, password: string, n
   return { sessionToken, csrfToken, expiresAt, accountId: user.accountId, userId: user.id, email: user.email };
 }
 
-/** The first failed sign-in costs this much; each further failure in the window doubles it, up to the cap. */
-export const FAILED_SIGN_IN_DELAY_MS = 250;
-export const FAILED_SIGN_IN_DELAY_CAP_MS = 2_000;
-
-/** 1st failure 250 ms, 2nd 500, 3rd 1 s, then 2 s: guessing gets slower with every miss, well before the lockout. */
-export function failedSignInDelayMs(failures: number): number {
-  return Math.min(FAILED_SIGN_IN_DELAY_CAP_MS, FAILED_SIGN_IN_DELAY_MS * 2 ** Math.max(0, failures - 1));
+/**
+ * Sign-in with the brakes on (DECISIONS "Sign-in and token limits"). The attempt counts against the
+ * client address before the password is checked, so a burst cannot run more checks than the address's
+ * window allows. Per email, each failure makes the next check wait longer (one check at a time), but an
+ * attempt from an address with nothing against it is never refused for the email's sake: failures from
+ * elsewhere cannot lock the right person out.
+ */
+export async function signInLimited(s: Services, email: string, password: string, address: string): Promise<SignedIn> {
+  const byAddress = s.limits.signInByAddress;
+  const byEmail = s.limits.signInByEmail;
+  const key = email.trim().toLowerCase();
+  const clean = byAddress.count(address) === 0;
+  const addressWait = byAddress.attempt(address);
+  if (addressWait !== null) throw tooMany(addressWait);
+  const emailWait = byEmail.begin(key, clean);
+  // refused here, the attempt stays counted against its address: trying harder only slows it down
+  if (emailWait !== null) throw tooMany(emailWait);
+  let session: SignedIn | null = null;
+  try {
+    session = await signIn(s.db, key, password, s.clock.now());
+  } finally {
+    byEmail.settle(key, session !== null);
+  }
+  if (!session) throw new DomainError('UNAUTHORIZED', 'wrong email or password');
+  byAddress.succeeded(address);
+  return session;
 }
 
-/**
- * Sign-in with the brakes on: an email (5 misses a minute) or an address (30) that failed too often is
- * refused before any password is checked (429), and every miss answers only after a delay that grows
- * with the misses, so the caller learns nothing faster by trying again.
- */
-export async function signInLimited(s: Services, email: string, password: string, ip: string): Promise<SignedIn> {
-  const byEmail = s.limits.failedSignInByEmail;
-  const byIp = s.limits.failedSignInByIp;
-  const key = email.trim().toLowerCase();
-  const wait = byEmail.blocked(key) ?? byIp.blocked(ip);
-  if (wait !== null) throw new DomainError('RATE_LIMITED', `too many failed sign-ins; try again in ${wait} s`, { retryAfterSeconds: wait });
-  const session = await signIn(s.db, key, password, s.clock.now());
-  if (!session) {
-    byEmail.fail(key);
-    byIp.fail(ip);
-    // nothing was written on this path: the pause holds no writer job
-    await new Promise((r) => setTimeout(r, failedSignInDelayMs(byEmail.failures(key))));
-    throw new DomainError('UNAUTHORIZED', 'wrong email or password');
-  }
-  byEmail.reset(key);
-  return session;
+function tooMany(wait: number) {
+  return new DomainError('RATE_LIMITED', `too many failed sign-ins; try again in ${wait} s`, { retryAfterSeconds: wait });
 }
 
 export async function signOut(db: AppDatabase, sessionToken: string, now: Date) {

@@ -4,6 +4,11 @@ import { DomainError } from '../errors';
 export const MAX_BODY_BYTES = 64 * 1024;
 export const MAX_JSON_DEPTH = 32;
 
+/** The client went away before sending the whole body: nothing to answer, nobody to answer to. */
+export class ClientAbortError extends Error {
+  constructor() { super('the client closed the connection before sending the whole body'); this.name = 'ClientAbortError'; }
+}
+
 /** Reads at most 64 KiB; a larger body is refused as soon as it crosses the limit. */
 export function readBody(req: IncomingMessage): Promise<Buffer> {
   return new Promise((resolve, reject) => {
@@ -26,7 +31,11 @@ export function readBody(req: IncomingMessage): Promise<Buffer> {
       chunks.push(c);
     });
     req.on('end', () => { if (!done) { done = true; resolve(Buffer.concat(chunks)); } });
-    req.on('error', (e) => { if (!done) { done = true; reject(e); } });
+    // a disconnect mid-body surfaces as 'aborted'/'error' (ECONNRESET) or a bare 'close'
+    const aborted = () => { if (!done) { done = true; reject(new ClientAbortError()); } };
+    req.on('aborted', aborted);
+    req.on('close', () => { if (!req.complete) aborted(); });
+    req.on('error', (e) => { if (!done) { done = true; reject(req.destroyed || (e as NodeJS.ErrnoException).code === 'ECONNRESET' ? new ClientAbortError() : e); } });
   });
 }
 

@@ -1,10 +1,10 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { AnyProcedure, AnyRouter } from '@trpc/server';
-import { createContextInner, lowerHeaders } from '../context';
+import { createContextInner, requestOrigin } from '../context';
 import { DomainError } from '../errors';
 import type { Services } from '../services';
 import type { Meta } from '../trpc';
-import { isJsonContentType, MAX_BODY_BYTES, parseJsonObject, readBody } from './body';
+import { ClientAbortError, isJsonContentType, MAX_BODY_BYTES, parseJsonObject, readBody } from './body';
 import { presentRestError, presentRestSuccess, type Envelope, type RestAnswer } from './presenter';
 
 /**
@@ -35,7 +35,9 @@ export interface RestRequest {
   /** Path and query, e.g. /withdraw?identifier=wd_… */
   target: string;
   headers: Record<string, string | undefined>;
+  /** The client address and whether it came over https (DECISIONS "Client addresses"). */
   ip: string;
+  https: boolean;
   /** The raw body, or the error reading it raised (too large), or null for none. */
   body: Buffer | Error | null;
 }
@@ -168,7 +170,7 @@ export function createRestAdapter(services: Services, router: AnyRouter) {
     const { route, params } = found;
     const usesBody = method !== 'GET' && method !== 'DELETE';
     const input = route.noInput ? undefined : { ...(usesBody ? body : queryInput(url.searchParams)), ...params };
-    const ctx = createContextInner({ services, headers: req.headers, ip: req.ip, transport: 'rest' });
+    const ctx = createContextInner({ services, headers: req.headers, ip: req.ip, https: req.https, transport: 'rest' });
     try {
       const output = await route.procedure({
         ctx, getRawInput: async () => input, path: route.procedurePath, type: route.procedure._def.type, signal: undefined, batchIndex: 0,
@@ -192,14 +194,19 @@ export function createRestAdapter(services: Services, router: AnyRouter) {
       let raw: Buffer | Error | null = null;
       if (method !== 'GET' && method !== 'HEAD') {
         raw = await readBody(req).catch((err: unknown) => (err instanceof Error ? err : new Error(String(err))));
+        if (raw instanceof ClientAbortError) {
+          // an ordinary event on the internet, not a fault of ours: nobody is left to answer
+          console.info(`[rest] client abort: ${method} ${(req.url ?? '/').split('?')[0]} closed mid-body`);
+          return;
+        }
       }
-      const out = await answer({ method, target: req.url ?? '/', headers: lowerHeaders(req.headers), ip: req.socket.remoteAddress ?? 'unknown', body: raw });
+      const out = await answer({ method, target: req.url ?? '/', ...requestOrigin(services, req), body: raw });
       res.writeHead(out.status, out.headers);
       res.end(out.body);
       if (raw instanceof Error) req.resume();
     },
     /** Serves a WHATWG Request, in process (tests, or another host). */
-    async handle(request: Request, ip = '127.0.0.1'): Promise<Response> {
+    async handle(request: Request, origin: { ip: string; https: boolean } = { ip: '127.0.0.1', https: false }): Promise<Response> {
       const url = new URL(request.url);
       const headers: Record<string, string> = {};
       request.headers.forEach((v, k) => { headers[k] = v; });
@@ -209,7 +216,7 @@ export function createRestAdapter(services: Services, router: AnyRouter) {
         const buf = Number.isFinite(declared) && declared > MAX_BODY_BYTES ? null : Buffer.from(await request.arrayBuffer());
         raw = buf === null || buf.length > MAX_BODY_BYTES ? new DomainError('PAYLOAD_TOO_LARGE', 'request body is larger than 64 KiB') : buf;
       }
-      const out = await answer({ method: request.method, target: url.pathname + url.search, headers, ip, body: raw });
+      const out = await answer({ method: request.method, target: url.pathname + url.search, headers, ...origin, body: raw });
       // a HEAD answer has the headers of its GET and no body, as node:http sends it
       return new Response(request.method === 'HEAD' ? null : out.body ?? null, { status: out.status, headers: out.headers });
     },

@@ -64,14 +64,28 @@ describe('access tokens', () => {
     expect(rows).toContain(acc.code); // the public half is stored as is
   });
 
-  it('limits failed attempts per client code and per IP with 429', async () => {
+  it('throttles failed attempts per client address only: a code is never locked', async () => {
     const acc = await makeAccount(s);
-    for (let i = 0; i < 10; i++) expect(await codeOf(anon({}, '10.0.0.9').auth.token({ code: acc.code, token: 'sk_bad' }))).toBe('UNAUTHORIZED');
-    // the right token is refused too while the code is locked
-    expect(await codeOf(anon({}, '10.0.0.10').auth.token({ code: acc.code, token: acc.token }))).toBe('TOO_MANY_REQUESTS');
-    for (let i = 0; i < 30; i++) await codeOf(anon({}, '10.0.0.11').auth.token({ code: `cli_x${i}`, token: 'sk_bad' }));
-    const other = await makeAccount(s);
-    expect(await codeOf(anon({}, '10.0.0.11').auth.token({ code: other.code, token: other.token }))).toBe('TOO_MANY_REQUESTS');
+    // wrong tokens for the victim's public code from one address…
+    for (let i = 0; i < 30; i++) expect(await codeOf(anon({}, '10.0.0.9').auth.token({ code: acc.code, token: 'sk_bad' }))).toBe('UNAUTHORIZED');
+    // …throttle that address, even for a right pair…
+    expect(await codeOf(anon({}, '10.0.0.9').auth.token({ code: acc.code, token: acc.token }))).toBe('TOO_MANY_REQUESTS');
+    // …and nobody else: the victim's right pair works from its own address
+    expect(await anon({}, '10.0.0.10').auth.token({ code: acc.code, token: acc.token })).toMatchObject({ token_type: 'Bearer' });
+    // successes do not count against an address (many clients behind one NAT)
+    for (let i = 0; i < 40; i++) await anon({}, '10.0.0.11').auth.token({ code: acc.code, token: acc.token });
+    // the window passes
+    clock.advance(60_000);
+    expect(await anon({}, '10.0.0.9').auth.token({ code: acc.code, token: acc.token })).toMatchObject({ token_type: 'Bearer' });
+  });
+
+  it('counts an attempt before the pair is checked: 60 at once from one address check at most 30', async () => {
+    const acc = await makeAccount(s);
+    const burst = Array.from({ length: 60 }, () => anon({}, '10.0.0.12').auth.token({ code: acc.code, token: 'sk_bad' }));
+    burst.push(anon({}, '10.0.0.12').auth.token({ code: acc.code, token: acc.token }));
+    const codes = await Promise.all(burst.map((p) => p.then(() => 'OK', (e: TRPCError) => e.code)));
+    expect(codes.filter((c) => c === 'UNAUTHORIZED')).toHaveLength(30);
+    expect(codes.filter((c) => c === 'TOO_MANY_REQUESTS')).toHaveLength(31);
   });
 
   it('rotating the client token retires the old one and every access token it issued', async () => {

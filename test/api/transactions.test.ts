@@ -400,7 +400,7 @@ describe('disputes', () => {
     expect(await auditLedger(s.db.read)).toEqual({ total: 0, mismatched: [] });
   });
 
-  it('refuse what is not an approved card, what the balance does not cover, and other accounts', async () => {
+  it('refuse what is not an approved card and other accounts, and open whatever the balance', async () => {
     const acc = await makeAccount(s);
     const other = await makeAccount(s);
     const c = as(acc.account_id);
@@ -412,15 +412,14 @@ describe('disputes', () => {
     const t = await c.transactions.create(txBody('CARD'));
     expect((await failure(as(other.account_id).sandbox.openDispute({ id: t.id }))).code).toBe('NOT_FOUND');
 
-    // the money left (as a withdrawal would take it): 5000 in, 4000 out, 1000 cannot cover 2500
+    // the money left (as a withdrawal would take it): 5000 in, 4000 out; the dispute of 2500 opens all the same
     await s.db.write((tx) => transfer(tx, { accountId: acc.account_id, kind: 'test_payout', from: { account: acc.account_id, book: 'available' }, to: { system: 'pix_out' }, amount: 4000, at: clock.now() }));
-    const before = await counts();
-    const short = await failure(c.sandbox.openDispute({ id: t.id }));
-    expect(short.code).toBe('INSUFFICIENT_FUNDS');
-    expect(short.status).toBe(422);
-    expect(await counts()).toEqual(before);
-    expect(await c.transactions.disputes({ transactionId: t.id })).toEqual([]);
-    expect(await balance(acc.account_id)).toEqual({ available: 1000, blocked: 0 });
+    const d = await c.sandbox.openDispute({ id: t.id });
+    expect(d).toMatchObject({ status: 'OPEN', amount: 2500 });
+    expect((await c.transactions.disputes({ transactionId: t.id })).map((x) => x.id)).toEqual([d.id]);
+    expect(await balance(acc.account_id)).toEqual({ available: -1500, blocked: 2500 });
+    expect((await eventsOf(d.id)).map((e) => e.type)).toEqual(['dispute.opened']);
+    expect(await auditLedger(s.db.read)).toEqual({ total: 0, mismatched: [] });
     expect((await failure(as(other.account_id).transactions.disputes({ transactionId: t.id }))).code).toBe('NOT_FOUND');
     expect((await failure(as(other.account_id).sandbox.resolveDispute({ id: 'dsp_nope', outcome: 'lost' }))).code).toBe('NOT_FOUND');
   });

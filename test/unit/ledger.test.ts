@@ -2,6 +2,7 @@ import { sql } from 'drizzle-orm';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { auditLedger, merchantBalance, sandboxTopUp, transfer } from '../../server/domain/ledger';
 import { DomainError } from '../../server/errors';
+import { BALANCE_CEILING_CENTS } from '../../db/schema';
 import { makeAccount, makeTestServices } from '../support/services';
 
 let s: ReturnType<typeof makeTestServices>;
@@ -64,12 +65,60 @@ describe('ledger', () => {
     expect(await failure(s.db.write((tx) => tx.run(sql`DELETE FROM ledger_entries`)))).toMatch(/append-only/);
   });
 
-  it('refuses an unbalanced entry and a direct overdraft of a merchant book', async () => {
+  it('refuses an unbalanced entry and a balance written directly instead of through a line', async () => {
     const { account_id: a } = await makeAccount(s, { balance: 100 });
-    expect(await failure(s.db.write((tx) => tx.run(sql`UPDATE ledger_books SET balance = -1 WHERE account_id = ${a} AND kind = 'available'`)))).toMatch(/CHECK/);
+    for (const book of ['available', 'blocked']) {
+      for (const balance of [-1, 1_000]) {
+        expect(await failure(s.db.write((tx) => tx.run(sql`UPDATE ledger_books SET balance = ${balance} WHERE account_id = ${a} AND kind = ${book}`))))
+          .toMatch(/moves only with a new ledger line/);
+      }
+    }
+    expect(await failure(s.db.write((tx) => tx.run(sql`UPDATE ledger_books SET balance = -1, last_line_id = last_line_id + 1000 WHERE account_id = ${a} AND kind = 'available'`))))
+      .toMatch(/moves only with a new ledger line/);
     const { postEntry } = await import('../../server/domain/ledger');
     await expect(s.db.write((tx) => postEntry(tx, { accountId: a, kind: 'x', at: s.clock.now(), lines: [{ book: { account: a, book: 'available' }, amount: 5 }, { book: { system: 'pix_in' }, amount: -4 }] }))).rejects.toThrow(/unbalanced/);
     expect((await merchantBalance(s.db.read, a)).available).toBe(100);
+  });
+
+  it('lets available go below zero through a dispute hold and no other way; credits cover the shortfall first', async () => {
+    const { account_id: a } = await makeAccount(s, { balance: 1_000 });
+    const at = () => s.clock.now();
+    const move = (kind: string, amount: number, from: Parameters<typeof transfer>[1]['from'], to: Parameters<typeof transfer>[1]['to']) =>
+      s.db.write((tx) => transfer(tx, { accountId: a, kind, amount, at: at(), from, to }));
+    const available = { account: a, book: 'available' } as const;
+    // a hold larger than what is available: recorded, available goes negative
+    await move('dispute_hold', 3_000, available, { account: a, book: 'blocked' });
+    expect(await merchantBalance(s.db.read, a)).toEqual({ available: -2_000, blocked: 3_000, inFlight: 0 });
+    // any other debit is refused while available is negative, even one cent, by the database itself
+    for (const kind of ['withdrawal_requested', 'refund_requested', 'test']) {
+      await expect(move(kind, 1, available, { account: a, book: 'withdrawals_in_flight' })).rejects.toMatchObject({ code: 'INSUFFICIENT_FUNDS' });
+    }
+    expect(await failure(s.db.write((tx) => {
+      tx.run(sql`INSERT INTO ledger_entries (id, account_id, kind, created_at) VALUES ('le_raw', ${a}, 'raw', '2026-01-01')`);
+      tx.run(sql`INSERT INTO ledger_lines (entry_id, book_id, amount, created_at) SELECT 'le_raw', id, -1, '2026-01-01' FROM ledger_books WHERE account_id = ${a} AND kind = 'available'`);
+    }))).toMatch(/only a dispute hold/);
+    // blocked and in-flight never go negative, whatever the entry
+    await expect(move('dispute_hold', 5_000, { account: a, book: 'blocked' }, available)).rejects.toMatchObject({ code: 'INSUFFICIENT_FUNDS' });
+    // a credit is applied to the shortfall first: 1500 in leaves −500, then a debit of 1 is still refused
+    await s.db.write((tx) => sandboxTopUp(tx, a, 1_500, at()));
+    expect((await merchantBalance(s.db.read, a)).available).toBe(-500);
+    await expect(move('withdrawal_requested', 1, available, { account: a, book: 'withdrawals_in_flight' })).rejects.toMatchObject({ code: 'INSUFFICIENT_FUNDS' });
+    await s.db.write((tx) => sandboxTopUp(tx, a, 600, at()));
+    await move('withdrawal_requested', 100, available, { account: a, book: 'withdrawals_in_flight' });
+    expect(await merchantBalance(s.db.read, a)).toEqual({ available: 0, blocked: 3_000, inFlight: 100 });
+    expect(await auditLedger(s.db.read)).toEqual({ total: 0, mismatched: [] });
+  });
+
+  it('refuses a movement that would take a merchant book above the ceiling, changing nothing', async () => {
+    const { account_id: a } = await makeAccount(s);
+    const at = () => s.clock.now();
+    for (let i = 0; i < 99; i++) await s.db.write((tx) => sandboxTopUp(tx, a, 100_000_000_000, at()));
+    await s.db.write((tx) => sandboxTopUp(tx, a, 99_999_999_999, at()));
+    expect((await merchantBalance(s.db.read, a)).available).toBe(BALANCE_CEILING_CENTS - 1);
+    await expect(s.db.write((tx) => sandboxTopUp(tx, a, 2, at()))).rejects.toMatchObject({ code: 'UNPROCESSABLE', status: 422 });
+    await s.db.write((tx) => sandboxTopUp(tx, a, 1, at()));
+    expect((await merchantBalance(s.db.read, a)).available).toBe(BALANCE_CEILING_CENTS);
+    expect(await auditLedger(s.db.read)).toEqual({ total: 0, mismatched: [] });
   });
 
   it('reads a balance from the book row, whatever the number of entries', async () => {

@@ -132,3 +132,32 @@ describe('connection pragmas', () => {
     mem.close();
   });
 });
+
+describe('a transaction SQLite rolls back as a whole', () => {
+  it('rejects every job of the group with a clear error, and the writer goes on with the next group', async () => {
+    await scratch();
+    await db.write((tx) => tx.run(sql`INSERT INTO scratch VALUES (0)`));
+    // a tiny ceiling on the file: one big single-row insert hits SQLITE_FULL without a statement
+    // journal, so SQLite rolls back the whole group's transaction, not just the statement
+    const raw = (db.writer as unknown as { conn: Database.Database }).conn;
+    const pages = Number(raw.pragma('page_count', { simple: true }));
+    raw.pragma(`max_page_count = ${pages + 4}`);
+    const settled = await Promise.allSettled([
+      db.write((tx) => tx.run(sql`INSERT INTO scratch VALUES (1)`)),
+      db.write((tx) => {
+        tx.run(sql`CREATE TABLE big (b BLOB) STRICT`);
+        tx.run(sql`INSERT INTO big VALUES (randomblob(400000))`);
+      }),
+      db.write((tx) => tx.run(sql`INSERT INTO scratch VALUES (4)`)),
+    ]);
+    expect(settled.map((r) => r.status)).toEqual(['rejected', 'rejected', 'rejected']);
+    for (const r of settled) expect(String((r as PromiseRejectedResult).reason)).toMatch(/rolled back the write transaction \(SQLITE_FULL/);
+    expect(count(db.read)).toBe(1);
+    expect(db.read.all(sql`SELECT name FROM sqlite_master WHERE name = 'big'`)).toEqual([]);
+
+    // the next group commits as usual
+    raw.pragma('max_page_count = 1073741823');
+    await Promise.all([2, 3].map((v) => db.write((tx) => tx.run(sql`INSERT INTO scratch VALUES (${v})`))));
+    expect(db.read.all<{ v: number }>(sql`SELECT v FROM scratch ORDER BY v`).map((r) => r.v)).toEqual([0, 2, 3]);
+  });
+});

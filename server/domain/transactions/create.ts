@@ -74,17 +74,19 @@ export async function createTransaction(
   opts: IdempotentCreateOptions = {},
 ): Promise<IdempotentResult<{ transaction: TransactionCreated }>> {
   const key = checkIdempotencyKey(opts.idempotencyKey);
-  const issues = await transactionInputProblems(s, input);
-  if (issues.length) throw validationError(issues);
-
-  // The card is reduced to what may be kept before anything else sees it.
-  const card = input.method === 'CARD' && input.card
-    ? { ...cardSummary(input.card.number, input.card.holder_name), outcome: sandboxCardOutcome(input.card.number) }
-    : null;
   const fingerprint = requestFingerprint(s.masterKey, OPERATION, input);
   const scope = { accountId, operation: OPERATION, key };
+  // Checked only when the request is not a replay: a stored answer stands even if the card has expired
+  // or the postback's DNS changed since. The card is reduced to what may be kept before anything else sees it.
+  const check = async () => {
+    const issues = await transactionInputProblems(s, input);
+    if (issues.length) throw validationError(issues);
+    return input.method === 'CARD' && input.card
+      ? { ...cardSummary(input.card.number, input.card.holder_name), outcome: sandboxCardOutcome(input.card.number) }
+      : null;
+  };
 
-  return runIdempotent(s.db, scope, fingerprint, () => s.clock.now(), async (tx) => {
+  return runIdempotent(s.db, scope, fingerprint, () => s.clock.now(), async (tx, card) => {
     const at = s.clock.now();
     const iso = at.toISOString();
     if (input.externalRef !== undefined) {
@@ -143,7 +145,7 @@ export async function createTransaction(
       identifier, external_ref: input.externalRef ?? null, customer, created_at: iso, updated_at: iso,
     };
     return { transaction };
-  });
+  }, check);
 }
 
 const CREDIT_BOOK = { PIX: 'pix_in', CARD: 'card_in', INVOICE: 'invoice_in' } as const;

@@ -19,8 +19,10 @@ async function recordDisputeEvent(tx: DrizzleDb, accountId: string, id: string, 
 
 /**
  * POST /sandbox/transactions/{id}/dispute: the cardholder disputes an APPROVED CARD transaction. The
- * whole amount moves available → blocked (422 INSUFFICIENT_FUNDS when the available balance does not
- * cover it, and nothing is stored). One dispute per transaction, ever: a second one is 409.
+ * whole amount moves available → blocked whatever the balance: a dispute is always recorded, and when
+ * `available` does not cover the hold it goes below zero (the one movement the ledger allows to do
+ * that; later credits cover the shortfall, withdrawals wait). One dispute per transaction, ever: a
+ * second one is 409.
  */
 export async function openDispute(s: Services, accountId: string, transactionId: string): Promise<DisputeView> {
   requireSandbox(s);

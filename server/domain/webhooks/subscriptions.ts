@@ -1,9 +1,9 @@
-import { and, asc, count, eq, gt, isNull } from 'drizzle-orm';
+import { and, asc, count, eq, isNull } from 'drizzle-orm';
 import type { DrizzleDb } from '../../../db';
-import { deliveries, idempotencyKeys, webhooks } from '../../../db/schema';
+import { deliveries, webhooks } from '../../../db/schema';
 import { DomainError, validationError } from '../../errors';
 import type { Services } from '../../services';
-import { checkIdempotencyKey, requestFingerprint, runIdempotent, type IdempotencyScope, type IdempotentCreateOptions, type IdempotentOperation, type IdempotentResult } from '../idempotency';
+import { checkIdempotencyKey, requestFingerprint, runIdempotent, type IdempotentCreateOptions, type IdempotentOperation, type IdempotentResult } from '../idempotency';
 import { newId } from '../ids';
 import type { EventCategory } from '../events';
 import { MAX_WEBHOOK_URL_LENGTH } from './categories';
@@ -76,23 +76,11 @@ export async function createWebhook(
     // stored with the secret still encrypted; decrypted on the way out
     return { webhook: view(row, secretEnc) };
   }, async () => {
-    // A key that already holds an answer is a replay (or a 422): that answer stands whatever the URL
-    // check would say today (DNS changed, policy tightened), so skip the check.
-    if (key !== null && hasStoredAnswer(s.db.read, scope, s.clock.now())) return;
-    // DNS may be slow: checked before the write job, never inside it.
+    // DNS may be slow: checked before the write job, never inside it (and not at all for a replay)
     const checked = await checkWebhookUrl(url, { allowPrivate: s.config.webhookAllowPrivateUrls });
     if (!checked.ok) throw validationError([{ path: 'url', message: checked.reason }]);
   });
   return { webhook: { ...answer.webhook, secret: decryptSecret(answer.webhook.secret, s.masterKey) }, replayed: answer.replayed };
-}
-
-/** Whether an unexpired answer is stored under this idempotency key (read connection: committed data). */
-function hasStoredAnswer(db: DrizzleDb, scope: IdempotencyScope, now: Date): boolean {
-  if (scope.key === null) return false;
-  return db.select({ k: idempotencyKeys.key }).from(idempotencyKeys).where(and(
-    eq(idempotencyKeys.accountId, scope.accountId), eq(idempotencyKeys.operation, scope.operation),
-    eq(idempotencyKeys.key, scope.key), gt(idempotencyKeys.expiresAt, now.toISOString()),
-  )).get() !== undefined;
 }
 
 /**

@@ -95,14 +95,15 @@ export async function createWithdrawal(
   opts: IdempotentCreateOptions = {},
 ): Promise<IdempotentResult<WithdrawalCreated>> {
   const idempotencyKey = checkIdempotencyKey(opts.idempotencyKey);
-  const checked = await checkRequest(s, input);
   const rail = railFor(s.config);
   const fingerprint = requestFingerprint(s.masterKey, OPERATION, input);
   const externalRef = input.external_ref ?? null;
 
-  const answer = await runIdempotent<WithdrawalCreated>(
+  // a replay answers what was stored, even if the rules or a DNS answer have changed since: checkRequest
+  // runs only for a request that is not one
+  const answer = await runIdempotent<WithdrawalCreated, Checked>(
     s.db, { accountId, operation: OPERATION, key: idempotencyKey }, fingerprint, () => s.clock.now(),
-    async (tx) => {
+    async (tx, checked) => {
       const at = s.clock.now();
       const iso = at.toISOString();
       if (externalRef !== null && await externalRefTaken(tx, accountId, externalRef)) {
@@ -143,6 +144,7 @@ export async function createWithdrawal(
         batches: batches.map((b) => ({ identifier: b.id, amount: b.amount })),
       };
     },
+    () => checkRequest(s, input),
   );
   if (!answer.replayed) wake(s, 'settlement');
   return answer;

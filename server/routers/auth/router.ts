@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { issueAccessToken, revokeAccessToken } from '../../domain/accounts';
+import { issueAccessTokenLimited, revokeAccessToken } from '../../domain/accounts';
 import { DomainError } from '../../errors';
 import { merchantProcedure, publicProcedure, router } from '../../trpc';
 import { revokeResponse, tokenRequest, tokenResponse } from './schemas';
@@ -10,16 +10,7 @@ export const authRouter = router({
     .input(tokenRequest)
     .output(tokenResponse)
     .mutation(async ({ ctx, input }) => {
-      const { limits } = ctx.services;
-      const wait = limits.failedTokenByCode.blocked(input.code) ?? limits.failedTokenByIp.blocked(ctx.ip);
-      if (wait !== null) throw new DomainError('RATE_LIMITED', 'too many failed attempts; try again later', { retryAfterSeconds: wait });
-      const issued = await issueAccessToken({ db: ctx.services.db, masterKey: ctx.services.masterKey, now: () => ctx.services.clock.now() }, input.code, input.token);
-      if (!issued) {
-        limits.failedTokenByCode.fail(input.code);
-        limits.failedTokenByIp.fail(ctx.ip);
-        throw new DomainError('UNAUTHORIZED', 'invalid code or token');
-      }
-      return issued;
+      return issueAccessTokenLimited(ctx.services, input.code, input.token, ctx.ip);
     }),
 
   revoke: merchantProcedure

@@ -2,14 +2,13 @@ import type { Config } from '../../config';
 import { CSRF_COOKIE, SESSION_COOKIE } from '../../domain/sessions';
 
 /**
- * Secure flag: COOKIE_SECURE=true|false decides; otherwise Secure in production when the request
- * reached us over https (a TLS-terminating proxy says so with x-forwarded-proto). The process itself
- * speaks plain http, so a local production run on http://127.0.0.1 still gets a working cookie.
+ * Secure whenever the request came over https: judged from our own socket or from X-Forwarded-Proto
+ * sent by a trusted proxy only (server/http/client-address.ts), never from a header any client can
+ * send. COOKIE_SECURE=true marks it Secure on plain http too (a proxy that does not say). A plain-http
+ * run on http://127.0.0.1 still gets a working cookie.
  */
-export function cookiesAreSecure(config: Config, headers: Record<string, string | undefined>): boolean {
-  if (config.cookieSecure !== null) return config.cookieSecure;
-  const proto = headers['x-forwarded-proto']?.split(',')[0]?.trim().toLowerCase();
-  return config.production && proto === 'https';
+export function cookiesAreSecure(config: Config, https: boolean): boolean {
+  return https || config.cookieSecure === true;
 }
 
 function cookie(name: string, value: string, o: { maxAgeSeconds: number; httpOnly: boolean; secure: boolean }): string {

@@ -16,7 +16,7 @@ export const sessionRouter = router({
       const session = await signInLimited(s, input.email, input.password, ctx.ip);
       const maxAgeSeconds = Math.max(0, Math.floor((session.expiresAt.getTime() - s.clock.now().getTime()) / 1000));
       for (const c of sessionCookies({
-        sessionToken: session.sessionToken, csrfToken: session.csrfToken, maxAgeSeconds, secure: cookiesAreSecure(s.config, ctx.headers),
+        sessionToken: session.sessionToken, csrfToken: session.csrfToken, maxAgeSeconds, secure: cookiesAreSecure(s.config, ctx.https),
       })) ctx.resHeaders.append('set-cookie', c);
       const account = await getAccount(s.db.read, session.accountId);
       return { email: session.email, account_id: account.id, account_name: account.name, expires_at: session.expiresAt.toISOString() };
@@ -29,7 +29,7 @@ export const sessionRouter = router({
     .mutation(async ({ ctx }) => {
       const token = parseCookies(ctx.headers.cookie)[SESSION_COOKIE];
       if (token) await signOut(ctx.services.db, token, ctx.services.clock.now());
-      for (const c of clearedSessionCookies(cookiesAreSecure(ctx.services.config, ctx.headers))) ctx.resHeaders.append('set-cookie', c);
+      for (const c of clearedSessionCookies(cookiesAreSecure(ctx.services.config, ctx.https))) ctx.resHeaders.append('set-cookie', c);
       return { signed_out: true as const };
     }),
 

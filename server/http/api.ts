@@ -1,0 +1,73 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { AnyRouter } from '@trpc/server';
+import { createHTTPHandler } from '@trpc/server/adapters/standalone';
+import { createTrpcHttpContext, type Context } from '../context';
+import { toDomainError } from '../errors';
+import { buildOpenApiDocument } from '../openapi';
+import { MAX_BATCH_CALLS } from '../routers/batching';
+import type { Services } from '../services';
+import { MAX_BODY_BYTES } from './body';
+import { errorHeaders } from './presenter';
+import { createRestAdapter } from './rest';
+
+/**
+ * The API half of the process: the REST adapter, tRPC's adapter at /api/trpc, and /openapi.json.
+ * Anything else is not ours (the caller sends it to Next).
+ */
+export function createApiHandler(services: Services, router: AnyRouter) {
+  const rest = createRestAdapter(services, router);
+  let openApiJson: string | null = null;
+  const openApiDocument = () => (openApiJson ??= JSON.stringify(buildOpenApiDocument(router, '')));
+
+  const trpc = createHTTPHandler({
+    router,
+    basePath: '/api/trpc/',
+    createContext: createTrpcHttpContext(services) as never,
+    maxBodySize: MAX_BODY_BYTES,
+    // one request cannot fan out into hundreds of calls (DECISIONS "Sign-in and token limits")
+    maxBatchSize: MAX_BATCH_CALLS,
+    responseMeta({ ctx, errors }) {
+      const headers: Record<string, string | string[]> = { 'cache-control': 'no-store' };
+      const resHeaders = (ctx as Context | undefined)?.resHeaders;
+      if (resHeaders) {
+        const cookies = resHeaders.getSetCookie();
+        if (cookies.length) headers['set-cookie'] = cookies;
+        resHeaders.forEach((v, k) => { if (k !== 'set-cookie') headers[k] = v; });
+      }
+      for (const e of errors) Object.assign(headers, errorHeaders(toDomainError(e)));
+      return { headers };
+    },
+    onError({ error }) {
+      if (toDomainError(error).code === 'INTERNAL') console.error('[trpc] internal error', error);
+    },
+  });
+
+  const isTrpc = (pathname: string) => pathname === '/api/trpc' || pathname.startsWith('/api/trpc/');
+
+  return {
+    rest,
+    openApiDocument,
+    /** Whether this request is the API's; false means "give it to the pages". */
+    owns(pathname: string): boolean {
+      return pathname === '/openapi.json' || isTrpc(pathname) || pathname.startsWith('/api/') || rest.owns(pathname);
+    },
+    async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+      const pathname = (req.url ?? '/').split('?')[0];
+      try {
+        if (pathname === '/openapi.json') {
+          res.setHeader('content-type', 'application/json');
+          res.end(openApiDocument());
+          return;
+        }
+        if (isTrpc(pathname)) {
+          trpc(req, res);
+          return;
+        }
+        await rest.handleNode(req, res);
+      } catch (err) {
+        console.error('[api] unexpected error', err);
+        if (!res.headersSent) { res.statusCode = 500; res.end(); } else res.destroy();
+      }
+    },
+  };
+}
