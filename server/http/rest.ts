@@ -196,7 +196,7 @@ export function createRestAdapter(services: Services, router: AnyRouter) {
         raw = await readBody(req).catch((err: unknown) => (err instanceof Error ? err : new Error(String(err))));
         if (raw instanceof ClientAbortError) {
           // an ordinary event on the internet, not a fault of ours: nobody is left to answer
-          console.info(`[rest] client abort: ${method} ${(req.url ?? '/').split('?')[0]} closed mid-body`);
+          console.info(`[api] client abort: ${method} ${(req.url ?? '/').split('?')[0]} closed mid-body`);
           return;
         }
       }
