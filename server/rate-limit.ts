@@ -1,17 +1,58 @@
+import ipaddr from 'ipaddr.js';
+
+/**
+ * What credential limits count a client address under. An IPv6 client is handed a whole /64 (often
+ * far more) and can pick any address in it, so per-address limits on single IPv6 addresses would be no
+ * limit at all: IPv6 counts per /64. IPv4 (and IPv4-mapped IPv6, the same client) counts per address.
+ */
+export function addressKey(address: string): string {
+  if (!ipaddr.isValid(address)) return address;
+  let a = ipaddr.parse(address);
+  if (a.kind() === 'ipv6' && (a as ipaddr.IPv6).isIPv4MappedAddress()) a = (a as ipaddr.IPv6).toIPv4Address();
+  if (a.kind() === 'ipv4') return a.toString();
+  const parts = (a as ipaddr.IPv6).parts.slice(0, 4);
+  return `${new ipaddr.IPv6([...parts, 0, 0, 0, 0]).toString()}/64`;
+}
+
+/**
+ * Entries kept per limiter, whatever the number of distinct addresses or emails sent: past this, the
+ * expired ones go first, then the oldest (memory stays bounded, and each sweep frees a tenth of the cap
+ * so sweeps stay rare).
+ */
+export const MAX_LIMIT_ENTRIES = 100_000;
+
+/** Drops entries `expired` says may go, then the oldest, until the map holds at most 90% of `cap`. */
+function shrink<V>(map: Map<string, V>, cap: number, expired: (v: V) => boolean, evictable: (v: V) => boolean = () => true) {
+  for (const [k, v] of map) if (expired(v)) map.delete(k);
+  const target = Math.floor(cap * 0.9);
+  if (map.size <= target) return;
+  for (const [k, v] of map) {
+    if (map.size <= target) break;
+    if (evictable(v)) map.delete(k);
+  }
+}
+
 /**
  * Token buckets per account (RATE_LIMIT_RPS, burst twice that), and the limits on credential attempts.
- * In memory: limits are per process, which is what one process serving everything needs.
+ * In memory: limits are per process, which is what one process serving everything needs; every map is
+ * bounded (MAX_LIMIT_ENTRIES), however many addresses or emails are thrown at it.
  */
 export class TokenBuckets {
   private buckets = new Map<string, { tokens: number; at: number }>();
-  constructor(private readonly rps: number, private readonly now: () => number = Date.now) {}
+  constructor(private readonly rps: number, private readonly now: () => number = Date.now, private readonly cap = MAX_LIMIT_ENTRIES) {}
+
+  get size() { return this.buckets.size; }
 
   /** null when allowed, else the seconds to wait. */
   take(key: string): number | null {
     if (this.rps <= 0) return null;
     const capacity = this.rps * 2;
     const t = this.now();
-    const b = this.buckets.get(key) ?? { tokens: capacity, at: t };
+    let b = this.buckets.get(key);
+    if (!b) {
+      if (this.buckets.size >= this.cap) shrink(this.buckets, this.cap, (x) => t - x.at > 60_000);
+      b = { tokens: capacity, at: t };
+    }
     b.tokens = Math.min(capacity, b.tokens + ((t - b.at) / 1000) * this.rps);
     b.at = t;
     if (b.tokens >= 1) {
@@ -20,12 +61,7 @@ export class TokenBuckets {
       return null;
     }
     this.buckets.set(key, b);
-    if (this.buckets.size > 100_000) this.sweep(t);
     return Math.max(1, Math.ceil((1 - b.tokens) / this.rps));
-  }
-
-  private sweep(t: number) {
-    for (const [k, b] of this.buckets) if (t - b.at > 60_000) this.buckets.delete(k);
   }
 }
 
@@ -36,16 +72,20 @@ export class TokenBuckets {
  */
 export class AttemptWindow {
   private entries = new Map<string, { count: number; until: number }>();
-  constructor(readonly max: number, readonly windowMs: number, private readonly now: () => number = Date.now) {}
+  constructor(readonly max: number, readonly windowMs: number, private readonly now: () => number = Date.now, private readonly cap = MAX_LIMIT_ENTRIES) {}
+
+  get size() { return this.entries.size; }
 
   /** Counts an attempt: null when it may go ahead, else the seconds until the key may try again. */
   attempt(key: string): number | null {
     const t = this.now();
     let e = this.entries.get(key);
     if (!e || t >= e.until) {
+      // a new window goes to the back of the map, so the oldest windows are the first evicted
+      this.entries.delete(key);
+      if (this.entries.size >= this.cap) shrink(this.entries, this.cap, (x) => t >= x.until);
       e = { count: 0, until: t + this.windowMs };
       this.entries.set(key, e);
-      if (this.entries.size > 100_000) this.sweep(t);
     }
     if (e.count >= this.max) return Math.max(1, Math.ceil((e.until - t) / 1000));
     e.count += 1;
@@ -63,10 +103,6 @@ export class AttemptWindow {
     const e = this.entries.get(key);
     return e && this.now() < e.until ? e.count : 0;
   }
-
-  private sweep(t: number) {
-    for (const [k, e] of this.entries) if (t >= e.until) this.entries.delete(k);
-  }
 }
 
 /** After n failures the next check of the key waits this long: 250 ms, 500 ms, 1 s, … up to a minute. */
@@ -82,7 +118,9 @@ export function growingDelayMs(failures: number): number {
  */
 export class GrowingDelay {
   private entries = new Map<string, { failures: number; notBefore: number; inFlight: number; lastFailure: number }>();
-  constructor(private readonly forgetMs: number, private readonly now: () => number = Date.now) {}
+  constructor(private readonly forgetMs: number, private readonly now: () => number = Date.now, private readonly cap = MAX_LIMIT_ENTRIES) {}
+
+  get size() { return this.entries.size; }
 
   /** null when the attempt may be checked now (it is then in flight until `settle`), else seconds to wait. */
   begin(key: string, clean: boolean): number | null {
@@ -90,9 +128,12 @@ export class GrowingDelay {
     let e = this.entries.get(key);
     if (e && e.inFlight === 0 && t - e.lastFailure >= this.forgetMs) { this.entries.delete(key); e = undefined; }
     if (!e) {
+      if (this.entries.size >= this.cap) {
+        // a check in flight keeps its entry (its settle must find it)
+        shrink(this.entries, this.cap, (x) => x.inFlight === 0 && t - x.lastFailure >= this.forgetMs, (x) => x.inFlight === 0);
+      }
       e = { failures: 0, notBefore: 0, inFlight: 0, lastFailure: t };
       this.entries.set(key, e);
-      if (this.entries.size > 100_000) this.sweep(t);
     }
     if (!clean && (e.inFlight > 0 || t < e.notBefore)) return Math.max(1, Math.ceil((e.notBefore - t) / 1000));
     e.inFlight += 1;
@@ -107,14 +148,13 @@ export class GrowingDelay {
     const t = this.now();
     e.failures += 1;
     e.lastFailure = t;
+    // the most recently failing emails are the last evicted
+    this.entries.delete(key);
+    this.entries.set(key, e);
     e.notBefore = Math.max(e.notBefore, t + growingDelayMs(e.failures));
   }
 
   failures(key: string): number { return this.entries.get(key)?.failures ?? 0; }
-
-  private sweep(t: number) {
-    for (const [k, e] of this.entries) if (e.inFlight === 0 && t - e.lastFailure >= this.forgetMs) this.entries.delete(k);
-  }
 }
 
 /**

@@ -44,8 +44,11 @@ async function fromSession(ctx: Context, type: string) {
   return { kind: 'session' as const, accountId: session.accountId, userId: session.userId };
 }
 
-/** Payments paths: `Authorization: Bearer <access_token>`, or a dashboard session. */
-export const merchantProcedure = publicProcedure.use(async ({ ctx, type, next }) => {
+/**
+ * Who calls a payments path: `Authorization: Bearer <access_token>`, or a dashboard session; null
+ * when neither is sent. Exported for routes outside tRPC that act through the procedures (CSV export).
+ */
+export async function merchantAuth(ctx: Context, type: string): Promise<Context['auth']> {
   let auth = ctx.auth;
   if (!auth) {
     const header = ctx.headers.authorization;
@@ -58,6 +61,12 @@ export const merchantProcedure = publicProcedure.use(async ({ ctx, type, next })
       auth = await fromSession(ctx, type);
     }
   }
+  return auth;
+}
+
+/** Payments paths: `Authorization: Bearer <access_token>`, or a dashboard session. */
+export const merchantProcedure = publicProcedure.use(async ({ ctx, type, next }) => {
+  const auth = await merchantAuth(ctx, type);
   if (!auth) throw new DomainError('UNAUTHORIZED', 'send Authorization: Bearer <access_token>');
   rateLimit(ctx, auth.accountId);
   return next({ ctx: { ...ctx, auth } });

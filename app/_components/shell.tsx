@@ -9,6 +9,7 @@ const NAV = [
   { href: '/', label: 'Overview' },
   { href: '/withdrawals', label: 'Withdrawals' },
   { href: '/transactions', label: 'Transactions' },
+  { href: '/statement', label: 'Statement' },
   { href: '/webhooks', label: 'Webhooks' },
   { href: '/developers', label: 'Developers' },
 ];

@@ -79,6 +79,7 @@ CREATE TABLE `ledger_lines` (
 	`entry_id` text NOT NULL,
 	`book_id` text NOT NULL,
 	`amount` integer NOT NULL,
+	`balance_after` integer NOT NULL,
 	`created_at` text NOT NULL,
 	FOREIGN KEY (`entry_id`) REFERENCES `ledger_entries`(`id`) ON UPDATE no action ON DELETE no action,
 	FOREIGN KEY (`book_id`) REFERENCES `ledger_books`(`id`) ON UPDATE no action ON DELETE no action,
@@ -86,7 +87,7 @@ CREATE TABLE `ledger_lines` (
 ) STRICT;
 --> statement-breakpoint
 CREATE INDEX `ledger_lines_entry_idx` ON `ledger_lines` (`entry_id`);--> statement-breakpoint
-CREATE INDEX `ledger_lines_book_idx` ON `ledger_lines` (`book_id`);--> statement-breakpoint
+CREATE INDEX `ledger_lines_book_created_idx` ON `ledger_lines` (`book_id`,`created_at`,`id`);--> statement-breakpoint
 CREATE TABLE `events` (
 	`seq` integer PRIMARY KEY AUTOINCREMENT NOT NULL,
 	`id` text NOT NULL,
@@ -188,6 +189,26 @@ CREATE TABLE `disputes` (
 --> statement-breakpoint
 CREATE INDEX `disputes_transaction_idx` ON `disputes` (`transaction_id`);--> statement-breakpoint
 CREATE UNIQUE INDEX `disputes_open_uq` ON `disputes` (`transaction_id`) WHERE "disputes"."status" = 'OPEN';--> statement-breakpoint
+CREATE TABLE `refunds` (
+	`id` text PRIMARY KEY NOT NULL,
+	`account_id` text NOT NULL,
+	`transaction_id` text NOT NULL,
+	`amount` integer NOT NULL,
+	`reason` text,
+	`status` text NOT NULL,
+	`due_at` text NOT NULL,
+	`end_to_end` text,
+	`failure_reason` text,
+	`created_at` text NOT NULL,
+	`updated_at` text NOT NULL,
+	FOREIGN KEY (`account_id`) REFERENCES `accounts`(`id`) ON UPDATE no action ON DELETE no action,
+	FOREIGN KEY (`transaction_id`) REFERENCES `transactions`(`id`) ON UPDATE no action ON DELETE no action,
+	CONSTRAINT "refunds_amount_bounds" CHECK("refunds"."amount" BETWEEN 1 AND 100000000000),
+	CONSTRAINT "refunds_status" CHECK("refunds"."status" IN ('PENDING', 'PAID', 'ERROR'))
+) STRICT;
+--> statement-breakpoint
+CREATE INDEX `refunds_transaction_idx` ON `refunds` (`transaction_id`,`created_at`,`id`);--> statement-breakpoint
+CREATE INDEX `refunds_due_idx` ON `refunds` (`status`,`due_at`);--> statement-breakpoint
 CREATE TABLE `transactions` (
 	`id` text PRIMARY KEY NOT NULL,
 	`account_id` text NOT NULL,
@@ -211,12 +232,14 @@ CREATE TABLE `transactions` (
 	`external_ref` text,
 	`metadata` text,
 	`refused_reason` text,
+	`refunded_amount` integer DEFAULT 0 NOT NULL,
 	`expires_at` text,
 	`created_at` text NOT NULL,
 	`updated_at` text NOT NULL,
 	FOREIGN KEY (`account_id`) REFERENCES `accounts`(`id`) ON UPDATE no action ON DELETE no action,
 	FOREIGN KEY (`customer_id`) REFERENCES `customers`(`id`) ON UPDATE no action ON DELETE no action,
 	CONSTRAINT "transactions_amount_bounds" CHECK("transactions"."amount" BETWEEN 1 AND 100000000000),
+	CONSTRAINT "transactions_refunded_bounds" CHECK("transactions"."refunded_amount" BETWEEN 0 AND "transactions"."amount"),
 	CONSTRAINT "transactions_installments" CHECK("transactions"."installments" IS NULL OR "transactions"."installments" BETWEEN 1 AND 12)
 ) STRICT;
 --> statement-breakpoint

@@ -6,8 +6,8 @@ import { accounts } from './accounts';
 export const BALANCE_CEILING_CENTS = 10_000_000_000_000;
 
 /**
- * Books of the double-entry ledger. A merchant has `available`, `blocked` (held by open disputes)
- * and `withdrawals_in_flight`; system books (account_id null) stand for the outside world and may go
+ * Books of the double-entry ledger. A merchant has `available`, `blocked` (held by open disputes),
+ * `withdrawals_in_flight` and `refunds_in_flight`; system books (account_id null) stand for the outside world and may go
  * negative. `balance` is the running sum of the book's lines, maintained by a trigger on insert so it
  * can never drift. The CHECKs keep merchant books at or above zero (except `available`, which a
  * dispute hold alone may take below zero: the trigger in db/sql/triggers.sql enforces that) and at or
@@ -17,7 +17,7 @@ export const ledgerBooks = sqliteTable('ledger_books', {
   id: text('id').primaryKey(),
   accountId: text('account_id').references(() => accounts.id),
   kind: text('kind', {
-    enum: ['available', 'blocked', 'withdrawals_in_flight', 'sandbox_funding', 'pix_out', 'pix_in', 'card_in', 'invoice_in', 'chargebacks'],
+    enum: ['available', 'blocked', 'withdrawals_in_flight', 'refunds_in_flight', 'sandbox_funding', 'pix_out', 'pix_in', 'card_in', 'invoice_in', 'chargebacks', 'refunds_out'],
   }).notNull(),
   allowNegative: integer('allow_negative').notNull().default(0),
   balance: integer('balance').notNull().default(0),
@@ -44,14 +44,21 @@ export const ledgerEntries = sqliteTable('ledger_entries', {
   index('ledger_entries_resource_idx').on(t.resourceId),
 ]);
 
+/**
+ * One line of an entry on one book. `balance_after` is the book's balance once this line is applied
+ * and `created_at` never goes back within a book (a trigger refuses either being wrong), so a book's
+ * lines in (created_at, id) order are its statement: each balance_after is the previous plus amount.
+ */
 export const ledgerLines = sqliteTable('ledger_lines', {
   id: integer('id').primaryKey({ autoIncrement: true }),
   entryId: text('entry_id').notNull().references(() => ledgerEntries.id),
   bookId: text('book_id').notNull().references(() => ledgerBooks.id),
   amount: integer('amount').notNull(),
+  balanceAfter: integer('balance_after').notNull(),
   createdAt: text('created_at').notNull(),
 }, (t) => [
   index('ledger_lines_entry_idx').on(t.entryId),
-  index('ledger_lines_book_idx').on(t.bookId),
+  // the statement: one book's lines newest first, keyset-paged on (created_at, id)
+  index('ledger_lines_book_created_idx').on(t.bookId, t.createdAt, t.id),
   check('ledger_lines_amount_bounds', sql`${t.amount} <> 0 AND ${t.amount} BETWEEN -100000000000 AND 100000000000`),
 ]);

@@ -40,6 +40,8 @@ export const transactions = sqliteTable('transactions', {
   externalRef: text('external_ref'),
   metadata: text('metadata'),
   refusedReason: text('refused_reason'),
+  /** Sum of the refunds not in ERROR; kept by triggers on refunds (db/sql/triggers.sql). */
+  refundedAmount: integer('refunded_amount').notNull().default(0),
   expiresAt: text('expires_at'),
   createdAt: text('created_at').notNull(),
   updatedAt: text('updated_at').notNull(),
@@ -51,6 +53,7 @@ export const transactions = sqliteTable('transactions', {
   index('transactions_account_status_created_idx').on(t.accountId, t.status, t.createdAt, t.id),
   index('transactions_expiry_idx').on(t.status, t.expiresAt),
   check('transactions_amount_bounds', sql`${t.amount} BETWEEN 1 AND 100000000000`),
+  check('transactions_refunded_bounds', sql`${t.refundedAmount} BETWEEN 0 AND ${t.amount}`),
   check('transactions_installments', sql`${t.installments} IS NULL OR ${t.installments} BETWEEN 1 AND 12`),
 ]);
 
@@ -67,4 +70,29 @@ export const disputes = sqliteTable('disputes', {
   // at most one open dispute per transaction
   uniqueIndex('disputes_open_uq').on(t.transactionId).where(sql`${t.status} = 'OPEN'`),
   check('disputes_amount_bounds', sql`${t.amount} BETWEEN 1 AND 100000000000`),
+]);
+
+/**
+ * A refund (devolução) of part or all of an APPROVED transaction. Settled by the rail like a withdrawal
+ * batch: PENDING until `due_at`, then PAID (a PIX refund gets its `D…` end-to-end id) or ERROR (its
+ * amount returns to the balance). Triggers keep transactions.refunded_amount and refuse a refund the
+ * transaction cannot take (db/sql/triggers.sql).
+ */
+export const refunds = sqliteTable('refunds', {
+  id: text('id').primaryKey(),
+  accountId: text('account_id').notNull().references(() => accounts.id),
+  transactionId: text('transaction_id').notNull().references(() => transactions.id),
+  amount: integer('amount').notNull(),
+  reason: text('reason'),
+  status: text('status', { enum: ['PENDING', 'PAID', 'ERROR'] }).notNull(),
+  dueAt: text('due_at').notNull(),
+  endToEnd: text('end_to_end'),
+  failureReason: text('failure_reason'),
+  createdAt: text('created_at').notNull(),
+  updatedAt: text('updated_at').notNull(),
+}, (t) => [
+  index('refunds_transaction_idx').on(t.transactionId, t.createdAt, t.id),
+  index('refunds_due_idx').on(t.status, t.dueAt),
+  check('refunds_amount_bounds', sql`${t.amount} BETWEEN 1 AND 100000000000`),
+  check('refunds_status', sql`${t.status} IN ('PENDING', 'PAID', 'ERROR')`),
 ]);

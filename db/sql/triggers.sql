@@ -39,3 +39,56 @@ END;
 -- Events are history too.
 CREATE TRIGGER events_no_delete BEFORE DELETE ON events
 BEGIN SELECT RAISE(ABORT, 'events is append-only'); END;
+--> statement-breakpoint
+-- A line states the book's balance after it and is never dated before the book's previous line, so a
+-- book's lines in (created_at, id) order form an exact running statement.
+CREATE TRIGGER ledger_lines_check_running BEFORE INSERT ON ledger_lines
+BEGIN
+  SELECT RAISE(ABORT, 'ledger line names an unknown book') WHERE NOT EXISTS (SELECT 1 FROM ledger_books WHERE id = NEW.book_id);
+  SELECT RAISE(ABORT, 'ledger line balance_after must be the book balance plus its amount')
+    WHERE NEW.balance_after IS NOT (SELECT balance + NEW.amount FROM ledger_books WHERE id = NEW.book_id);
+  SELECT RAISE(ABORT, 'ledger line dated before the book''s previous line')
+    WHERE NEW.created_at < (SELECT updated_at FROM ledger_books WHERE id = NEW.book_id);
+END;
+--> statement-breakpoint
+-- Refunds: only of an APPROVED transaction of the same account, never while a dispute is open or lost,
+-- created PENDING; the transaction's refunded_amount follows them (its CHECK caps it at the amount).
+CREATE TRIGGER refunds_check_insert BEFORE INSERT ON refunds
+BEGIN
+  SELECT RAISE(ABORT, 'refund of a transaction that is not APPROVED')
+    WHERE NOT EXISTS (SELECT 1 FROM transactions WHERE id = NEW.transaction_id AND account_id = NEW.account_id AND status = 'APPROVED');
+  SELECT RAISE(ABORT, 'refund of a transaction with an open or lost dispute')
+    WHERE EXISTS (SELECT 1 FROM disputes WHERE transaction_id = NEW.transaction_id AND status IN ('OPEN', 'LOST'));
+  SELECT RAISE(ABORT, 'a refund starts PENDING') WHERE NEW.status <> 'PENDING';
+END;
+--> statement-breakpoint
+CREATE TRIGGER refunds_apply AFTER INSERT ON refunds
+BEGIN
+  UPDATE transactions SET refunded_amount = refunded_amount + NEW.amount WHERE id = NEW.transaction_id;
+END;
+--> statement-breakpoint
+-- A refund settles once (PENDING → PAID | ERROR) and keeps its amount and charge; a failed one no
+-- longer counts as refunded.
+CREATE TRIGGER refunds_check_update BEFORE UPDATE ON refunds
+BEGIN
+  SELECT RAISE(ABORT, 'a refund keeps its amount, charge and account')
+    WHERE NEW.amount <> OLD.amount OR NEW.transaction_id <> OLD.transaction_id OR NEW.account_id <> OLD.account_id;
+  SELECT RAISE(ABORT, 'a refund settles once, from PENDING')
+    WHERE NEW.status <> OLD.status AND OLD.status <> 'PENDING';
+END;
+--> statement-breakpoint
+CREATE TRIGGER refunds_failed AFTER UPDATE OF status ON refunds
+WHEN OLD.status = 'PENDING' AND NEW.status = 'ERROR'
+BEGIN
+  UPDATE transactions SET refunded_amount = refunded_amount - NEW.amount WHERE id = NEW.transaction_id;
+END;
+--> statement-breakpoint
+CREATE TRIGGER refunds_no_delete BEFORE DELETE ON refunds
+BEGIN SELECT RAISE(ABORT, 'refunds are history'); END;
+--> statement-breakpoint
+-- A dispute holds at most what is left after refunds: refunds and the hold never exceed the total.
+CREATE TRIGGER disputes_check_insert BEFORE INSERT ON disputes
+BEGIN
+  SELECT RAISE(ABORT, 'dispute hold exceeds the transaction total minus its refunds')
+    WHERE NEW.amount > (SELECT amount - refunded_amount FROM transactions WHERE id = NEW.transaction_id);
+END;

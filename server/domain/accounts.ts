@@ -3,6 +3,7 @@ import { perConnection } from '../../db/prepared';
 import type { AppDatabase, DrizzleDb } from '../../db';
 import { accessTokens, accounts, dashboardUsers } from '../../db/schema';
 import { DomainError } from '../errors';
+import { addressKey } from '../rate-limit';
 import type { Services } from '../services';
 import { newId, randomId } from './ids';
 import { openMerchantBooks, sandboxTopUp } from './ledger';
@@ -89,7 +90,8 @@ export async function issueAccessToken(s: AccountServices, code: string, token: 
  * unguessable, so failures never lock a code: nobody can keep a merchant's integration out by sending
  * wrong tokens for its code.
  */
-export async function issueAccessTokenLimited(s: Services, code: string, token: string, address: string) {
+export async function issueAccessTokenLimited(s: Services, code: string, token: string, clientAddress: string) {
+  const address = addressKey(clientAddress);
   const byAddress = s.limits.tokenByAddress;
   const wait = byAddress.attempt(address);
   if (wait !== null) throw new DomainError('RATE_LIMITED', `too many failed attempts; try again in ${wait} s`, { retryAfterSeconds: wait });

@@ -16,3 +16,16 @@ export function decodeCursor(s: string, idPrefix: string): Cursor {
   }
   return { createdAt: m[1], id: m[2] };
 }
+
+const DATE_ONLY = /^\d{4}-\d{2}-\d{2}$/;
+
+/**
+ * A list's `from` (inclusive) or `to` (exclusive) as a stored-form instant (toISOString, UTC): a bare
+ * date is that day's start, and a bare `to` date covers that whole day.
+ */
+export function dateBound(path: 'from' | 'to', value: string): string {
+  const d = new Date(DATE_ONLY.test(value) ? `${value}T00:00:00.000Z` : value);
+  if (Number.isNaN(d.getTime())) throw validationError([{ path, message: 'must be an ISO 8601 date or date-time' }]);
+  if (path === 'to' && DATE_ONLY.test(value)) d.setUTCDate(d.getUTCDate() + 1);
+  return d.toISOString();
+}

@@ -28,3 +28,6 @@ export type DeliveryStatus = (typeof DELIVERY_STATUSES)[number];
 
 export const DELIVERY_TARGETS = ['webhook', 'postback'] as const;
 export type DeliveryTarget = (typeof DELIVERY_TARGETS)[number];
+
+export const REFUND_STATUSES = ['PENDING', 'PAID', 'ERROR'] as const;
+export type RefundStatus = (typeof REFUND_STATUSES)[number];

@@ -6,6 +6,7 @@ import { newId } from './ids';
 
 export const EVENT_TYPES = [
   'transaction.created', 'transaction.approved', 'transaction.refused', 'transaction.expired',
+  'transaction.refunded', 'transaction.refund_paid', 'transaction.refund_failed',
   'withdraw.requested', 'withdraw.paid', 'withdraw.partially_paid', 'withdraw.error',
   'dispute.opened', 'dispute.won', 'dispute.lost',
 ] as const;

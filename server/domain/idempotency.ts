@@ -9,7 +9,7 @@ export const IDEMPOTENCY_TTL_MS = 24 * 3600 * 1000;
 export const MAX_IDEMPOTENCY_KEY_LENGTH = 255;
 
 /** The operations that take an idempotency-key: named, not URL paths, so REST and tRPC share keys. */
-export type IdempotentOperation = 'withdrawal.create' | 'transaction.create' | 'webhook.create';
+export type IdempotentOperation = 'withdrawal.create' | 'transaction.create' | 'webhook.create' | 'refund.create';
 
 export interface IdempotencyScope {
   accountId: string;

@@ -17,6 +17,9 @@ export const ID_PREFIX = {
   dispute: 'dsp',
   webhook: 'wh',
   delivery: 'dlv',
+  refund: 'rf',
+  // a statement movement is a ledger line; its id is this prefix and the line's sequence number
+  ledgerLine: 'lnl',
 } as const;
 
 export type IdKind = keyof typeof ID_PREFIX;

@@ -11,9 +11,9 @@ import { newId } from './ids';
  * `available` below zero) or a balance above the ceiling inside the same statement, so both rules hold
  * whatever the concurrency.
  */
-export type MerchantBook = 'available' | 'blocked' | 'withdrawals_in_flight';
-export type SystemBook = 'sandbox_funding' | 'pix_out' | 'pix_in' | 'card_in' | 'invoice_in' | 'chargebacks';
-const MERCHANT_BOOKS: MerchantBook[] = ['available', 'blocked', 'withdrawals_in_flight'];
+export type MerchantBook = 'available' | 'blocked' | 'withdrawals_in_flight' | 'refunds_in_flight';
+export type SystemBook = 'sandbox_funding' | 'pix_out' | 'pix_in' | 'card_in' | 'invoice_in' | 'chargebacks' | 'refunds_out';
+const MERCHANT_BOOKS: MerchantBook[] = ['available', 'blocked', 'withdrawals_in_flight', 'refunds_in_flight'];
 
 export type BookRef = { account: string; book: MerchantBook } | { system: SystemBook };
 
@@ -43,7 +43,13 @@ const statements = perConnection((d) => ({
   insertEntry: d.insert(ledgerEntries).values({
     id: ph('id'), accountId: ph('accountId'), kind: ph('kind'), resourceId: ph('resourceId'), description: ph('description'), createdAt: ph('createdAt'),
   }).prepare(),
-  insertLine: d.insert(ledgerLines).values({ entryId: ph('entryId'), bookId: ph('bookId'), amount: ph('amount'), createdAt: ph('createdAt') }).prepare(),
+  // The line states the balance it leaves and is dated no earlier than the book's previous line (a
+  // clock stepping back must not reorder a statement); the trigger checks both in the same statement.
+  insertLine: d.insert(ledgerLines).values({
+    entryId: ph('entryId'), bookId: ph('bookId'), amount: ph('amount'),
+    balanceAfter: sql`(SELECT ${ledgerBooks.balance} FROM ${ledgerBooks} WHERE ${ledgerBooks.id} = ${ph('bookId')}) + ${ph('amount')}`,
+    createdAt: sql`max(${ph('createdAt')}, (SELECT ${ledgerBooks.updatedAt} FROM ${ledgerBooks} WHERE ${ledgerBooks.id} = ${ph('bookId')}))`,
+  }).prepare(),
   balances: d.select({ kind: ledgerBooks.kind, balance: ledgerBooks.balance }).from(ledgerBooks)
     .where(eq(ledgerBooks.accountId, ph('account'))).prepare(),
 }));
@@ -52,8 +58,11 @@ async function bookId(tx: DrizzleDb, ref: BookRef, at: Date): Promise<string> {
   const st = statements(tx);
   if ('account' in ref) {
     const row = st.merchantBook.get({ account: ref.account, kind: ref.book });
-    if (!row) throw new DomainError('INTERNAL', `ledger book ${ref.book} missing for account`);
-    return row.id;
+    if (row) return row.id;
+    // accounts opened before a book kind existed get it on first use (always inside a write job)
+    const id = newId('ledgerBook');
+    await tx.insert(ledgerBooks).values({ id, accountId: ref.account, kind: ref.book, allowNegative: 0, balance: 0, updatedAt: at.toISOString() });
+    return id;
   }
   const row = st.systemBook.get({ kind: ref.system });
   if (row) return row.id;

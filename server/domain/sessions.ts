@@ -3,6 +3,7 @@ import type { AppDatabase, DrizzleDb } from '../../db';
 import { dashboardSessions, dashboardUsers } from '../../db/schema';
 import { DomainError } from '../errors';
 import type { Services } from '../services';
+import { addressKey } from '../rate-limit';
 import { newId } from './ids';
 import { hashPassword, hashSecret, randomSecret, safeEqualHex, verifyPassword } from './secrets';
 
@@ -41,7 +42,8 @@ export async function signIn(db: AppDatabase, email: string, password: string, n
  * attempt from an address with nothing against it is never refused for the email's sake: failures from
  * elsewhere cannot lock the right person out.
  */
-export async function signInLimited(s: Services, email: string, password: string, address: string): Promise<SignedIn> {
+export async function signInLimited(s: Services, email: string, password: string, clientAddress: string): Promise<SignedIn> {
+  const address = addressKey(clientAddress);
   const byAddress = s.limits.signInByAddress;
   const byEmail = s.limits.signInByEmail;
   const key = email.trim().toLowerCase();

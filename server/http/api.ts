@@ -1,14 +1,15 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { AnyRouter } from '@trpc/server';
 import { createHTTPHandler } from '@trpc/server/adapters/standalone';
-import { createTrpcHttpContext, type Context } from '../context';
-import { toDomainError } from '../errors';
+import { createTrpcHttpContext, lowerHeaders, type Context } from '../context';
+import { DomainError, toDomainError } from '../errors';
 import { buildOpenApiDocument } from '../openapi';
 import { MAX_BATCH_CALLS } from '../routers/batching';
 import type { Services } from '../services';
 import { MAX_BODY_BYTES } from './body';
-import { errorHeaders } from './presenter';
+import { errorHeaders, presentRestError } from './presenter';
 import { createRestAdapter } from './rest';
+import { STATEMENT_CSV_PATH, streamStatementCsv } from './statement-csv';
 
 /**
  * The API half of the process: the REST adapter, tRPC's adapter at /api/trpc, and /openapi.json.
@@ -49,7 +50,7 @@ export function createApiHandler(services: Services, router: AnyRouter) {
     openApiDocument,
     /** Whether this request is the API's; false means "give it to the pages". */
     owns(pathname: string): boolean {
-      return pathname === '/openapi.json' || isTrpc(pathname) || pathname.startsWith('/api/') || rest.owns(pathname);
+      return pathname === '/openapi.json' || isTrpc(pathname) || pathname === STATEMENT_CSV_PATH || pathname.startsWith('/api/') || rest.owns(pathname);
     },
     async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
       const pathname = (req.url ?? '/').split('?')[0];
@@ -57,6 +58,15 @@ export function createApiHandler(services: Services, router: AnyRouter) {
         if (pathname === '/openapi.json') {
           res.setHeader('content-type', 'application/json');
           res.end(openApiDocument());
+          return;
+        }
+        if (pathname === STATEMENT_CSV_PATH) {
+          if (req.method !== 'GET') {
+            const out = presentRestError(new DomainError('METHOD_NOT_ALLOWED', `${req.method} is not allowed on ${pathname}`), 'payments', services.clock.now());
+            res.writeHead(out.status, out.headers).end(out.body);
+            return;
+          }
+          await streamStatementCsv(services, req, res, new URL(req.url ?? '/', 'http://localhost'), lowerHeaders(req.headers));
           return;
         }
         if (isTrpc(pathname)) {

@@ -3,6 +3,7 @@ import type { Services } from '../services';
 import { startJobLoop, type JobLoop } from './runner';
 import { startDeliveryJobs } from './delivery';
 import { startExpiryLoop } from './expiry';
+import { startRefundSettlementLoop } from './refunds';
 import { startSettlementLoop } from './settlement';
 import { railFor } from '../domain/rails';
 
@@ -20,8 +21,10 @@ export function startJobs(s: Services, opts: { dispatcher?: boolean } = {}): Job
   }, 60_000));
   add(startExpiryLoop(s));
   const rail = railFor(s.config);
-  if (rail) add(startSettlementLoop(s, rail));
-  else console.warn('SANDBOX=false and no Pix rail configured: withdrawals are accepted and wait PENDING until one is');
+  if (rail) {
+    add(startSettlementLoop(s, rail));
+    add(startRefundSettlementLoop(s, rail));
+  } else console.warn('SANDBOX=false and no Pix rail configured: withdrawals are accepted and wait PENDING until one is');
   // event dispatcher + webhook/postback sender (off when `npm run worker` runs them)
   if (opts.dispatcher) for (const loop of startDeliveryJobs(s)) add(loop);
   return loops;

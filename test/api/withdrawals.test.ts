@@ -282,7 +282,7 @@ describe('settlement', () => {
     const acc = await makeAccount(s, { balance: 1_000_000 });
     const res = await callerFor(s, acc.account_id).withdrawals.create(request({ amount: 1_000 }));
     clock.advance(DELAY);
-    const flaky: PixRail = { name: 'flaky', firstAttemptAt: (d) => d, pay: async () => { throw new Error('connect ETIMEDOUT'); } };
+    const flaky: PixRail = { ...rail, name: 'flaky', firstAttemptAt: (d) => d, pay: async () => { throw new Error('connect ETIMEDOUT'); } };
     const log = console.error;
     console.error = () => {};
     try {
@@ -291,7 +291,7 @@ describe('settlement', () => {
       console.error = log;
     }
     expect(await runSettlementPass(s, rail)).toBe(0); // rescheduled, not due now
-    const slow: PixRail = { name: 'slow', firstAttemptAt: (d) => d, pay: async (_o, now) => ({ status: 'PENDING', retryAt: new Date(now.getTime() + 5_000) }) };
+    const slow: PixRail = { ...rail, name: 'slow', firstAttemptAt: (d) => d, pay: async (_o, now) => ({ status: 'PENDING', retryAt: new Date(now.getTime() + 5_000) }) };
     clock.advance(30_000);
     expect(await runSettlementPass(s, slow)).toBe(1);
     expect(await runSettlementPass(s, rail)).toBe(0);

@@ -129,4 +129,17 @@ describe('token limits', () => {
     expect((await token(proxied, code, secret, from('198.51.100.3'))).status).toBe(429);
     expect((await token(proxied, code, secret, from('198.51.100.4'))).status).toBe(200);
   });
+
+  it('an IPv6 client cannot escape the throttle by moving inside its /64; IPv4-mapped is the same client', async () => {
+    const { code, token: secret } = proxied.demo;
+    for (let i = 0; i < TOKEN_ATTEMPTS_PER_ADDRESS.max; i++) {
+      expect((await token(proxied, code, 'sk_wrong', from(`2001:db8:77:1::${(i + 1).toString(16)}`))).status).toBe(401);
+    }
+    expect((await token(proxied, code, secret, from('2001:db8:77:1:ffff::9'))).status).toBe(429);
+    expect((await token(proxied, code, secret, from('2001:db8:77:2::1'))).status).toBe(200);
+    for (let i = 0; i < TOKEN_ATTEMPTS_PER_ADDRESS.max; i++) {
+      expect((await token(proxied, code, 'sk_wrong', from('198.51.100.40'))).status).toBe(401);
+    }
+    expect((await token(proxied, code, secret, from('::ffff:198.51.100.40'))).status).toBe(429);
+  });
 });

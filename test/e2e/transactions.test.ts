@@ -152,7 +152,7 @@ describe('GET /transaction over HTTP', () => {
     const created = (await api(srv.url, '/transaction', { token, body: txBody('INVOICE', { externalRef: 'e2e-get' }) })).json;
     const byId = await api(srv.url, `/transaction?id=${created.id}`, { token });
     expect(byId.status).toBe(200);
-    expect(Object.keys(byId.json)).toEqual(['id', 'status', 'total', 'method', 'currency', 'endtoend', 'postback', 'items', 'customer', 'external_ref', 'metadata', 'created_at', 'updated_at']);
+    expect(Object.keys(byId.json)).toEqual(['id', 'status', 'total', 'method', 'currency', 'endtoend', 'postback', 'items', 'customer', 'external_ref', 'metadata', 'created_at', 'updated_at', 'refunded_amount', 'refunds']);
     expect(byId.json).toMatchObject({ id: created.id, status: 'PENDING', method: 'INVOICE', endtoend: null, postback: null, metadata: null, customer: created.customer });
     for (const q of [`identifier=${created.identifier}`, 'external_ref=e2e-get', `id=${created.id}&external_ref=e2e-get`]) {
       expect((await api(srv.url, `/transaction?${q}`, { token })).text).toBe(byId.text);

@@ -94,8 +94,9 @@ describe('ledger', () => {
       await expect(move(kind, 1, available, { account: a, book: 'withdrawals_in_flight' })).rejects.toMatchObject({ code: 'INSUFFICIENT_FUNDS' });
     }
     expect(await failure(s.db.write((tx) => {
-      tx.run(sql`INSERT INTO ledger_entries (id, account_id, kind, created_at) VALUES ('le_raw', ${a}, 'raw', '2026-01-01')`);
-      tx.run(sql`INSERT INTO ledger_lines (entry_id, book_id, amount, created_at) SELECT 'le_raw', id, -1, '2026-01-01' FROM ledger_books WHERE account_id = ${a} AND kind = 'available'`);
+      // a well-formed line (running balance, date) so that only the dispute rule can refuse it
+      tx.run(sql`INSERT INTO ledger_entries (id, account_id, kind, created_at) VALUES ('le_raw', ${a}, 'raw', '2099-01-01')`);
+      tx.run(sql`INSERT INTO ledger_lines (entry_id, book_id, amount, balance_after, created_at) SELECT 'le_raw', id, -1, balance - 1, '2099-01-01' FROM ledger_books WHERE account_id = ${a} AND kind = 'available'`);
     }))).toMatch(/only a dispute hold/);
     // blocked and in-flight never go negative, whatever the entry
     await expect(move('dispute_hold', 5_000, { account: a, book: 'blocked' }, available)).rejects.toMatchObject({ code: 'INSUFFICIENT_FUNDS' });

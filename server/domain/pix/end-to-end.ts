@@ -1,6 +1,6 @@
 // EndToEndId: the 32-character id the BCB's instant payment system (SPI) gives each Pix payment:
 // "E" + the payer institution's 8-digit ISPB + the UTC minute "yyyyMMddHHmm" + 11 characters
-// unique within that institution and minute.
+// unique within that institution and minute. A return (devolução) has the same form with "D".
 import { randomInt } from 'node:crypto';
 
 export const END_TO_END_ID_LENGTH = 32;
@@ -10,7 +10,7 @@ const ALPHANUMERIC = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz012345
 // The BCB format allows lower case in the last 11 characters ([a-zA-Z0-9]{11}), and the valid
 // fixtures are all digits there. The fixtures' invalid example ("...23123b9c2d") is refused for
 // its length (31), not for its lower case: refusing lower case would refuse ids that real PSPs issue.
-const END_TO_END_PATTERN = /^E(\d{8})(\d{4})(\d{2})(\d{2})(\d{2})(\d{2})[A-Za-z0-9]{11}$/;
+const END_TO_END_PATTERN = /^([ED])(\d{8})(\d{4})(\d{2})(\d{2})(\d{2})(\d{2})[A-Za-z0-9]{11}$/;
 
 function pad(n: number, width: number): string {
   return String(n).padStart(width, '0');
@@ -27,8 +27,11 @@ function utcMinute(now: Date): string {
   );
 }
 
-/** A new end-to-end id for a payment sent by the institution `ispb` at `now`. */
-export function newEndToEndId(ispb: string, now: Date): string {
+/** `E` for a payment, `D` for a return (devolução) of one. */
+export type EndToEndKind = 'E' | 'D';
+
+/** A new end-to-end id for a payment (or, with `D`, a return) sent by the institution `ispb` at `now`. */
+export function newEndToEndId(ispb: string, now: Date, kind: EndToEndKind = 'E'): string {
   if (!/^\d{8}$/.test(ispb)) throw new RangeError(`end-to-end id: ISPB must be 8 digits (got "${ispb}")`);
   const year = now.getUTCFullYear();
   if (Number.isNaN(now.getTime()) || year < 1000 || year > 9999) {
@@ -37,14 +40,14 @@ export function newEndToEndId(ispb: string, now: Date): string {
   let suffix = '';
   // randomInt draws without modulo bias.
   for (let i = 0; i < 11; i++) suffix += ALPHANUMERIC[randomInt(ALPHANUMERIC.length)];
-  return `E${ispb}${utcMinute(now)}${suffix}`;
+  return `${kind}${ispb}${utcMinute(now)}${suffix}`;
 }
 
-/** Checks the shape and that the timestamp is a real UTC minute (no 13th month, no 24:00). */
-export function isValidEndToEndId(s: string): boolean {
+/** Checks the shape (of `kind`) and that the timestamp is a real UTC minute (no 13th month, no 24:00). */
+export function isValidEndToEndId(s: string, kind: EndToEndKind = 'E'): boolean {
   const match = END_TO_END_PATTERN.exec(s);
-  if (!match) return false;
-  const [year, month, day, hour, minute] = match.slice(2, 7).map(Number);
+  if (!match || match[1] !== kind) return false;
+  const [year, month, day, hour, minute] = match.slice(3, 8).map(Number);
   const date = new Date(Date.UTC(year, month - 1, day, hour, minute));
   // Date.UTC rolls over out-of-range parts (month 13 → January next year): compare to catch it.
   return (

@@ -32,7 +32,29 @@ export type PixPaymentOutcome =
   | { status: 'PENDING'; retryAt: Date };
 
 /**
- * A way to send Pix payments out. The sandbox implements it; a real PSP adapter implements the same
+ * What the refund settlement job hands the rail: one refund of a charge, with what a PSP needs to
+ * return the money to the payer. `refundId` is stable across retries (the PSP's idempotency key).
+ */
+export interface RefundOrder {
+  refundId: string;
+  transactionId: string;
+  accountId: string;
+  amount: number;
+  method: 'PIX' | 'CARD' | 'INVOICE';
+  /** The charge's own end-to-end id (PIX), which a Pix return refers to. */
+  originalEndToEnd: string | null;
+  customerEmail: string;
+  customerDocument: string;
+}
+
+export type RefundOutcome =
+  /** `endToEndId`: a PIX return's 32-character `D…` id; null for CARD and INVOICE. */
+  | { status: 'PAID'; endToEndId: string | null }
+  | { status: 'ERROR'; reason: string }
+  | { status: 'PENDING'; retryAt: Date };
+
+/**
+ * A way to send Pix payments out (and to return charges' money). The sandbox implements it; a real PSP adapter implements the same
  * two calls. `pay` runs outside any database write (it is network), and must be safe to call again
  * for the same batch.
  */
@@ -41,4 +63,6 @@ export interface PixRail {
   /** When a batch requested at `requestedAt` should first be sent. */
   firstAttemptAt(requestedAt: Date): Date;
   pay(order: PixPaymentOrder, now: Date): Promise<PixPaymentOutcome>;
+  /** Returns a charge's money to its payer; network like `pay`, and safe to call again for one refund. */
+  refund(order: RefundOrder, now: Date): Promise<RefundOutcome>;
 }

@@ -4,7 +4,7 @@ import { accounts, customers, transactions } from '../../../db/schema';
 import { DomainError, validationError, type FieldIssue } from '../../errors';
 import type { Services } from '../../services';
 import { sandboxCardOutcome, validateCard, cardSummary, type CardInput } from '../cards';
-import { recordEvent } from '../events';
+import { recordEvent, type EventType } from '../events';
 import { checkIdempotencyKey, requestFingerprint, runIdempotent, type IdempotentCreateOptions, type IdempotentOperation, type IdempotentResult } from '../idempotency';
 import { newId } from '../ids';
 import { transfer } from '../ledger';
@@ -164,7 +164,7 @@ export function creditTransaction(tx: DrizzleDb, t: { accountId: string; id: str
 /** Records a transaction.* event whose data is the transaction as GET returns it now (inside the job). */
 export async function recordTransactionEvent(
   tx: DrizzleDb, accountId: string, id: string,
-  type: 'transaction.created' | 'transaction.approved' | 'transaction.refused' | 'transaction.expired', at: Date,
+  type: Extract<EventType, `transaction.${string}`>, at: Date,
 ) {
   const view = await transactionView(tx, accountId, id);
   if (!view) throw new DomainError('INTERNAL', 'transaction vanished inside its own job');

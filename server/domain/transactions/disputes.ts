@@ -18,18 +18,18 @@ async function recordDisputeEvent(tx: DrizzleDb, accountId: string, id: string, 
 }
 
 /**
- * POST /sandbox/transactions/{id}/dispute: the cardholder disputes an APPROVED CARD transaction. The
- * whole amount moves available → blocked whatever the balance: a dispute is always recorded, and when
- * `available` does not cover the hold it goes below zero (the one movement the ledger allows to do
- * that; later credits cover the shortfall, withdrawals wait). One dispute per transaction, ever: a
- * second one is 409.
+ * POST /sandbox/transactions/{id}/dispute: the cardholder disputes an APPROVED CARD transaction. Its
+ * total minus what was already refunded moves available → blocked whatever the balance: a dispute is
+ * always recorded, and when `available` does not cover the hold it goes below zero (the one movement the
+ * ledger allows to do that; later credits cover the shortfall, withdrawals and refunds wait). One
+ * dispute per transaction, ever: a second one is 409.
  */
 export async function openDispute(s: Services, accountId: string, transactionId: string): Promise<DisputeView> {
   requireSandbox(s);
   return s.db.write(async (tx) => {
     const at = s.clock.now();
     const iso = at.toISOString();
-    const t = await tx.select({ id: transactions.id, method: transactions.method, status: transactions.status, amount: transactions.amount })
+    const t = await tx.select({ id: transactions.id, method: transactions.method, status: transactions.status, amount: transactions.amount, refundedAmount: transactions.refundedAmount })
       .from(transactions).where(and(eq(transactions.accountId, accountId), eq(transactions.id, transactionId))).get();
     if (!t) throw new DomainError('NOT_FOUND', 'transaction not found');
     if (t.method !== 'CARD' || t.status !== 'APPROVED') {
@@ -37,11 +37,14 @@ export async function openDispute(s: Services, accountId: string, transactionId:
     }
     const existing = await tx.select({ id: disputes.id }).from(disputes).where(eq(disputes.transactionId, t.id)).get();
     if (existing) throw new DomainError('CONFLICT', `this transaction already has a dispute (${existing.id})`);
+    // DECISIONS "Refunds": the hold is what refunds have not already given back (a trigger checks it too)
+    const hold = t.amount - t.refundedAmount;
+    if (hold <= 0) throw new DomainError('INVALID_STATE', 'the transaction is fully refunded: nothing is left to dispute');
     const id = newId('dispute');
-    await tx.insert(disputes).values({ id, accountId, transactionId: t.id, status: 'OPEN', amount: t.amount, createdAt: iso, updatedAt: iso });
+    await tx.insert(disputes).values({ id, accountId, transactionId: t.id, status: 'OPEN', amount: hold, createdAt: iso, updatedAt: iso });
     await transfer(tx, {
       accountId, kind: 'dispute_hold', resourceId: id, description: `dispute on ${t.id}`,
-      from: { account: accountId, book: 'available' }, to: { account: accountId, book: 'blocked' }, amount: t.amount, at,
+      from: { account: accountId, book: 'available' }, to: { account: accountId, book: 'blocked' }, amount: hold, at,
     });
     return recordDisputeEvent(tx, accountId, id, 'dispute.opened', at);
   });

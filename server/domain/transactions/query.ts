@@ -5,7 +5,7 @@ import { ID_PREFIX } from '../ids';
 import type { DrizzleDb } from '../../../db';
 import { disputes, transactions } from '../../../db/schema';
 import { DomainError, validationError } from '../../errors';
-import { selectTransactionViews, toDisputeView, toTransactionView, type DisputeView, type TransactionMethod, type TransactionStatus, type TransactionView } from './view';
+import { selectTransactionViews, toDisputeView, toTransactionViews, type DisputeView, type TransactionMethod, type TransactionStatus, type TransactionView } from './view';
 import type { z } from 'zod';
 import type { paymentDetails as paymentDetailsSchema, transactionPage } from '../../routers/transactions/schemas';
 
@@ -48,7 +48,7 @@ export async function getTransaction(db: DrizzleDb, accountId: string, q: Transa
   for (const k of keys) params[k] = q[k]!;
   const rows = lookupStatements(db)(keys).all(params);
   if (rows.length !== 1) throw new DomainError('NOT_FOUND', 'transaction not found');
-  return toTransactionView(rows[0]);
+  return (await toTransactionViews(db, rows))[0];
 }
 
 export interface TransactionListQuery {
@@ -90,7 +90,7 @@ export async function listTransactions(db: DrizzleDb, accountId: string, q: Tran
     .orderBy(desc(transactions.createdAt), desc(transactions.id)).limit(limit + 1).all();
   const page = rows.slice(0, limit);
   const last = page[page.length - 1];
-  return { items: page.map(toTransactionView), next_cursor: rows.length > limit && last ? encodeCursor({ createdAt: last.createdAt, id: last.id }) : null };
+  return { items: await toTransactionViews(db, page), next_cursor: rows.length > limit && last ? encodeCursor({ createdAt: last.createdAt, id: last.id }) : null };
 }
 
 /** The disputes of one of the account's transactions, oldest first (dashboard). */

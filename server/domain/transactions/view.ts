@@ -1,7 +1,7 @@
-import { and, eq, sql } from 'drizzle-orm';
+import { and, asc, eq, inArray, sql } from 'drizzle-orm';
 import { perConnection } from '../../../db/prepared';
 import type { DrizzleDb } from '../../../db';
-import { customers, disputes, transactions } from '../../../db/schema';
+import { customers, disputes, refunds, transactions } from '../../../db/schema';
 
 export type { TransactionMethod, TransactionStatus } from '../enums';
 import type { TransactionMethod, TransactionStatus } from '../enums';
@@ -13,6 +13,18 @@ export type CustomerView = z.infer<typeof customerViewSchema>;
 
 /** The query shape (spec "Transaction"); its type is the contract's. */
 export type TransactionView = z.infer<typeof transactionViewSchema>;
+export type { RefundStatus } from '../enums';
+import type { RefundStatus } from '../enums';
+
+/** DECISIONS "Refunds": one refund as the transaction's query shape lists it. */
+export interface RefundView {
+  id: string;
+  amount: number;
+  status: RefundStatus;
+  /** A PIX refund's `D…` end-to-end id once paid; null otherwise. */
+  endtoend: string | null;
+  created_at: string;
+}
 
 /** The spec's "Transaction creation response", exactly. */
 export type TransactionCreated = z.infer<typeof transactionCreated>;
@@ -33,6 +45,7 @@ const viewColumns = {
   metadata: transactions.metadata,
   createdAt: transactions.createdAt,
   updatedAt: transactions.updatedAt,
+  refundedAmount: transactions.refundedAmount,
   customerId: customers.id,
   customerName: customers.name,
   customerEmail: customers.email,
@@ -50,7 +63,7 @@ export function selectTransactionViews(db: DrizzleDb) {
 
 export type TransactionViewRow = Awaited<ReturnType<ReturnType<typeof selectTransactionViews>['all']>>[number];
 
-export function toTransactionView(r: TransactionViewRow): TransactionView {
+export function toTransactionView(r: TransactionViewRow, refundList: RefundView[] = []): TransactionView {
   return {
     id: r.id,
     status: r.status,
@@ -65,7 +78,36 @@ export function toTransactionView(r: TransactionViewRow): TransactionView {
     metadata: r.metadata,
     created_at: r.createdAt,
     updated_at: r.updatedAt,
+    refunded_amount: r.refundedAmount,
+    refunds: refundList,
   };
+}
+
+const refundColumns = { transactionId: refunds.transactionId, id: refunds.id, amount: refunds.amount, status: refunds.status, endToEnd: refunds.endToEnd, createdAt: refunds.createdAt };
+function toRefundView(r: { id: string; amount: number; status: RefundStatus; endToEnd: string | null; createdAt: string }): RefundView {
+  return { id: r.id, amount: r.amount, status: r.status, endtoend: r.endToEnd, created_at: r.createdAt };
+}
+
+const refundsOfOne = perConnection((db) => db.select(refundColumns).from(refunds)
+  .where(eq(refunds.transactionId, sql.placeholder('id'))).orderBy(asc(refunds.createdAt), asc(refunds.id)).prepare());
+
+/**
+ * Views of a page of rows with their refunds: one more query for the whole page (refunds_transaction_idx),
+ * and none at all when no row is APPROVED (only those can have refunds).
+ */
+export async function toTransactionViews(db: DrizzleDb, rows: TransactionViewRow[]): Promise<TransactionView[]> {
+  const approved = rows.filter((r) => r.status === 'APPROVED').map((r) => r.id);
+  if (approved.length === 0) return rows.map((r) => toTransactionView(r));
+  const found = approved.length === 1
+    ? refundsOfOne(db).all({ id: approved[0] })
+    : await db.select(refundColumns).from(refunds).where(inArray(refunds.transactionId, approved)).orderBy(asc(refunds.createdAt), asc(refunds.id)).all();
+  const byTransaction = new Map<string, RefundView[]>();
+  for (const r of found) {
+    const list = byTransaction.get(r.transactionId) ?? [];
+    list.push(toRefundView(r));
+    byTransaction.set(r.transactionId, list);
+  }
+  return rows.map((r) => toTransactionView(r, byTransaction.get(r.id) ?? []));
 }
 
 export function customerView(c: { id: string; name: string; email: string; phone: string | null; document: string }): CustomerView {
@@ -78,7 +120,7 @@ const viewById = perConnection((db) => selectTransactionViews(db)
 
 export async function transactionView(db: DrizzleDb, accountId: string, id: string): Promise<TransactionView | null> {
   const row = viewById(db).get({ accountId, id });
-  return row ? toTransactionView(row) : null;
+  return row ? (await toTransactionViews(db, [row]))[0] : null;
 }
 
 export function toDisputeView(d: typeof disputes.$inferSelect): DisputeView {

@@ -1,5 +1,5 @@
 import { and, desc, eq, gte, lt, sql, type SQL } from 'drizzle-orm';
-import { decodeCursor, encodeCursor } from '../cursor';
+import { dateBound as bound, decodeCursor, encodeCursor } from '../cursor';
 import type { DrizzleDb } from '../../../db';
 import { withdrawals } from '../../../db/schema';
 import { DomainError, validationError } from '../../errors';
@@ -50,16 +50,6 @@ export interface ListFilter {
 export const DEFAULT_LIST_LIMIT = 20;
 
 export { encodeCursor } from '../cursor';
-
-const DATE_ONLY = /^\d{4}-\d{2}-\d{2}$/;
-
-function bound(path: 'from' | 'to', value: string): string {
-  const d = new Date(DATE_ONLY.test(value) ? `${value}T00:00:00.000Z` : value);
-  if (Number.isNaN(d.getTime())) throw validationError([{ path, message: 'must be an ISO 8601 date or date-time' }]);
-  // a bare `to` date covers that whole day
-  if (path === 'to' && DATE_ONLY.test(value)) d.setUTCDate(d.getUTCDate() + 1);
-  return d.toISOString();
-}
 
 /**
  * The page query, newest first, keyset-paginated on (created_at, id). It walks

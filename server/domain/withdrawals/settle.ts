@@ -5,6 +5,7 @@ import type { Services } from '../../services';
 import { recordEvent } from '../events';
 import { transfer } from '../ledger';
 import type { PixPaymentOrder, PixPaymentOutcome, PixRail } from '../rails';
+import { settleWithRail } from '../rails/pass';
 import { eventForTransition, isSettled, withdrawalStatusOf } from './rules';
 import { perConnection } from '../../../db/prepared';
 import { withdrawalView } from './view';
@@ -124,22 +125,12 @@ export async function applyPaymentOutcome(s: Services, order: PixPaymentOrder, o
  */
 export async function runSettlementPass(s: Services, rail: PixRail, limit = SETTLEMENT_PASS_SIZE): Promise<number> {
   const now = s.clock.now();
-  const orders = await duePaymentOrders(s.db.read, now, limit);
-  if (orders.length === 0) return 0;
-  const outcomes = await Promise.all(orders.map(async (order): Promise<PixPaymentOutcome> => {
-    try {
-      return await rail.pay(order, now);
-    } catch (err) {
-      console.error(`[settlement] rail ${rail.name} failed for batch ${order.batchId}; retrying later`, err);
-      return { status: 'PENDING', retryAt: new Date(now.getTime() + RAIL_RETRY_MS) };
-    }
-  }));
-  const applied = await Promise.allSettled(orders.map((order, i) => applyPaymentOutcome(s, order, outcomes[i])));
-  let handled = 0;
-  for (const [i, r] of applied.entries()) {
-    if (r.status === 'fulfilled') handled += 1;
-    else console.error(`[settlement] could not apply the outcome of batch ${orders[i].batchId}`, r.reason);
-  }
-  // only batches whose outcome was applied count, so a failing write cannot make the loop spin
-  return handled;
+  return settleWithRail<PixPaymentOrder, PixPaymentOutcome>({
+    job: 'settlement',
+    orders: await duePaymentOrders(s.db.read, now, limit),
+    idOf: (order) => `batch ${order.batchId}`,
+    ask: (order) => rail.pay(order, now),
+    later: () => ({ status: 'PENDING', retryAt: new Date(now.getTime() + RAIL_RETRY_MS) }),
+    apply: (order, outcome) => applyPaymentOutcome(s, order, outcome),
+  });
 }

@@ -1,7 +1,8 @@
 import { z } from 'zod';
 import { accountBalance, sandboxTopUpAccount } from '../../domain/balance';
+import { accountStatement } from '../../domain/statement';
 import { merchantProcedure, router } from '../../trpc';
-import { balanceResponse, topUpRequest } from './schemas';
+import { balanceResponse, statementQuery, statementResponse, topUpRequest } from './schemas';
 
 export const accountRouter = router({
   balance: merchantProcedure
@@ -9,6 +10,19 @@ export const accountRouter = router({
     .input(z.strictObject({}).optional())
     .output(balanceResponse)
     .query(({ ctx }) => accountBalance(ctx.services, ctx.auth.accountId)),
+
+  statement: merchantProcedure
+    .meta({
+      auth: 'bearer', envelope: 'payments',
+      openapi: {
+        method: 'GET', path: '/balance/statement', tags: ['account'], summary: 'Statement: the movements of the available balance',
+        description: 'Newest first, keyset-paged (pass `next_cursor` back as `cursor`). Each movement carries the balance right after it, so a page reconciles on its own: each `balance_after` equals the one below it plus its `amount`.',
+        errorResponses: { 400: 'A bad date, from after to, a bad limit or a cursor this list did not give', 401: 'Missing or invalid access token', 429: 'Rate limited' },
+      },
+    })
+    .input(statementQuery)
+    .output(statementResponse)
+    .query(({ ctx, input }) => accountStatement(ctx.services, ctx.auth.accountId, input)),
 
   sandboxTopUp: merchantProcedure
     .meta({ auth: 'bearer', envelope: 'payments', successStatus: 201, openapi: { method: 'POST', path: '/sandbox/topup', tags: ['sandbox'], summary: 'Add sandbox money to the balance through the ledger', errorResponses: { 400: 'Invalid input', 401: 'Missing or invalid access token', 404: 'Sandbox is off' } } })

@@ -1,10 +1,11 @@
 import { z } from 'zod';
 import { createTransaction } from '../../domain/transactions/create';
 import { getTransaction, listTransactions, paymentDetails, transactionDisputes } from '../../domain/transactions/query';
+import { refundTransaction } from '../../domain/transactions/refunds';
 import { merchantProcedure, router, markReplayed } from '../../trpc';
 import {
   createTransactionRequest, disputeView, getTransactionInput, idempotencyHeaders, listTransactionsInput,
-  paymentDetails as paymentDetailsOutput, transactionCreated, transactionIdInput, transactionPage, transactionView,
+  paymentDetails as paymentDetailsOutput, refundTransactionRequest, transactionCreated, transactionIdInput, transactionPage, transactionView,
 } from './schemas';
 
 export const transactionsRouter = router({
@@ -37,6 +38,30 @@ export const transactionsRouter = router({
     .input(getTransactionInput)
     .output(transactionView)
     .query(({ ctx, input }) => getTransaction(ctx.services.db.read, ctx.auth.accountId, input)),
+
+  refund: merchantProcedure
+    .meta({
+      auth: 'bearer', envelope: 'payments', successStatus: 201,
+      openapi: {
+        method: 'POST', path: '/transaction/{id}/refund', tags: ['transactions'], summary: 'Refund an APPROVED transaction, partly or in full',
+        description: 'Without `amount`, refunds everything still refundable. Debits the available balance at once; the rail settles the refund like a withdrawal batch (a PIX refund gets a `D…` end-to-end id; a failed refund returns its amount). Answers the transaction in its query shape. Send `idempotency-key` to make retries safe.',
+        requestHeaders: idempotencyHeaders,
+        errorResponses: {
+          400: 'Invalid input (nothing changed)', 401: 'Missing or invalid access token', 404: 'No such transaction of this account',
+          409: 'The same idempotency-key is still running',
+          422: 'Not APPROVED, an open or lost dispute, more than is refundable, a balance that does not cover it, or idempotency-key reused with another body',
+          429: 'Rate limited',
+        },
+      },
+    })
+    .input(refundTransactionRequest)
+    .output(transactionView)
+    .mutation(async ({ ctx, input }) => {
+      const { id, ...body } = input;
+      const { transaction, replayed } = await refundTransaction(ctx.services, ctx.auth.accountId, id, body, { idempotencyKey: ctx.headers['idempotency-key'] });
+      markReplayed(ctx, replayed);
+      return transaction;
+    }),
 
   list: merchantProcedure
     .input(listTransactionsInput)

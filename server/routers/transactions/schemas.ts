@@ -1,7 +1,8 @@
 import { z } from 'zod';
 import { boundedString, cents, isoTimestamp, listInput, strictBool, strictInt } from '../common';
-import { TRANSACTION_METHODS, TRANSACTION_STATUSES } from '../../domain/enums';
+import { REFUND_STATUSES, TRANSACTION_METHODS, TRANSACTION_STATUSES } from '../../domain/enums';
 
+export const REFUND_REASON_MAX = 140;
 export const transactionMethod = z.enum(TRANSACTION_METHODS);
 export const transactionStatus = z.enum(TRANSACTION_STATUSES);
 
@@ -86,7 +87,15 @@ export const transactionItem = z.object({
   tangible: z.boolean(),
 });
 
-/** The spec's "Transaction", plus created_at/updated_at. */
+export const refundView = z.object({
+  id: z.string().describe('rf_…'),
+  amount: z.number().int().describe('Cents'),
+  status: z.enum(REFUND_STATUSES).describe('PENDING until the rail settles it; ERROR gave the amount back to the balance'),
+  endtoend: z.string().nullable().describe('A paid PIX refund\'s 32-character end-to-end id (D + ISPB + yyyyMMddHHmm + 11); null otherwise'),
+  created_at: isoTimestamp,
+});
+
+/** The spec's "Transaction", plus created_at/updated_at, refunded_amount and refunds. */
 export const transactionView = z.object({
   id: z.string(),
   status: transactionStatus,
@@ -101,6 +110,16 @@ export const transactionView = z.object({
   metadata: z.string().nullable(),
   created_at: isoTimestamp,
   updated_at: isoTimestamp,
+  refunded_amount: z.number().int().describe('Cents refunded (refunds in ERROR do not count); 0 when none'),
+  refunds: z.array(refundView).describe('Oldest first'),
+});
+
+// ---------------------------------------------------------------- refund (POST /transaction/{id}/refund)
+
+export const refundTransactionRequest = z.strictObject({
+  id: z.string().min(1, 'must not be empty').max(64, 'at most 64 characters').describe('Transaction id'),
+  amount: cents().optional().describe('Cents; without it, everything still refundable'),
+  reason: z.string({ error: required('must be a string') }).trim().max(REFUND_REASON_MAX, `at most ${REFUND_REASON_MAX} characters`).nullish().describe('Why (kept with the refund)'),
 });
 
 // ---------------------------------------------------------------- query and list

@@ -9,14 +9,15 @@ import { formatDateTime } from '../../../_lib/dates';
 import { formatDocument, formatPhone } from '../../../_lib/documents';
 import { formatBRL } from '../../../_lib/money';
 import { useTRPC } from '../../../_lib/trpc';
+import { RefundPanel } from './refund-panel';
 
 export function TransactionDetail({ id }: { id: string }) {
   const trpc = useTRPC();
   const queryClient = useQueryClient();
   const tx = useQuery({
     ...trpc.transactions.get.queryOptions({ id }),
-    // a pending charge may be paid or expire at any moment
-    refetchInterval: (query) => (query.state.data?.status === 'PENDING' ? 3_000 : false),
+    // a pending charge may be paid or expire at any moment, a pending refund settle
+    refetchInterval: (query) => (query.state.data?.status === 'PENDING' || query.state.data?.refunds.some((r) => r.status === 'PENDING') ? 3_000 : false),
   });
   const found = tx.isSuccess;
   const payment = useQuery({ ...trpc.transactions.paymentDetails.queryOptions({ transactionId: id }), enabled: found });
@@ -44,6 +45,7 @@ export function TransactionDetail({ id }: { id: string }) {
   const t = tx.data;
   const p = payment.data;
   const openCase = disputes.data?.find((d) => d.status === 'OPEN');
+  const disputeHolds = !!disputes.data?.some((d) => d.status === 'OPEN' || d.status === 'LOST');
   const canPay = t.status === 'PENDING' && (t.method === 'PIX' || t.method === 'INVOICE');
   const canDispute = t.method === 'CARD' && t.status === 'APPROVED' && disputes.isSuccess && disputes.data.length === 0;
   const busy = pay.isPending || openDispute.isPending || resolve.isPending;
@@ -94,6 +96,7 @@ export function TransactionDetail({ id }: { id: string }) {
         <h2 id="tx-title">Details</h2>
         <DetailList rows={[
           ['Total', <Money key="t" cents={t.total} />],
+          ...(t.refunded_amount > 0 ? [['Refunded', <Money key="r" cents={t.refunded_amount} />] as [string, ReactNode]] : []),
           ['Status', <StatusBadge key="s" status={t.status} />],
           ['Method', t.method],
           ['End-to-end id', t.endtoend ? <span key="e" className="mono">{t.endtoend}</span> : null],
@@ -106,6 +109,8 @@ export function TransactionDetail({ id }: { id: string }) {
           ['Updated', formatDateTime(t.updated_at)],
         ]} />
       </section>
+
+      {t.status === 'APPROVED' && disputes.isSuccess ? <RefundPanel t={t} disputeHolds={disputeHolds} onRefunded={refresh} /> : null}
 
       <section className="card" aria-labelledby="customer-title">
         <h2 id="customer-title">Customer</h2>

@@ -1,0 +1,183 @@
+import { and, asc, eq, inArray, lte, sql } from 'drizzle-orm';
+import type { DrizzleDb } from '../../../db';
+import { perConnection } from '../../../db/prepared';
+import { customers, disputes, refunds, transactions } from '../../../db/schema';
+import { DomainError } from '../../errors';
+import { wake, type Services } from '../../services';
+import { checkIdempotencyKey, requestFingerprint, runIdempotent, type IdempotentCreateOptions, type IdempotentOperation, type IdempotentResult } from '../idempotency';
+import { newId } from '../ids';
+import { transfer } from '../ledger';
+import { railFor, type PixRail, type RefundOrder, type RefundOutcome } from '../rails';
+import { settleWithRail } from '../rails/pass';
+import { recordTransactionEvent } from './create';
+import { transactionView, type TransactionView } from './view';
+
+/** The body of POST /transaction/{id}/refund, after the schema has checked its shape. */
+export interface RefundRequest {
+  /** Cents; without it the whole refundable remainder. */
+  amount?: number;
+  reason?: string | null;
+}
+
+/** Idempotency scope: one key space for every charge's refunds; the fingerprint names the charge. */
+/** The idempotency scope: one key space per operation (the transaction id is part of the request). */
+const OPERATION: IdempotentOperation = 'refund.create';
+
+/** The job wakes the refund settlement loop under this name. */
+export const REFUND_SETTLEMENT_JOB = 'refund-settlement';
+
+const ph = (name: string) => sql.placeholder(name);
+const lookups = perConnection((db) => ({
+  charge: db.select({ id: transactions.id, status: transactions.status, amount: transactions.amount, refundedAmount: transactions.refundedAmount })
+    .from(transactions).where(and(eq(transactions.accountId, ph('accountId')), eq(transactions.id, ph('id')))).prepare(),
+  holdingDispute: db.select({ id: disputes.id, status: disputes.status }).from(disputes)
+    .where(and(eq(disputes.transactionId, ph('id')), inArray(disputes.status, ['OPEN', 'LOST']))).limit(1).prepare(),
+  refund: db.select({ status: refunds.status, amount: refunds.amount, accountId: refunds.accountId, transactionId: refunds.transactionId })
+    .from(refunds).where(eq(refunds.id, ph('id'))).prepare(),
+}));
+
+/**
+ * What can still be refunded of a charge, or why nothing can. DECISIONS "Refunds": only APPROVED
+ * charges; while a dispute is open, and after it is lost, none; otherwise total minus refunds so far
+ * (a won dispute holds nothing). Run inside the job that refunds, so the answer cannot go stale.
+ */
+function refundable(tx: DrizzleDb, accountId: string, transactionId: string): number {
+  const st = lookups(tx);
+  const t = st.charge.get({ accountId, id: transactionId });
+  if (!t) throw new DomainError('NOT_FOUND', 'transaction not found');
+  if (t.status !== 'APPROVED') throw new DomainError('INVALID_STATE', `the transaction is ${t.status}; only APPROVED transactions can be refunded`);
+  const dispute = st.holdingDispute.get({ id: transactionId });
+  if (dispute) {
+    throw new DomainError('INVALID_STATE', dispute.status === 'OPEN'
+      ? `the transaction has an open dispute (${dispute.id}); it cannot be refunded while the dispute holds it`
+      : `the transaction lost its dispute (${dispute.id}); its money was charged back`);
+  }
+  return t.amount - t.refundedAmount;
+}
+
+/**
+ * POST /transaction/{id}/refund. One write job stores the refund (PENDING, due when the rail settles
+ * it), debits it from `available` into refunds_in_flight, records `transaction.refunded` and stores the
+ * idempotent answer: the charge as its query returns it. A balance that does not cover the refund, or
+ * an amount beyond what is refundable, is a 422 and nothing is written. The database refuses the same
+ * things again (triggers on refunds, the CHECK on transactions.refunded_amount and on the balance).
+ */
+export async function refundTransaction(
+  s: Services,
+  accountId: string,
+  transactionId: string,
+  input: RefundRequest,
+  opts: IdempotentCreateOptions = {},
+): Promise<IdempotentResult<{ transaction: TransactionView }>> {
+  const idempotencyKey = checkIdempotencyKey(opts.idempotencyKey);
+  const rail = railFor(s.config);
+  const body = { amount: input.amount ?? null, reason: input.reason ?? null };
+  const fingerprint = requestFingerprint(s.masterKey, OPERATION, { transactionId, ...body });
+
+  const answer = await runIdempotent<{ transaction: TransactionView }>(
+    s.db, { accountId, operation: OPERATION, key: idempotencyKey }, fingerprint, () => s.clock.now(),
+    async (tx) => {
+      const at = s.clock.now();
+      const iso = at.toISOString();
+      const left = refundable(tx, accountId, transactionId);
+      if (left === 0) throw new DomainError('INVALID_STATE', 'the transaction is already fully refunded');
+      const amount = input.amount ?? left;
+      if (amount > left) {
+        throw new DomainError('UNPROCESSABLE', `amount: at most ${left} cents of this transaction can still be refunded`, {
+          issues: [{ path: 'amount', message: `at most ${left} cents can still be refunded` }],
+        });
+      }
+      const id = newId('refund');
+      await tx.insert(refunds).values({
+        id, accountId, transactionId, amount, reason: input.reason ?? null, status: 'PENDING',
+        // without a rail the refund is due at once: whichever rail is configured next picks it up
+        dueAt: (rail ? rail.firstAttemptAt(at) : at).toISOString(), createdAt: iso, updatedAt: iso,
+      }).run();
+      try {
+        await transfer(tx, {
+          accountId, kind: 'refund_requested', resourceId: id, amount, at,
+          from: { account: accountId, book: 'available' }, to: { account: accountId, book: 'refunds_in_flight' },
+          description: `refund of ${transactionId}`,
+        });
+      } catch (err) {
+        if (err instanceof DomainError && err.code === 'INSUFFICIENT_FUNDS') {
+          throw new DomainError('INSUFFICIENT_FUNDS', `the available balance does not cover a refund of ${amount} cents`);
+        }
+        throw err;
+      }
+      await tx.update(transactions).set({ updatedAt: iso }).where(eq(transactions.id, transactionId)).run();
+      await recordTransactionEvent(tx, accountId, transactionId, 'transaction.refunded', at);
+      return { transaction: (await transactionView(tx, accountId, transactionId))! };
+    },
+  );
+  if (!answer.replayed) wake(s, REFUND_SETTLEMENT_JOB);
+  return answer;
+}
+
+/** Refunds settled per pass: bounds one pass's rail calls and its commit group. */
+export const REFUND_PASS_SIZE = 25;
+export const REFUND_RAIL_RETRY_MS = 30_000;
+
+/** Due PENDING refunds, oldest due first (refunds_due_idx). Exported for the plan test. */
+export function dueRefundOrdersQuery(db: DrizzleDb, now: Date, limit = REFUND_PASS_SIZE) {
+  return db.select({
+    refundId: refunds.id, transactionId: refunds.transactionId, accountId: refunds.accountId, amount: refunds.amount,
+    method: transactions.method, originalEndToEnd: transactions.endToEnd,
+    customerEmail: customers.email, customerDocument: customers.document,
+  }).from(refunds)
+    .innerJoin(transactions, eq(transactions.id, refunds.transactionId))
+    .innerJoin(customers, eq(customers.id, transactions.customerId))
+    .where(and(eq(refunds.status, 'PENDING'), lte(refunds.dueAt, now.toISOString())))
+    .orderBy(asc(refunds.dueAt))
+    .limit(limit);
+}
+
+/**
+ * Applies one rail outcome in one write job: the refund's status, its ledger entry (refunds_in_flight
+ * → refunds_out when paid, → available when failed: the money comes back), the charge's updated_at and
+ * the event. The refund must still be PENDING, so an outcome applied twice moves money once.
+ */
+export async function applyRefundOutcome(s: Services, order: RefundOrder, outcome: RefundOutcome): Promise<boolean> {
+  return s.db.write(async (tx) => {
+    const at = s.clock.now();
+    const iso = at.toISOString();
+    const r = lookups(tx).refund.get({ id: order.refundId });
+    if (!r || r.status !== 'PENDING') return false;
+    const { accountId, transactionId, amount } = r;
+    if (outcome.status === 'PENDING') {
+      await tx.update(refunds).set({ dueAt: outcome.retryAt.toISOString(), updatedAt: iso }).where(eq(refunds.id, order.refundId)).run();
+      return true;
+    }
+    if (outcome.status === 'PAID') {
+      await tx.update(refunds).set({ status: 'PAID', endToEnd: outcome.endToEndId, updatedAt: iso }).where(eq(refunds.id, order.refundId)).run();
+      await transfer(tx, {
+        accountId, kind: 'refund_paid', resourceId: order.refundId, amount, at,
+        from: { account: accountId, book: 'refunds_in_flight' }, to: { system: 'refunds_out' },
+        description: outcome.endToEndId ? `refund paid (${outcome.endToEndId})` : 'refund paid',
+      });
+    } else {
+      await tx.update(refunds).set({ status: 'ERROR', failureReason: outcome.reason.slice(0, 500), updatedAt: iso }).where(eq(refunds.id, order.refundId)).run();
+      await transfer(tx, {
+        accountId, kind: 'refund_failed', resourceId: order.refundId, amount, at,
+        from: { account: accountId, book: 'refunds_in_flight' }, to: { account: accountId, book: 'available' },
+        description: 'refund failed: amount returned',
+      });
+    }
+    await tx.update(transactions).set({ updatedAt: iso }).where(eq(transactions.id, transactionId)).run();
+    await recordTransactionEvent(tx, accountId, transactionId, outcome.status === 'PAID' ? 'transaction.refund_paid' : 'transaction.refund_failed', at);
+    return true;
+  });
+}
+
+/** One pass of the refund settlement job, exactly like the withdrawal one (a crash leaves the refund PENDING and due). */
+export async function runRefundPass(s: Services, rail: PixRail, limit = REFUND_PASS_SIZE): Promise<number> {
+  const now = s.clock.now();
+  return settleWithRail<RefundOrder, RefundOutcome>({
+    job: 'refunds',
+    orders: await dueRefundOrdersQuery(s.db.read, now, limit).all(),
+    idOf: (order) => `refund ${order.refundId}`,
+    ask: (order) => rail.refund(order, now),
+    later: () => ({ status: 'PENDING', retryAt: new Date(now.getTime() + REFUND_RAIL_RETRY_MS) }),
+    apply: (order, outcome) => applyRefundOutcome(s, order, outcome),
+  });
+}
