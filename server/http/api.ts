@@ -75,8 +75,10 @@ export function createApiHandler(services: Services, router: AnyRouter) {
         }
         await rest.handleNode(req, res);
       } catch (err) {
-        console.error('[api] unexpected error', err);
-        if (!res.headersSent) { res.statusCode = 500; res.end(); } else res.destroy();
+        // what throws here (the CSV stream's own checks) answers in the payments envelope, like REST
+        if (res.headersSent) { res.destroy(); return; }
+        const out = presentRestError(err, 'payments', services.clock.now());
+        res.writeHead(out.status, out.headers).end(out.body);
       }
     },
   };
