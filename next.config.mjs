@@ -1,3 +1,8 @@
+import createNextIntlPlugin from 'next-intl/plugin';
+
+// the dashboard's language comes from i18n/request.ts (the person's setting), not from the URL
+const withNextIntl = createNextIntlPlugin('./i18n/request.ts');
+
 /** @type {import('next').NextConfig} */
 const nextConfig = {
   // trpc-to-openapi must stay a plain node module under webpack (see STYLE.md)
@@ -8,4 +13,4 @@ const nextConfig = {
   // build does not repeat it, so a type error in a test file cannot block packaging the pages.
   typescript: { ignoreBuildErrors: true },
 };
-export default nextConfig;
+export default withNextIntl(nextConfig);

@@ -1,12 +1,14 @@
+import { getTranslations } from 'next-intl/server';
 import Link from 'next/link';
 
-export default function NotFound() {
+export default async function NotFound() {
+  const t = await getTranslations('common');
   return (
     <main className="centered-page">
       <div className="card narrow">
-        <h1>Not found</h1>
-        <p className="muted">There is nothing at this address, or it belongs to another account.</p>
-        <Link className="button" href="/">Back to the overview</Link>
+        <h1>{t('pageNotFound')}</h1>
+        <p className="muted">{t('pageNotFoundText')}</p>
+        <Link className="button" href="/">{t('backToOverview')}</Link>
       </div>
     </main>
   );

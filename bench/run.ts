@@ -114,6 +114,9 @@ async function main() {
         const created = await json(ours.url, '/withdraw/pix', { body: withdrawal, headers: auth });
         results.push(await load(`GET /withdraw${L}`, { url: `${ours.url}/withdraw?identifier=${created.data[0].identifier}`, headers: auth }));
       }
+      if (routes.paths['/pix/keys']) {
+        results.push(await load(`GET /pix/keys${L}`, { url: `${ours.url}/pix/keys?key=fulano%40example.com&key_type=EMAIL`, headers: auth }));
+      }
       if (routes.paths['/transaction']) {
         const charge = {
           amount: 2500, method: 'PIX',

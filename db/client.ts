@@ -1,6 +1,8 @@
 import Database from 'better-sqlite3';
 import { drizzle, type BetterSQLite3Database } from 'drizzle-orm/better-sqlite3';
 import { migrate } from 'drizzle-orm/better-sqlite3/migrator';
+import { readMigrationFiles } from 'drizzle-orm/migrator';
+import { sql } from 'drizzle-orm';
 import { chmodSync, closeSync, existsSync, mkdirSync, openSync, statSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -65,6 +67,21 @@ export function verifyStrictTables(conn: Database.Database): void {
 export function applyMigrations(conn: Database.Database): void {
   migrate(drizzle(conn, { schema }), { migrationsFolder: MIGRATIONS });
   verifyStrictTables(conn);
+}
+
+/**
+ * Whether the database has every migration this build ships (readiness, restore): the last applied
+ * migration is the last one in db/migrations. Null when current, else what is missing.
+ */
+export function pendingMigrations(db: DrizzleDb): string | null {
+  const shipped = readMigrationFiles({ migrationsFolder: MIGRATIONS });
+  const last = shipped[shipped.length - 1];
+  const table = db.get(sql`SELECT 1 AS x FROM sqlite_master WHERE type = 'table' AND name = '__drizzle_migrations'`);
+  if (!table) return 'no migrations applied';
+  const applied = db.get<{ hash: string; createdAt: number } | undefined>(sql`SELECT hash, created_at AS createdAt FROM __drizzle_migrations ORDER BY created_at DESC LIMIT 1`);
+  if (!applied) return 'no migrations applied';
+  if (last && Number(applied.createdAt) < last.folderMillis) return `database is behind: last applied migration ${applied.createdAt}, this build ships ${last.folderMillis}`;
+  return null;
 }
 
 export function drizzleOver(conn: Database.Database): DrizzleDb {

@@ -19,7 +19,11 @@ export interface Writer {
   close(): Promise<void>;
   /** Calls `fn` after each successful COMMIT (e.g. to wake the event dispatcher); returns an unsubscribe. */
   onCommit?(fn: () => void): () => void;
+  /** Calls `fn` with each committed group's size and COMMIT duration (metrics); returns an unsubscribe. */
+  onGroup?(fn: (g: GroupCommitted) => void): () => void;
 }
+
+export interface GroupCommitted { jobs: number; commitSeconds: number }
 
 interface Queued {
   job: WriteJob<unknown>;
@@ -53,6 +57,7 @@ export class SqliteGroupCommitWriter implements Writer {
   private closed = false;
   private idle: (() => void)[] = [];
   private commitListeners = new Set<() => void>();
+  private groupListeners = new Set<(g: GroupCommitted) => void>();
   readonly stats: WriterStats = { groups: 0, jobs: 0, maxGroup: 0 };
 
   constructor(
@@ -128,6 +133,7 @@ export class SqliteGroupCommitWriter implements Writer {
         outcomes.push({ ok: false, error });
       }
     }
+    const commitStart = process.hrtime.bigint();
     try {
       this.conn.exec('COMMIT');
     } catch (error) {
@@ -137,6 +143,10 @@ export class SqliteGroupCommitWriter implements Writer {
     this.stats.groups += 1;
     this.stats.jobs += group.length;
     this.stats.maxGroup = Math.max(this.stats.maxGroup, group.length);
+    if (this.groupListeners.size) {
+      const g = { jobs: group.length, commitSeconds: Number(process.hrtime.bigint() - commitStart) / 1e9 };
+      for (const fn of this.groupListeners) fn(g);
+    }
     group.forEach((q, i) => {
       const o = outcomes[i];
       if (o.ok) q.resolve(o.value);
@@ -163,6 +173,11 @@ export class SqliteGroupCommitWriter implements Writer {
   onCommit(fn: () => void): () => void {
     this.commitListeners.add(fn);
     return () => { this.commitListeners.delete(fn); };
+  }
+
+  onGroup(fn: (g: GroupCommitted) => void): () => void {
+    this.groupListeners.add(fn);
+    return () => { this.groupListeners.delete(fn); };
   }
 
   close(): Promise<void> {

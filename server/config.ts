@@ -25,6 +25,12 @@ export interface Config {
   cookieSecure: boolean | null;
   /** TRUSTED_PROXIES: the proxies whose X-Forwarded-For / X-Forwarded-Proto are believed (none by default). */
   trustedProxies: TrustedProxies;
+  /** METRICS_TOKEN: the bearer token GET /metrics requires on the main port (null: refused there). */
+  metricsToken: string | null;
+  /** METRICS_PORT: also serve /metrics without a token on 127.0.0.1:<port> (null: not served). */
+  metricsPort: number | null;
+  /** SHUTDOWN_DRAIN_MS: after SIGTERM, how long /readyz answers 503 while the server still accepts. */
+  shutdownDrainMs: number;
 }
 
 function int(name: string, def: number, min = 0): number {
@@ -53,6 +59,14 @@ function schedule(name: string, def: number[]): number[] {
   return parts;
 }
 
+function metricsToken(): string | null {
+  const raw = process.env.METRICS_TOKEN;
+  if (raw === undefined || raw === '') return null;
+  // it guards an endpoint on the public port: refuse a guessable one
+  if (raw.length < 16 || /\s/.test(raw)) throw new Error('METRICS_TOKEN must be at least 16 characters without spaces');
+  return raw;
+}
+
 export function loadConfig(overrides: Partial<Config> = {}): Config {
   const production = process.env.NODE_ENV === 'production';
   return {
@@ -75,6 +89,9 @@ export function loadConfig(overrides: Partial<Config> = {}): Config {
     dev: false,
     cookieSecure: process.env.COOKIE_SECURE ? bool('COOKIE_SECURE', false) : null,
     trustedProxies: parseTrustedProxies(process.env.TRUSTED_PROXIES),
+    metricsToken: metricsToken(),
+    metricsPort: process.env.METRICS_PORT ? int('METRICS_PORT', 0) : null,
+    shutdownDrainMs: int('SHUTDOWN_DRAIN_MS', production ? 5_000 : 0),
     ...overrides,
   };
 }

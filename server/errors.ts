@@ -23,6 +23,7 @@ export const DOMAIN_ERRORS = {
   IDEMPOTENCY_KEY_REUSED: { status: 422, trpc: 'UNPROCESSABLE_CONTENT' },
   INVALID_STATE: { status: 422, trpc: 'UNPROCESSABLE_CONTENT' },
   RATE_LIMITED: { status: 429, trpc: 'TOO_MANY_REQUESTS' },
+  RAIL_UNAVAILABLE: { status: 503, trpc: 'SERVICE_UNAVAILABLE' },
   INTERNAL: { status: 500, trpc: 'INTERNAL_SERVER_ERROR' },
 } as const satisfies Record<string, { status: number; trpc: TRPC_ERROR_CODE_KEY }>;
 

@@ -5,6 +5,10 @@ import { loadConfig } from './config';
 import { createApiHandler } from './http/api';
 import { refuseTarget, requestTargetProblem, setSecurityHeaders } from './http/edge';
 import { startJobs, stopJobs } from './jobs';
+import { configureLogging } from './log';
+import { createOpsEndpoints, observeRequests, PAGES_ROUTE, serveLocalMetrics, UNMATCHED_ROUTE } from './observability/http';
+import { createMetrics } from './observability/metrics';
+import { createReadiness } from './observability/readiness';
 import { appRouter } from './routers';
 import { createContextInner } from './context';
 import { providePagesCaller } from './pages-caller';
@@ -13,17 +17,20 @@ import { createServices } from './services';
 import { closeWebhookAgents } from './domain/webhooks/sender';
 
 /**
- * The one process: REST paths to the REST adapter, /api/trpc to tRPC's adapter, every other path to
- * Next's request handler. Background jobs run here too.
+ * The one process: REST paths to the REST adapter, /api/trpc to tRPC's adapter, /healthz /readyz /metrics to the operations endpoints, every other path to Next's
+ * request handler. Background jobs run here too.
  */
 async function main() {
   // files this process creates (database, WAL, key file, logs) are its owner's only
   process.umask(0o077);
   const argv = process.argv.slice(2);
   const dev = argv.includes('--dev');
+  const log = configureLogging({ pretty: dev });
   const config = loadConfig({ dev });
   const servePages = process.env.DASHBOARD !== 'false';
   const services = createServices({ config });
+  // The one-time credentials banner is for the person who just started the service: plain text on
+  // stdout, deliberately not a log line (a log would have to redact exactly what it exists to show).
   await createDemoAccountIfEmpty(services, (l) => console.log(l));
 
   const api = createApiHandler(services, appRouter);
@@ -41,9 +48,18 @@ async function main() {
   }
 
   const jobs = startJobs(services, { dispatcher: config.runDispatcher });
+  const metrics = createMetrics({ db: services.db, clock: services.clock });
+  const readiness = createReadiness(services, { jobs: () => jobs });
+  services.metrics = metrics;
+  services.readiness = readiness;
+  const ops = createOpsEndpoints({ readiness, metrics, metricsToken: config.metricsToken, now: () => services.clock.now() });
+
   let inFlight = 0;
   let shuttingDown = false;
-  const server = createServer((req, res) => {
+  const server = createServer(observeRequests({
+    metrics,
+    fallbackRoute: (req) => (api.owns((req.url ?? '/').split('?')[0]) || !pages ? UNMATCHED_ROUTE : PAGES_ROUTE),
+  }, (req, res) => {
     inFlight += 1;
     res.on('close', () => { inFlight -= 1; });
     if (shuttingDown) res.setHeader('connection', 'close');
@@ -55,17 +71,23 @@ async function main() {
       return;
     }
     const pathname = (req.url ?? '/').split('?')[0];
-    if (api.owns(pathname) || !pages) {
+    if (ops.owns(pathname)) {
+      setSecurityHeaders(res, 'api', dev);
+      ops.handle(req, res, pathname).catch((err) => {
+        log.error({ err, route: pathname }, 'operations endpoint failed');
+        if (!res.headersSent) { res.statusCode = 500; res.end(); }
+      });
+    } else if (api.owns(pathname) || !pages) {
       setSecurityHeaders(res, 'api', dev);
       void api.handle(req, res);
     } else {
       setSecurityHeaders(res, 'page', dev);
       pages(req, res).catch((err) => {
-        console.error('[pages] error', err);
+        log.error({ err }, 'page request failed');
         if (!res.headersSent) { res.statusCode = 500; res.end('Internal error'); }
       });
     }
-  });
+  }));
   server.keepAliveTimeout = 5_000;
   server.headersTimeout = 10_000;
   server.requestTimeout = 30_000;
@@ -73,23 +95,41 @@ async function main() {
   await new Promise<void>((resolve) => server.listen(config.port, config.host, resolve));
   const addr = server.address();
   const port = typeof addr === 'object' && addr ? addr.port : config.port;
-  console.log(`listening on http://${config.host}:${port} (${servePages ? (dev ? 'pages in dev mode' : 'pages built') : 'API only'}, database ${config.databasePath})`);
 
+  const metricsServer = await serveLocalMetrics(services);
+  log.info(`listening on http://${config.host}:${port} (${servePages ? (dev ? 'pages in dev mode' : 'pages built') : 'API only'}, database ${config.databasePath})`);
+
+  let drainCut: (() => void) | null = null;
   const shutdown = async (signal: string) => {
-    if (shuttingDown) return;
+    if (shuttingDown) {
+      // a second signal: stop draining now
+      drainCut?.();
+      return;
+    }
     shuttingDown = true;
-    console.log(`${signal}: stopping`);
+    // Not ready first, while still accepting: the balancer sees /readyz fail and stops sending.
+    readiness.markShuttingDown();
+    log.info({ signal, drain_ms: config.shutdownDrainMs }, 'stopping: /readyz now answers 503');
+    if (config.shutdownDrainMs > 0) {
+      await new Promise<void>((resolve) => {
+        drainCut = resolve;
+        setTimeout(resolve, config.shutdownDrainMs).unref();
+      });
+    }
     const force = setTimeout(() => { server.closeAllConnections(); }, 10_000);
     force.unref();
     // stop accepting; idle keep-alive sockets close now, busy ones after their response
     const closed = new Promise<void>((resolve) => server.close(() => resolve()));
     server.closeIdleConnections();
+    metricsServer?.close();
+    metricsServer?.closeAllConnections();
     await closed;
     await stopJobs(jobs);
     await nextApp?.close?.().catch(() => {});
     closeWebhookAgents();
     await services.db.close();
-    console.log(`stopped cleanly (${inFlight} requests were in flight at the end)`);
+    log.info({ in_flight: inFlight }, 'stopped cleanly');
+    log.flush();
     process.exit(0);
   };
   process.on('SIGTERM', () => void shutdown('SIGTERM'));
@@ -97,6 +137,7 @@ async function main() {
 }
 
 main().catch((err) => {
+  // one readable line for a person at a terminal (bad configuration, a database in use by a restore)
   console.error('failed to start:', err instanceof Error ? err.message : err);
   process.exit(1);
 });

@@ -3,6 +3,8 @@ import { systemClock, type Clock } from './clock';
 import { loadConfig, type Config } from './config';
 import { loadMasterKey } from './domain/master-key';
 import { createRateLimits, type RateLimits } from './rate-limit';
+import type { Metrics } from './observability/metrics';
+import type { Readiness } from './observability/readiness';
 
 /** Everything a procedure or job needs, built once per process (or per test). */
 export interface Services {
@@ -13,6 +15,9 @@ export interface Services {
   limits: RateLimits;
   /** Background jobs register here to be nudged when new due work is written. */
   wake: { [job: string]: () => void };
+  /** Set by the processes that expose them (server/main.ts); absent in tests that do not need them. */
+  metrics?: Metrics;
+  readiness?: Readiness;
 }
 
 export function createServices(opts: { config?: Config; clock?: Clock } = {}): Services {

@@ -1,4 +1,5 @@
 import { initTRPC } from '@trpc/server';
+import { noteAccount } from './observability/request-context';
 import type { OpenApiMeta } from 'trpc-to-openapi';
 import type { Context } from './context';
 import { DomainError, toTRPCError } from './errors';
@@ -68,6 +69,7 @@ export async function merchantAuth(ctx: Context, type: string): Promise<Context[
 export const merchantProcedure = publicProcedure.use(async ({ ctx, type, next }) => {
   const auth = await merchantAuth(ctx, type);
   if (!auth) throw new DomainError('UNAUTHORIZED', 'send Authorization: Bearer <access_token>');
+  noteAccount(auth.accountId);
   rateLimit(ctx, auth.accountId);
   return next({ ctx: { ...ctx, auth } });
 });
@@ -87,6 +89,7 @@ export const webhookApiProcedure = publicProcedure.use(async ({ ctx, type, next 
     }
   }
   if (!auth) throw new DomainError('UNAUTHORIZED', 'send x-api-key and x-token');
+  noteAccount(auth.accountId);
   rateLimit(ctx, auth.accountId);
   return next({ ctx: { ...ctx, auth } });
 });
@@ -95,6 +98,7 @@ export const webhookApiProcedure = publicProcedure.use(async ({ ctx, type, next 
 export const dashboardProcedure = publicProcedure.use(async ({ ctx, type, next }) => {
   const auth = ctx.auth ?? (await fromSession(ctx, type));
   if (!auth) throw new DomainError('UNAUTHORIZED', 'sign in first');
+  noteAccount(auth.accountId);
   return next({ ctx: { ...ctx, auth } });
 });
 

@@ -3,6 +3,9 @@ import { stopJobs } from './jobs';
 import { loadConfig } from './config';
 import { closeWebhookAgents } from './domain/webhooks/sender';
 import { createServices } from './services';
+import { configureLogging } from './log';
+import { createMetrics } from './observability/metrics';
+import { serveLocalMetrics } from './observability/http';
 
 /**
  * `npm run worker`: the event dispatcher and webhook/postback sender on their own, over DATABASE_PATH.
@@ -11,19 +14,23 @@ import { createServices } from './services';
 async function main() {
   // files this process creates (database, WAL, key file, logs) are its owner's only
   process.umask(0o077);
+  const log = configureLogging();
   const services = createServices({ config: loadConfig() });
+  services.metrics = createMetrics({ db: services.db, clock: services.clock });
+  const metricsServer = await serveLocalMetrics(services);
   const loops = startDeliveryJobs(services);
   for (const loop of loops) services.wake[loop.name] = loop.wake;
-  console.log(`worker delivering events from ${services.config.databasePath}`);
+  log.info({ database: services.config.databasePath }, 'worker delivering events');
   let stopping = false;
   const shutdown = async (signal: string) => {
     if (stopping) return;
     stopping = true;
-    console.log(`${signal}: stopping`);
+    log.info({ signal }, 'worker stopping');
+    metricsServer?.close();
     await stopJobs(loops);
     closeWebhookAgents();
     await services.db.close();
-    console.log('stopped cleanly');
+    log.info('worker stopped cleanly');
     process.exit(0);
   };
   process.on('SIGTERM', () => void shutdown('SIGTERM'));

@@ -1,7 +1,10 @@
 import type { Metadata } from 'next';
+import { getTranslations } from 'next-intl/server';
 import { Overview } from './overview';
 
-export const metadata: Metadata = { title: 'Overview' };
+export async function generateMetadata(): Promise<Metadata> {
+  return { title: (await getTranslations('overview'))('title') };
+}
 
 export default function OverviewPage() {
   return <Overview />;

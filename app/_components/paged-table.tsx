@@ -19,7 +19,7 @@ export interface Column<T> {
  */
 export function PagedTable<T extends { id: string }>({ query, pages, columns, empty, label }: {
   query: UseQueryResult<{ items: T[]; next_cursor: string | null }, unknown>;
-  pages: CursorPages;
+  pages: Pick<CursorPages, 'hasPrev' | 'next' | 'prev'>;
   columns: Column<T>[];
   empty: ReactNode;
   label: string;

@@ -1,7 +1,8 @@
 'use client';
 import Link from 'next/link';
 import { useEffect, useId, useRef, useState, type InputHTMLAttributes, type ReactNode, type SelectHTMLAttributes } from 'react';
-import { describeApiError } from '../_lib/api-errors';
+import { useTranslations } from 'next-intl';
+import { useDescribeApiError } from '../_lib/api-errors';
 import { formatBRL } from '../_lib/money';
 
 export function Money({ cents, sign }: { cents: number | null | undefined; sign?: 'in' | 'out' }) {
@@ -12,12 +13,36 @@ export function Money({ cents, sign }: { cents: number | null | undefined; sign?
 
 const TONE: Record<string, string> = {
   PAID: 'ok', APPROVED: 'ok', DELIVERED: 'ok', WON: 'ok', ACTIVE: 'ok',
-  PENDING: 'wait', REQUESTED: 'wait', CREATED: 'wait', PARTIALLY_PAID: 'warn', OPEN: 'warn',
+  PENDING: 'wait', REQUESTED: 'wait', CREATED: 'wait', PARTIALLY_PAID: 'warn', OPEN: 'warn', PAUSED: 'warn',
+  REFUNDED: 'neutral', PARTIALLY_REFUNDED: 'neutral', DISPUTED: 'warn', CHARGED_BACK: 'bad',
   ERROR: 'bad', REFUSED: 'bad', FAILED: 'bad', LOST: 'bad', INACTIVE: 'bad', EXPIRED: 'bad',
 };
 
-export function StatusBadge({ status }: { status: string }) {
-  return <span className={`badge badge-${TONE[status] ?? 'neutral'}`} data-status={status}>{status.replace(/_/g, ' ')}</span>;
+/** What a status belongs to: the same code reads differently (a withdrawal is "Pago", a charge "Aprovada"). */
+export type StatusKind = 'withdrawal' | 'batch' | 'transaction' | 'dispute' | 'delivery' | 'webhook';
+
+/** A status as a merchant says it, in the person's language; the API's code stays in data-status for tests and tooling. */
+export function useStatusLabel() {
+  const t = useTranslations('status');
+  return (kind: StatusKind, status: string): string => {
+    const key = `${kind}.${status}` as 'withdrawal.PAID';
+    return t.has(key) ? t(key) : t('unknown');
+  };
+}
+
+export function StatusBadge({ status, kind }: { status: string; kind: StatusKind }) {
+  const label = useStatusLabel();
+  return <span className={`badge badge-${TONE[status] ?? 'neutral'}`} data-status={status}>{label(kind, status)}</span>;
+}
+
+/**
+ * A charge's badge: a dispute outranks the charge's own status while it is open ("Contestada") or
+ * once it is lost (the money went back as a chargeback), in every list and at the top of its page.
+ */
+export function ChargeBadge({ status, dispute }: { status: string; dispute?: string | null }) {
+  if (dispute === 'OPEN') return <StatusBadge kind="transaction" status="DISPUTED" />;
+  if (dispute === 'LOST') return <StatusBadge kind="transaction" status="CHARGED_BACK" />;
+  return <StatusBadge kind="transaction" status={status} />;
 }
 
 export function PageHeader({ title, subtitle, actions }: { title: string; subtitle?: ReactNode; actions?: ReactNode }) {
@@ -32,8 +57,9 @@ export function PageHeader({ title, subtitle, actions }: { title: string; subtit
   );
 }
 
-export function Loading({ label = 'Loading…' }: { label?: string }) {
-  return <div className="loading" role="status" aria-live="polite"><span className="spinner" aria-hidden="true" />{label}</div>;
+export function Loading({ label }: { label?: string }) {
+  const t = useTranslations('common');
+  return <div className="loading" role="status" aria-live="polite"><span className="spinner" aria-hidden="true" />{label ?? t('loading')}</div>;
 }
 
 export function EmptyState({ title, children }: { title: string; children?: ReactNode }) {
@@ -41,10 +67,12 @@ export function EmptyState({ title, children }: { title: string; children?: Reac
 }
 
 export function ErrorState({ error, onRetry }: { error: unknown; onRetry?: () => void }) {
+  const t = useTranslations('common');
+  const describe = useDescribeApiError();
   return (
     <div className="alert alert-error" role="alert">
-      <span>{describeApiError(error).message}</span>
-      {onRetry ? <button type="button" className="button small secondary" onClick={onRetry}>Try again</button> : null}
+      <span>{describe(error).message}</span>
+      {onRetry ? <button type="button" className="button small secondary" onClick={onRetry}>{t('tryAgain')}</button> : null}
     </div>
   );
 }
@@ -54,9 +82,12 @@ export function focusFirstInvalid(form: HTMLElement | null) {
   requestAnimationFrame(() => form?.querySelector<HTMLElement>('[aria-invalid="true"]')?.focus());
 }
 
-export function FormError({ message }: { message: string | null }) {
-  if (!message) return null;
-  return <div className="alert alert-error" role="alert" data-testid="form-error">{message}</div>;
+/** A form's message on top: a text of the form's own, or a failed call's error in the person's language. */
+export function FormError({ message, error }: { message?: string | null; error?: unknown }) {
+  const describe = useDescribeApiError();
+  const text = message ?? (error ? describe(error).message : null);
+  if (!text) return null;
+  return <div className="alert alert-error" role="alert" data-testid="form-error">{text}</div>;
 }
 
 interface FieldProps { label: string; error?: string; hint?: ReactNode; className?: string }
@@ -87,7 +118,8 @@ export function SelectField({ label, error, hint, className, children, ...select
   );
 }
 
-export function CopyButton({ text, label = 'Copy', className }: { text: string; label?: string; className?: string }) {
+export function CopyButton({ text, label, className }: { text: string; label?: string; className?: string }) {
+  const t = useTranslations('common');
   const [state, setState] = useState<'idle' | 'copied' | 'failed'>('idle');
   useEffect(() => {
     if (state === 'idle') return;
@@ -104,17 +136,18 @@ export function CopyButton({ text, label = 'Copy', className }: { text: string; 
   }
   return (
     <button type="button" className={`button small secondary${className ? ` ${className}` : ''}`} onClick={copy}>
-      <span aria-live="polite">{state === 'copied' ? 'Copied' : state === 'failed' ? 'Select and copy by hand' : label}</span>
+      <span aria-live="polite">{state === 'copied' ? t('copied') : state === 'failed' ? t('copyByHand') : (label ?? t('copy'))}</span>
     </button>
   );
 }
 
 /** A secret or id shown in full, selectable, with a copy button. */
 export function CopyValue({ value, label, copyLabel }: { value: string; label: string; copyLabel?: string }) {
+  const t = useTranslations('common');
   return (
     <div className="copy-value">
       <code aria-label={label}>{value}</code>
-      <CopyButton text={value} label={copyLabel ?? `Copy ${label.toLowerCase()}`} />
+      <CopyButton text={value} label={copyLabel ?? t('copyNamed', { what: label.toLowerCase() })} />
     </div>
   );
 }
@@ -123,6 +156,7 @@ export function CopyValue({ value, label, copyLabel }: { value: string; label: s
 export function ConfirmDialog({ open, title, children, confirmLabel, busy, onConfirm, onCancel }: {
   open: boolean; title: string; children?: ReactNode; confirmLabel: string; busy?: boolean; onConfirm: () => void; onCancel: () => void;
 }) {
+  const t = useTranslations('common');
   const ref = useRef<HTMLDialogElement>(null);
   const titleId = useId();
   useEffect(() => {
@@ -136,19 +170,20 @@ export function ConfirmDialog({ open, title, children, confirmLabel, busy, onCon
       <h2 id={titleId}>{title}</h2>
       <div className="dialog-body">{children}</div>
       <div className="dialog-actions">
-        <button type="button" className="button secondary" onClick={onCancel} autoFocus>Cancel</button>
-        <button type="button" className="button danger" onClick={onConfirm} disabled={busy}>{busy ? 'Working…' : confirmLabel}</button>
+        <button type="button" className="button secondary" onClick={onCancel} autoFocus>{t('cancel')}</button>
+        <button type="button" className="button danger" onClick={onConfirm} disabled={busy}>{busy ? t('working') : confirmLabel}</button>
       </div>
     </dialog>
   );
 }
 
 export function Pager({ hasPrev, hasNext, onPrev, onNext, busy }: { hasPrev: boolean; hasNext: boolean; onPrev: () => void; onNext: () => void; busy?: boolean }) {
+  const t = useTranslations('common');
   if (!hasPrev && !hasNext) return null;
   return (
-    <nav className="pager" aria-label="Pagination">
-      <button type="button" className="button secondary small" onClick={onPrev} disabled={!hasPrev || busy}>← Newer</button>
-      <button type="button" className="button secondary small" onClick={onNext} disabled={!hasNext || busy}>Older →</button>
+    <nav className="pager" aria-label={t('pagination')}>
+      <button type="button" className="button secondary small" onClick={onPrev} disabled={!hasPrev || busy}>{t('newer')}</button>
+      <button type="button" className="button secondary small" onClick={onNext} disabled={!hasNext || busy}>{t('older')}</button>
     </nav>
   );
 }

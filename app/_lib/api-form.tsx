@@ -1,8 +1,9 @@
 'use client';
+import { useTranslations } from 'next-intl';
 import { useRef, useState, type FormEvent, type ReactNode } from 'react';
 import type { output, ZodType } from 'zod';
 import { focusFirstInvalid, FormError } from '../_components/ui';
-import { describeApiError, validate, type FieldErrors } from './api-errors';
+import { useDescribeApiError, useValidate, type FieldErrors } from './api-errors';
 
 /**
  * What every dashboard form does the same way: validate with the API's own zod schema before sending
@@ -14,6 +15,9 @@ export function useApiForm() {
   const formRef = useRef<HTMLFormElement>(null);
   const [fields, setFields] = useState<FieldErrors>({});
   const [error, setError] = useState<string | null>(null);
+  const t = useTranslations('errors');
+  const validate = useValidate();
+  const describeApiError = useDescribeApiError();
 
   const refuse = (problems: FieldErrors, message: string) => {
     setFields(problems);
@@ -36,7 +40,7 @@ export function useApiForm() {
       for (const k of o.ignore ?? []) delete problems[k];
       if (!v.ok || Object.keys(problems).length) {
         // a schema failure hidden by `ignore` still blocks sending, with the form's own messages
-        refuse(problems, 'Some fields need attention');
+        refuse(problems, t('fieldsNeedAttention'));
         return null;
       }
       setFields({});
@@ -48,6 +52,8 @@ export function useApiForm() {
       const d = describeApiError(err);
       refuse(d.fields, d.message);
     },
+    /** Problems the form found itself after the schema passed (e.g. a key the directory does not know). */
+    refuse,
     setError,
   };
 }

@@ -20,3 +20,12 @@ export function formatPixKey(keyType: string, key: string): string {
   if (keyType === 'PHONE') return formatPhone(key);
   return key;
 }
+
+/**
+ * A boleto's 47-digit digitable line in the groups printed on the slip and typed at a bank:
+ * "23790.12301 60000.000053 25000.456704 9 68760000028990". Anything else is shown as stored.
+ */
+export function formatDigitableLine(line: string): string {
+  const m = /^(\d{5})(\d{5})(\d{5})(\d{6})(\d{5})(\d{6})(\d)(\d{14})$/.exec(line);
+  return m ? `${m[1]}.${m[2]} ${m[3]}.${m[4]} ${m[5]}.${m[6]} ${m[7]} ${m[8]}` : line;
+}

@@ -1,19 +1,32 @@
 import { cookies } from 'next/headers';
+import { cache } from 'react';
+import type { DashboardLocale } from '@/db/schema/accounts';
 import { SESSION_COOKIE } from '@/server/domain/sessions';
-import { pagesCaller } from '@/server/pages-caller';
+import { pagesCaller, type PagesCaller } from '@/server/pages-caller';
 
 /**
- * The pages' server-side gate: the same `session.me` procedure the dashboard calls over tRPC, reached
- * in process with this request's session cookie. Pages never open the database themselves.
+ * The pages' server-side gate and data: the procedures themselves (session.me, the searches), called
+ * in process with this request's session cookie, so the pages follow exactly the rules tRPC does.
  */
-export async function currentSession(): Promise<{ email: string; accountId: string } | null> {
+
+/** A caller acting as this request's signed-in person (or as nobody, without the cookie). */
+export async function requestCaller(): Promise<PagesCaller> {
+  const token = (await cookies()).get(SESSION_COOKIE)?.value;
+  return pagesCaller(token ? { cookie: `${SESSION_COOKIE}=${encodeURIComponent(token)}` } : {});
+}
+
+/**
+ * The signed-in person of this request, or null (no cookie, unknown, revoked or expired session).
+ * Once per request: the layout's gate and the language lookup share it.
+ */
+export const currentSession = cache(async (): Promise<{ email: string; accountId: string; locale: DashboardLocale } | null> => {
   const token = (await cookies()).get(SESSION_COOKIE)?.value;
   if (!token) return null;
   try {
-    const me = await pagesCaller({ cookie: `${SESSION_COOKIE}=${encodeURIComponent(token)}` }).session.me();
-    return { email: me.email, accountId: me.account_id };
+    const me = await (await requestCaller()).session.me();
+    return { email: me.email, accountId: me.account_id, locale: me.locale };
   } catch (err) {
     if ((err as { code?: string }).code === 'UNAUTHORIZED') return null;
     throw err;
   }
-}
+});

@@ -1,5 +1,6 @@
 'use client';
 import { useMutation } from '@tanstack/react-query';
+import { useTranslations } from 'next-intl';
 import { useState } from 'react';
 import { signInRequest } from '@/server/routers/session/schemas';
 import { TextField } from '../_components/ui';
@@ -8,6 +9,7 @@ import { ApiForm, useApiForm } from '../_lib/api-form';
 import { useTRPC } from '../_lib/trpc';
 
 export function SignInForm() {
+  const t = useTranslations('signIn');
   const trpc = useTRPC();
   const [email, setEmail] = useState('');
   const [password, setPassword] = useState('');
@@ -18,7 +20,7 @@ export function SignInForm() {
     onSuccess: () => window.location.assign('/'),
     onError: (err) => {
       f.showApiError(err);
-      if (apiErrorCode(err) === 'UNAUTHORIZED') f.setError('Wrong email or password.');
+      if (apiErrorCode(err) === 'UNAUTHORIZED') f.setError(t('wrongPassword'));
     },
   }));
 
@@ -29,10 +31,10 @@ export function SignInForm() {
 
   const busy = signIn.isPending || signIn.isSuccess;
   return (
-    <ApiForm form={f} onSubmit={submit} label="Sign in">
-      <TextField label="Email" name="email" type="email" autoComplete="username" value={email} onChange={(e) => setEmail(e.target.value)} error={fields.email} required autoFocus />
-      <TextField label="Password" name="password" type="password" autoComplete="current-password" value={password} onChange={(e) => setPassword(e.target.value)} error={fields.password} required />
-      <button type="submit" className="button primary block" disabled={busy}>{busy ? 'Signing in…' : 'Sign in'}</button>
+    <ApiForm form={f} onSubmit={submit} label={t('title')}>
+      <TextField label={t('email')} name="email" type="email" autoComplete="username" value={email} onChange={(e) => setEmail(e.target.value)} error={fields.email} required autoFocus />
+      <TextField label={t('password')} name="password" type="password" autoComplete="current-password" value={password} onChange={(e) => setPassword(e.target.value)} error={fields.password} required />
+      <button type="submit" className="button primary block" disabled={busy}>{busy ? t('submitting') : t('submit')}</button>
     </ApiForm>
   );
 }

@@ -42,8 +42,10 @@ CREATE TABLE `dashboard_users` (
 	`account_id` text NOT NULL,
 	`email` text NOT NULL,
 	`password_hash` text NOT NULL,
+	`locale` text DEFAULT 'pt-BR' NOT NULL,
 	`created_at` text NOT NULL,
-	FOREIGN KEY (`account_id`) REFERENCES `accounts`(`id`) ON UPDATE no action ON DELETE no action
+	FOREIGN KEY (`account_id`) REFERENCES `accounts`(`id`) ON UPDATE no action ON DELETE no action,
+	CONSTRAINT "dashboard_users_locale_ck" CHECK("dashboard_users"."locale" IN ('pt-BR', 'en'))
 ) STRICT;
 --> statement-breakpoint
 CREATE UNIQUE INDEX `dashboard_users_email_uq` ON `dashboard_users` (`email`);--> statement-breakpoint
@@ -57,7 +59,6 @@ CREATE TABLE `ledger_books` (
 	`updated_at` text NOT NULL,
 	FOREIGN KEY (`account_id`) REFERENCES `accounts`(`id`) ON UPDATE no action ON DELETE no action,
 	CONSTRAINT "ledger_books_balance_non_negative" CHECK("ledger_books"."allow_negative" = 1 OR "ledger_books"."balance" >= 0 OR "ledger_books"."kind" = 'available'),
-	CONSTRAINT "ledger_books_balance_ceiling" CHECK("ledger_books"."account_id" IS NULL OR "ledger_books"."balance" <= 10000000000000),
 	CONSTRAINT "ledger_books_allow_negative_bool" CHECK("ledger_books"."allow_negative" IN (0, 1))
 ) STRICT;
 --> statement-breakpoint
@@ -98,6 +99,7 @@ CREATE TABLE `events` (
 	`payload` text NOT NULL,
 	`created_at` text NOT NULL,
 	`dispatched_at` text,
+	`request_id` text,
 	FOREIGN KEY (`account_id`) REFERENCES `accounts`(`id`) ON UPDATE no action ON DELETE no action
 ) STRICT;
 --> statement-breakpoint
@@ -130,6 +132,7 @@ CREATE TABLE `withdrawal_batches` (
 	`receiver_name` text,
 	`receiver_bank` text,
 	`receiver_bank_ispb` text,
+	`failure_code` text,
 	`failure_reason` text,
 	`created_at` text NOT NULL,
 	`updated_at` text NOT NULL,
@@ -140,6 +143,7 @@ CREATE TABLE `withdrawal_batches` (
 --> statement-breakpoint
 CREATE INDEX `withdrawal_batches_withdrawal_idx` ON `withdrawal_batches` (`withdrawal_id`,`seq`);--> statement-breakpoint
 CREATE INDEX `withdrawal_batches_due_idx` ON `withdrawal_batches` (`status`,`due_at`);--> statement-breakpoint
+CREATE INDEX `withdrawal_batches_end_to_end_idx` ON `withdrawal_batches` (`end_to_end`);--> statement-breakpoint
 CREATE TABLE `withdrawals` (
 	`id` text PRIMARY KEY NOT NULL,
 	`account_id` text NOT NULL,
@@ -154,10 +158,15 @@ CREATE TABLE `withdrawals` (
 	`external_ref` text,
 	`created_at` text NOT NULL,
 	`updated_at` text NOT NULL,
+	`details_name_search` text GENERATED ALWAYS AS (replace(replace(replace(replace(replace(replace(replace(replace(replace(replace(replace(replace(replace(replace(replace(replace(replace(replace(replace(replace(replace(replace(replace(replace(replace(replace(replace(replace(replace(replace(replace(replace(replace(replace(replace(replace(replace(replace(replace(replace(replace(replace(replace(replace(replace(replace(replace(replace(lower(trim("details_name")), 'á', 'a'), 'à', 'a'), 'â', 'a'), 'ã', 'a'), 'ä', 'a'), 'Á', 'a'), 'À', 'a'), 'Â', 'a'), 'Ã', 'a'), 'Ä', 'a'), 'é', 'e'), 'è', 'e'), 'ê', 'e'), 'ë', 'e'), 'É', 'e'), 'È', 'e'), 'Ê', 'e'), 'Ë', 'e'), 'í', 'i'), 'ì', 'i'), 'î', 'i'), 'ï', 'i'), 'Í', 'i'), 'Ì', 'i'), 'Î', 'i'), 'Ï', 'i'), 'ó', 'o'), 'ò', 'o'), 'ô', 'o'), 'õ', 'o'), 'ö', 'o'), 'Ó', 'o'), 'Ò', 'o'), 'Ô', 'o'), 'Õ', 'o'), 'Ö', 'o'), 'ú', 'u'), 'ù', 'u'), 'û', 'u'), 'ü', 'u'), 'Ú', 'u'), 'Ù', 'u'), 'Û', 'u'), 'Ü', 'u'), 'ç', 'c'), 'Ç', 'c'), 'ñ', 'n'), 'Ñ', 'n')) VIRTUAL,
 	FOREIGN KEY (`account_id`) REFERENCES `accounts`(`id`) ON UPDATE no action ON DELETE no action,
 	CONSTRAINT "withdrawals_amount_bounds" CHECK("withdrawals"."amount" BETWEEN 1 AND 100000000000)
 ) STRICT;
 --> statement-breakpoint
+CREATE INDEX `withdrawals_account_amount_created_idx` ON `withdrawals` (`account_id`,`amount`,`created_at`,`id`);--> statement-breakpoint
+CREATE INDEX `withdrawals_account_document_created_idx` ON `withdrawals` (`account_id`,`details_document`,`created_at`,`id`);--> statement-breakpoint
+CREATE INDEX `withdrawals_account_key_created_idx` ON `withdrawals` (`account_id`,`key`,`created_at`,`id`);--> statement-breakpoint
+CREATE INDEX `withdrawals_account_name_idx` ON `withdrawals` (`account_id`,`details_name_search`);--> statement-breakpoint
 CREATE UNIQUE INDEX `withdrawals_external_ref_uq` ON `withdrawals` (`account_id`,`external_ref`) WHERE "withdrawals"."external_ref" IS NOT NULL;--> statement-breakpoint
 CREATE INDEX `withdrawals_account_created_idx` ON `withdrawals` (`account_id`,`created_at`,`id`);--> statement-breakpoint
 CREATE INDEX `withdrawals_account_status_created_idx` ON `withdrawals` (`account_id`,`status`,`created_at`,`id`);--> statement-breakpoint
@@ -170,10 +179,15 @@ CREATE TABLE `customers` (
 	`document` text NOT NULL,
 	`address` text,
 	`created_at` text NOT NULL,
+	`name_search` text GENERATED ALWAYS AS (replace(replace(replace(replace(replace(replace(replace(replace(replace(replace(replace(replace(replace(replace(replace(replace(replace(replace(replace(replace(replace(replace(replace(replace(replace(replace(replace(replace(replace(replace(replace(replace(replace(replace(replace(replace(replace(replace(replace(replace(replace(replace(replace(replace(replace(replace(replace(replace(lower(trim("name")), 'á', 'a'), 'à', 'a'), 'â', 'a'), 'ã', 'a'), 'ä', 'a'), 'Á', 'a'), 'À', 'a'), 'Â', 'a'), 'Ã', 'a'), 'Ä', 'a'), 'é', 'e'), 'è', 'e'), 'ê', 'e'), 'ë', 'e'), 'É', 'e'), 'È', 'e'), 'Ê', 'e'), 'Ë', 'e'), 'í', 'i'), 'ì', 'i'), 'î', 'i'), 'ï', 'i'), 'Í', 'i'), 'Ì', 'i'), 'Î', 'i'), 'Ï', 'i'), 'ó', 'o'), 'ò', 'o'), 'ô', 'o'), 'õ', 'o'), 'ö', 'o'), 'Ó', 'o'), 'Ò', 'o'), 'Ô', 'o'), 'Õ', 'o'), 'Ö', 'o'), 'ú', 'u'), 'ù', 'u'), 'û', 'u'), 'ü', 'u'), 'Ú', 'u'), 'Ù', 'u'), 'Û', 'u'), 'Ü', 'u'), 'ç', 'c'), 'Ç', 'c'), 'ñ', 'n'), 'Ñ', 'n')) VIRTUAL,
+	`email_search` text GENERATED ALWAYS AS (lower(trim("email"))) VIRTUAL,
 	FOREIGN KEY (`account_id`) REFERENCES `accounts`(`id`) ON UPDATE no action ON DELETE no action
 ) STRICT;
 --> statement-breakpoint
 CREATE INDEX `customers_account_idx` ON `customers` (`account_id`);--> statement-breakpoint
+CREATE INDEX `customers_account_name_idx` ON `customers` (`account_id`,`name_search`);--> statement-breakpoint
+CREATE INDEX `customers_account_email_idx` ON `customers` (`account_id`,`email_search`);--> statement-breakpoint
+CREATE INDEX `customers_account_document_idx` ON `customers` (`account_id`,`document`);--> statement-breakpoint
 CREATE TABLE `disputes` (
 	`id` text PRIMARY KEY NOT NULL,
 	`account_id` text NOT NULL,
@@ -188,6 +202,7 @@ CREATE TABLE `disputes` (
 ) STRICT;
 --> statement-breakpoint
 CREATE INDEX `disputes_transaction_idx` ON `disputes` (`transaction_id`);--> statement-breakpoint
+CREATE INDEX `disputes_account_status_created_idx` ON `disputes` (`account_id`,`status`,`created_at`);--> statement-breakpoint
 CREATE UNIQUE INDEX `disputes_open_uq` ON `disputes` (`transaction_id`) WHERE "disputes"."status" = 'OPEN';--> statement-breakpoint
 CREATE TABLE `refunds` (
 	`id` text PRIMARY KEY NOT NULL,
@@ -248,6 +263,9 @@ CREATE UNIQUE INDEX `transactions_external_ref_uq` ON `transactions` (`account_i
 CREATE INDEX `transactions_end_to_end_idx` ON `transactions` (`end_to_end`);--> statement-breakpoint
 CREATE INDEX `transactions_account_created_idx` ON `transactions` (`account_id`,`created_at`,`id`);--> statement-breakpoint
 CREATE INDEX `transactions_account_status_created_idx` ON `transactions` (`account_id`,`status`,`created_at`,`id`);--> statement-breakpoint
+CREATE INDEX `transactions_account_method_created_idx` ON `transactions` (`account_id`,`method`,`created_at`,`id`);--> statement-breakpoint
+CREATE INDEX `transactions_account_amount_created_idx` ON `transactions` (`account_id`,`amount`,`created_at`,`id`);--> statement-breakpoint
+CREATE INDEX `transactions_customer_idx` ON `transactions` (`customer_id`);--> statement-breakpoint
 CREATE INDEX `transactions_expiry_idx` ON `transactions` (`status`,`expires_at`);--> statement-breakpoint
 CREATE TABLE `deliveries` (
 	`id` text PRIMARY KEY NOT NULL,
@@ -297,6 +315,9 @@ CREATE TABLE `webhooks` (
 	`secret_enc` text NOT NULL,
 	`events` text NOT NULL,
 	`active` integer DEFAULT 1 NOT NULL,
+	`paused_at` text,
+	`previous_secret_enc` text,
+	`previous_secret_expires_at` text,
 	`created_at` text NOT NULL,
 	`updated_at` text NOT NULL,
 	`deleted_at` text,

@@ -1,4 +1,5 @@
-import { index, integer, sqliteTable, text, uniqueIndex } from 'drizzle-orm/sqlite-core';
+import { sql } from 'drizzle-orm';
+import { check, index, integer, sqliteTable, text, uniqueIndex } from 'drizzle-orm/sqlite-core';
 
 /** A merchant account: owns a balance, withdrawals, transactions and webhooks. */
 export const accounts = sqliteTable('accounts', {
@@ -32,6 +33,11 @@ export const accessTokens = sqliteTable('access_tokens', {
   index('access_tokens_account_idx').on(t.accountId),
 ]);
 
+/** The dashboard's languages: Brazilian Portuguese first, English as a choice. */
+export const DASHBOARD_LOCALES = ['pt-BR', 'en'] as const;
+export type DashboardLocale = (typeof DASHBOARD_LOCALES)[number];
+export const DEFAULT_LOCALE: DashboardLocale = 'pt-BR';
+
 /** People who sign in to the dashboard; each belongs to one account. */
 export const dashboardUsers = sqliteTable('dashboard_users', {
   id: text('id').primaryKey(),
@@ -39,8 +45,13 @@ export const dashboardUsers = sqliteTable('dashboard_users', {
   email: text('email').notNull(),
   /** scrypt$N$r$p$salt$hash */
   passwordHash: text('password_hash').notNull(),
+  /** The dashboard's language for this person (a setting they choose); Brazilian Portuguese unless they pick another. */
+  locale: text('locale', { enum: DASHBOARD_LOCALES }).notNull().default(DEFAULT_LOCALE),
   createdAt: text('created_at').notNull(),
-}, (t) => [uniqueIndex('dashboard_users_email_uq').on(t.email)]);
+}, (t) => [
+  uniqueIndex('dashboard_users_email_uq').on(t.email),
+  check('dashboard_users_locale_ck', sql`${t.locale} IN ('pt-BR', 'en')`),
+]);
 
 /** Dashboard sessions; the cookie carries a random id, the table only its hash. */
 export const dashboardSessions = sqliteTable('dashboard_sessions', {

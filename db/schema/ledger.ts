@@ -4,14 +4,21 @@ import { accounts } from './accounts';
 
 /** DECISIONS "Money": no merchant book may hold more, so every figure stays a safe integer in JSON. */
 export const BALANCE_CEILING_CENTS = 10_000_000_000_000;
+/**
+ * The entry kinds the ceiling applies to: money arriving from outside the merchant's books. Returns,
+ * releases and holds move money the merchant already had and are never refused (the trigger
+ * ledger_lines_apply in db/sql/triggers.sql names these same kinds).
+ */
+export const BALANCE_CEILING_ENTRY_KINDS = ['sandbox_topup', 'transaction_credit'] as const;
 
 /**
  * Books of the double-entry ledger. A merchant has `available`, `blocked` (held by open disputes),
  * `withdrawals_in_flight` and `refunds_in_flight`; system books (account_id null) stand for the outside world and may go
  * negative. `balance` is the running sum of the book's lines, maintained by a trigger on insert so it
  * can never drift. The CHECKs keep merchant books at or above zero (except `available`, which a
- * dispute hold alone may take below zero: the trigger in db/sql/triggers.sql enforces that) and at or
- * below the ceiling, whatever the concurrency. System books sum every account and have no ceiling.
+ * dispute hold alone may take below zero: the trigger in db/sql/triggers.sql enforces that); that
+ * trigger also refuses a top-up or charge credit that would take a merchant book above the ceiling,
+ * whatever the concurrency. System books sum every account and have no ceiling.
  */
 export const ledgerBooks = sqliteTable('ledger_books', {
   id: text('id').primaryKey(),
@@ -27,7 +34,6 @@ export const ledgerBooks = sqliteTable('ledger_books', {
 }, (t) => [
   uniqueIndex('ledger_books_account_kind_uq').on(t.accountId, t.kind),
   check('ledger_books_balance_non_negative', sql`${t.allowNegative} = 1 OR ${t.balance} >= 0 OR ${t.kind} = 'available'`),
-  check('ledger_books_balance_ceiling', sql`${t.accountId} IS NULL OR ${t.balance} <= ${sql.raw(String(BALANCE_CEILING_CENTS))}`),
   check('ledger_books_allow_negative_bool', sql`${t.allowNegative} IN (0, 1)`),
 ]);
 

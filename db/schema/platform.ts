@@ -1,7 +1,7 @@
 import { sql } from 'drizzle-orm';
 import { check, index, integer, primaryKey, sqliteTable, text } from 'drizzle-orm/sqlite-core';
 import { accounts } from './accounts';
-import { EVENT_CATEGORIES } from '../../server/domain/enums';
+import { STORED_EVENT_CATEGORIES } from '../../server/domain/enums';
 
 /**
  * Every state change records one event in the same transaction as the change. `seq` gives a total
@@ -12,13 +12,15 @@ export const events = sqliteTable('events', {
   id: text('id').notNull().unique(),
   accountId: text('account_id').notNull().references(() => accounts.id),
   type: text('type').notNull(),
-  category: text('category', { enum: EVENT_CATEGORIES }).notNull(),
+  category: text('category', { enum: STORED_EVENT_CATEGORIES }).notNull(),
   resourceId: text('resource_id').notNull(),
   /** The resource as its GET returns it at the moment of the event (JSON). */
   payload: text('payload').notNull(),
   createdAt: text('created_at').notNull(),
   /** Set once the dispatcher has fanned the event out into deliveries. */
   dispatchedAt: text('dispatched_at'),
+  /** The `x-request-id` of the request whose change this event reports (null for background work), for the delivery logs. */
+  requestId: text('request_id'),
 }, (t) => [
   index('events_account_idx').on(t.accountId, t.seq),
   index('events_undispatched_idx').on(t.dispatchedAt, t.seq),

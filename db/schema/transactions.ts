@@ -1,7 +1,8 @@
-import { sql } from 'drizzle-orm';
+import { sql, type SQL } from 'drizzle-orm';
 import { check, index, integer, sqliteTable, text, uniqueIndex } from 'drizzle-orm/sqlite-core';
 import { accounts } from './accounts';
 import { DISPUTE_STATUSES, TRANSACTION_METHODS, TRANSACTION_STATUSES } from '../../server/domain/enums';
+import { foldedSql } from './search';
 
 export const customers = sqliteTable('customers', {
   id: text('id').primaryKey(),
@@ -13,7 +14,17 @@ export const customers = sqliteTable('customers', {
   /** JSON of {street, number, city, state, country, zip} when given. */
   address: text('address'),
   createdAt: text('created_at').notNull(),
-}, (t) => [index('customers_account_idx').on(t.accountId)]);
+  /** The name folded for search (accents dropped, lower case); computed by SQLite, never written. */
+  nameSearch: text('name_search').generatedAlwaysAs((): SQL => foldedSql(customers.name), { mode: 'virtual' }),
+  /** The e-mail in lower case, for search. */
+  emailSearch: text('email_search').generatedAlwaysAs(sql`lower(trim("email"))`, { mode: 'virtual' }),
+}, (t) => [
+  index('customers_account_idx').on(t.accountId),
+  // the dashboard's search: by name prefix, e-mail and CPF/CNPJ, each an index search of the account's customers
+  index('customers_account_name_idx').on(t.accountId, t.nameSearch),
+  index('customers_account_email_idx').on(t.accountId, t.emailSearch),
+  index('customers_account_document_idx').on(t.accountId, t.document),
+]);
 
 export const transactions = sqliteTable('transactions', {
   id: text('id').primaryKey(),
@@ -51,6 +62,10 @@ export const transactions = sqliteTable('transactions', {
   index('transactions_end_to_end_idx').on(t.endToEnd),
   index('transactions_account_created_idx').on(t.accountId, t.createdAt, t.id),
   index('transactions_account_status_created_idx').on(t.accountId, t.status, t.createdAt, t.id),
+  // the dashboard's search and filters: each an index walk in (created_at, id) order from the cursor
+  index('transactions_account_method_created_idx').on(t.accountId, t.method, t.createdAt, t.id),
+  index('transactions_account_amount_created_idx').on(t.accountId, t.amount, t.createdAt, t.id),
+  index('transactions_customer_idx').on(t.customerId),
   index('transactions_expiry_idx').on(t.status, t.expiresAt),
   check('transactions_amount_bounds', sql`${t.amount} BETWEEN 1 AND 100000000000`),
   check('transactions_refunded_bounds', sql`${t.refundedAmount} BETWEEN 0 AND ${t.amount}`),
@@ -67,6 +82,8 @@ export const disputes = sqliteTable('disputes', {
   updatedAt: text('updated_at').notNull(),
 }, (t) => [
   index('disputes_transaction_idx').on(t.transactionId),
+  // the Disputes page: the account's open ones, then the closed ones, newest first
+  index('disputes_account_status_created_idx').on(t.accountId, t.status, t.createdAt),
   // at most one open dispute per transaction
   uniqueIndex('disputes_open_uq').on(t.transactionId).where(sql`${t.status} = 'OPEN'`),
   check('disputes_amount_bounds', sql`${t.amount} BETWEEN 1 AND 100000000000`),

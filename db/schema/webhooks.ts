@@ -13,6 +13,11 @@ export const webhooks = sqliteTable('webhooks', {
   /** JSON array of categories: transaction, withdraw, dispute. */
   events: text('events').notNull(),
   active: integer('active').notNull().default(1),
+  /** Set while the merchant has paused the endpoint: no deliveries are created or attempted for it. */
+  pausedAt: text('paused_at'),
+  /** The secret before the last rotation (encrypted), still signed with until `previous_secret_expires_at`. */
+  previousSecretEnc: text('previous_secret_enc'),
+  previousSecretExpiresAt: text('previous_secret_expires_at'),
   createdAt: text('created_at').notNull(),
   updatedAt: text('updated_at').notNull(),
   deletedAt: text('deleted_at'),

@@ -1,7 +1,8 @@
-import { sql } from 'drizzle-orm';
+import { sql, type SQL } from 'drizzle-orm';
 import { check, index, integer, sqliteTable, text, uniqueIndex } from 'drizzle-orm/sqlite-core';
 import { accounts } from './accounts';
 import { BATCH_STATUSES, PIX_KEY_TYPES, WITHDRAWAL_STATUSES } from '../../server/domain/enums';
+import { foldedSql } from './search';
 
 export const withdrawals = sqliteTable('withdrawals', {
   id: text('id').primaryKey(),
@@ -17,7 +18,15 @@ export const withdrawals = sqliteTable('withdrawals', {
   externalRef: text('external_ref'),
   createdAt: text('created_at').notNull(),
   updatedAt: text('updated_at').notNull(),
+  /** The recipient's name folded for search (accents dropped, lower case); computed by SQLite, never written. */
+  detailsNameSearch: text('details_name_search').generatedAlwaysAs((): SQL => foldedSql(withdrawals.detailsName), { mode: 'virtual' }),
 }, (t) => [
+  // the dashboard's search: each an index walk of the account's rows in (created_at, id) order, or for a
+  // name prefix an index range of the matches
+  index('withdrawals_account_amount_created_idx').on(t.accountId, t.amount, t.createdAt, t.id),
+  index('withdrawals_account_document_created_idx').on(t.accountId, t.detailsDocument, t.createdAt, t.id),
+  index('withdrawals_account_key_created_idx').on(t.accountId, t.key, t.createdAt, t.id),
+  index('withdrawals_account_name_idx').on(t.accountId, t.detailsNameSearch),
   uniqueIndex('withdrawals_external_ref_uq').on(t.accountId, t.externalRef).where(sql`${t.externalRef} IS NOT NULL`),
   index('withdrawals_account_created_idx').on(t.accountId, t.createdAt, t.id),
   index('withdrawals_account_status_created_idx').on(t.accountId, t.status, t.createdAt, t.id),
@@ -38,11 +47,15 @@ export const withdrawalBatches = sqliteTable('withdrawal_batches', {
   receiverName: text('receiver_name'),
   receiverBank: text('receiver_bank'),
   receiverBankIspb: text('receiver_bank_ispb'),
+  /** Why a failed batch failed: a code for the dashboard's words, and the API's English sentence. */
+  failureCode: text('failure_code', { enum: ['KEY_NOT_FOUND', 'REJECTED'] }),
   failureReason: text('failure_reason'),
   createdAt: text('created_at').notNull(),
   updatedAt: text('updated_at').notNull(),
 }, (t) => [
   index('withdrawal_batches_withdrawal_idx').on(t.withdrawalId, t.seq),
   index('withdrawal_batches_due_idx').on(t.status, t.dueAt),
+  // a receipt found by its end-to-end id (search)
+  index('withdrawal_batches_end_to_end_idx').on(t.endToEnd),
   check('withdrawal_batches_amount_bounds', sql`${t.amount} BETWEEN 1 AND 100000000000`),
 ]);

@@ -12,8 +12,8 @@ CREATE TRIGGER ledger_lines_no_delete BEFORE DELETE ON ledger_lines
 BEGIN SELECT RAISE(ABORT, 'ledger_lines is append-only'); END;
 --> statement-breakpoint
 -- The running balance moves with every line, in the same statement, so it always equals the sum of
--- the book's lines; the CHECKs on ledger_books then refuse any line that would overdraw a merchant or
--- cross the ceiling. `available` may go below zero through a dispute hold and no other way (DECISIONS
+-- the book's lines; the CHECK on ledger_books and this trigger then refuse any line that would overdraw
+-- a merchant, and this trigger refuses money arriving across the ceiling. `available` may go below zero through a dispute hold and no other way (DECISIONS
 -- "Disputes"): a debit that leaves it negative is refused unless its entry is a dispute hold, while a
 -- credit is always welcome (it covers the shortfall first, being added to the running balance).
 CREATE TRIGGER ledger_lines_apply AFTER INSERT ON ledger_lines
@@ -24,6 +24,14 @@ BEGIN
   FROM ledger_books b
   WHERE b.id = NEW.book_id AND b.kind = 'available' AND b.allow_negative = 0 AND b.balance < 0 AND NEW.amount < 0
     AND (SELECT e.kind FROM ledger_entries e WHERE e.id = NEW.entry_id) IS NOT 'dispute_hold';
+  -- The ceiling (DECISIONS "Money") refuses money ARRIVING from outside the merchant's books: a sandbox
+  -- top-up or an approved charge (BALANCE_CEILING_ENTRY_KINDS in db/schema/ledger.ts). Returns (a failed
+  -- batch or refund), a won dispute's release and a dispute hold only move the merchant's own money
+  -- between its books: refusing them would strand money in flight and drop a dispute, so they always pass.
+  SELECT RAISE(ABORT, 'ledger_books_balance_ceiling: money arriving may not take a balance above the ceiling')
+  FROM ledger_books b
+  WHERE b.id = NEW.book_id AND b.account_id IS NOT NULL AND NEW.amount > 0 AND b.balance > 10000000000000
+    AND (SELECT e.kind FROM ledger_entries e WHERE e.id = NEW.entry_id) IN ('sandbox_topup', 'transaction_credit');
 END;
 --> statement-breakpoint
 -- A balance is the sum of its book's lines and nothing else: it moves only by the amount of a new line
@@ -81,6 +89,11 @@ CREATE TRIGGER refunds_failed AFTER UPDATE OF status ON refunds
 WHEN OLD.status = 'PENDING' AND NEW.status = 'ERROR'
 BEGIN
   UPDATE transactions SET refunded_amount = refunded_amount - NEW.amount WHERE id = NEW.transaction_id;
+  -- A dispute opened while this refund was pending held total minus refunds counting it; the amount it
+  -- no longer gives back joins the hold (an open dispute) or the chargeback (a lost one), so refunds and
+  -- the hold still make the total. The domain posts the matching ledger entry in the same job.
+  UPDATE disputes SET amount = amount + NEW.amount, updated_at = NEW.updated_at
+  WHERE transaction_id = NEW.transaction_id AND status IN ('OPEN', 'LOST');
 END;
 --> statement-breakpoint
 CREATE TRIGGER refunds_no_delete BEFORE DELETE ON refunds
@@ -91,4 +104,14 @@ CREATE TRIGGER disputes_check_insert BEFORE INSERT ON disputes
 BEGIN
   SELECT RAISE(ABORT, 'dispute hold exceeds the transaction total minus its refunds')
     WHERE NEW.amount > (SELECT amount - refunded_amount FROM transactions WHERE id = NEW.transaction_id);
+END;
+--> statement-breakpoint
+-- A dispute keeps its charge and account, and its amount only grows, never past total minus refunds.
+CREATE TRIGGER disputes_check_update BEFORE UPDATE ON disputes
+BEGIN
+  SELECT RAISE(ABORT, 'a dispute keeps its charge and account')
+    WHERE NEW.transaction_id <> OLD.transaction_id OR NEW.account_id <> OLD.account_id;
+  SELECT RAISE(ABORT, 'dispute hold exceeds the transaction total minus its refunds')
+    WHERE NEW.amount <> OLD.amount AND (NEW.amount < OLD.amount
+      OR NEW.amount > (SELECT amount - refunded_amount FROM transactions WHERE id = NEW.transaction_id));
 END;

@@ -1,9 +1,10 @@
 import { and, eq, sql } from 'drizzle-orm';
-import { accounts, dashboardUsers } from '../../db/schema';
+import { accounts, dashboardUsers, DEFAULT_LOCALE } from '../../db/schema';
 import { DomainError } from '../errors';
 import type { Services } from '../services';
 import { getAccount, rotateClientToken } from './accounts';
 import { merchantBalance } from './ledger';
+import { addDays, localDay, startOfLocalDay } from './local-time';
 import { decryptSecret } from './webhooks/secrets';
 
 /**
@@ -19,51 +20,86 @@ export const OVERVIEW_DAYS = 30;
 
 export interface DailyVolume { date: string; money_in: number; money_out: number }
 
-function localDay(d: Date): string {
-  return new Date(d.getTime() + LOCAL_OFFSET_MS).toISOString().slice(0, 10);
-}
 
 export async function signedInUser(s: Services, auth: { accountId: string; userId?: string }) {
   const account = await getAccount(s.db.read, auth.accountId);
   const user = auth.userId
-    ? await s.db.read.select({ email: dashboardUsers.email }).from(dashboardUsers)
+    ? await s.db.read.select({ email: dashboardUsers.email, locale: dashboardUsers.locale }).from(dashboardUsers)
       .where(and(eq(dashboardUsers.id, auth.userId), eq(dashboardUsers.accountId, auth.accountId))).get()
     : undefined;
-  return { email: user?.email ?? '', account_id: account.id, account_name: account.name, expires_at: null };
+  return { email: user?.email ?? '', account_id: account.id, account_name: account.name, expires_at: null, locale: user?.locale ?? DEFAULT_LOCALE };
 }
+
+/** The money of one period, by what moved it: sales apart from top-ups, payouts and chargebacks. */
+export interface PeriodMoney { sales: number; sales_count: number; top_ups: number; payouts: number; chargebacks: number }
+export interface DailyMoney extends DailyVolume { sales: number; top_ups: number; payouts: number }
+
+const emptyPeriod = (): PeriodMoney => ({ sales: 0, sales_count: 0, top_ups: 0, payouts: 0, chargebacks: 0 });
 
 export async function overview(s: Services, accountId: string) {
   const db = s.db.read;
   const now = s.clock.now();
   const account = await getAccount(db, accountId);
   const balance = await merchantBalance(db, accountId);
-  // first local day of the window, as a UTC instant, so the entries index range-scans it
+  const today = localDay(now);
+  const yesterday = addDays(today, -1);
+  const monthStart = `${today.slice(0, 8)}01`;
+  // first local day of the window (30 days, or the whole month when it began earlier), as a UTC
+  // instant, so the entries index range-scans it
   const firstDay = localDay(new Date(now.getTime() - (OVERVIEW_DAYS - 1) * 86_400_000));
-  const since = new Date(Date.parse(`${firstDay}T00:00:00.000Z`) - LOCAL_OFFSET_MS).toISOString();
-  const rows = await db.all<{ day: string; money_in: number; money_out: number }>(sql`
-    SELECT date(e.created_at, ${LOCAL_OFFSET}) AS day,
+  const since = startOfLocalDay(monthStart < firstDay ? monthStart : firstDay).toISOString();
+  // per Brasília day, per kind of entry and system book: the lines that cross the account's boundary
+  const rows = await db.all<{ day: string; entry_kind: string; book: string; money_in: number; money_out: number; entries: number }>(sql`
+    SELECT date(e.created_at, ${LOCAL_OFFSET}) AS day, e.kind AS entry_kind, b.kind AS book,
            coalesce(sum(CASE WHEN l.amount < 0 THEN -l.amount ELSE 0 END), 0) AS money_in,
-           coalesce(sum(CASE WHEN l.amount > 0 THEN l.amount ELSE 0 END), 0) AS money_out
+           coalesce(sum(CASE WHEN l.amount > 0 THEN l.amount ELSE 0 END), 0) AS money_out,
+           count(DISTINCT e.id) AS entries
     FROM ledger_entries e
     JOIN ledger_lines l ON l.entry_id = e.id
     JOIN ledger_books b ON b.id = l.book_id
     WHERE e.account_id = ${accountId} AND e.created_at >= ${since} AND b.account_id IS NULL
-    GROUP BY day`);
-  const byDay = new Map(rows.map((r) => [r.day, r]));
-  const daily: DailyVolume[] = [];
-  for (let i = OVERVIEW_DAYS - 1; i >= 0; i--) {
-    const date = localDay(new Date(now.getTime() - i * 86_400_000));
-    const r = byDay.get(date);
-    daily.push({ date, money_in: r?.money_in ?? 0, money_out: r?.money_out ?? 0 });
+    GROUP BY day, e.kind, b.kind`);
+  const byDay = new Map<string, DailyMoney>();
+  const periods = { today: emptyPeriod(), yesterday: emptyPeriod(), month: emptyPeriod() };
+  for (const r of rows) {
+    const d = byDay.get(r.day) ?? { date: r.day, money_in: 0, money_out: 0, sales: 0, top_ups: 0, payouts: 0 };
+    d.money_in += r.money_in;
+    d.money_out += r.money_out;
+    // sales are approved charges; a sandbox top-up is money in but no sale; payouts leave to the Pix rail
+    const sale = r.entry_kind === 'transaction_credit' ? r.money_in : 0;
+    const topUp = r.entry_kind === 'sandbox_topup' ? r.money_in : 0;
+    const payout = r.book === 'pix_out' ? r.money_out : 0;
+    const chargeback = r.book === 'chargebacks' ? r.money_out : 0;
+    d.sales += sale;
+    d.top_ups += topUp;
+    d.payouts += payout;
+    byDay.set(r.day, d);
+    const inPeriods = [r.day === today ? periods.today : null, r.day === yesterday ? periods.yesterday : null, r.day >= monthStart ? periods.month : null];
+    for (const p of inPeriods) {
+      if (!p) continue;
+      p.sales += sale;
+      p.sales_count += r.entry_kind === 'transaction_credit' ? r.entries : 0;
+      p.top_ups += topUp;
+      p.payouts += payout;
+      p.chargebacks += chargeback;
+    }
   }
-  // recent activity: the account's latest events, newest first (events_account_idx)
+  const daily: DailyMoney[] = [];
+  for (let i = OVERVIEW_DAYS - 1; i >= 0; i--) {
+    const date = addDays(today, -i);
+    daily.push(byDay.get(date) ?? { date, money_in: 0, money_out: 0, sales: 0, top_ups: 0, payouts: 0 });
+  }
+  // recent activity: the account's latest events, newest first (events_account_idx), once each
   // a dispute's page is its charge's: its event names the transaction it belongs to
-  const recent = await db.all<{ id: string; type: string; resource_id: string; created_at: string; amount: number | null; status: string | null; transaction_id: string | null }>(sql`
+  const recent = await db.all<{ id: string; type: string; resource_id: string; created_at: string; amount: number | null; status: string | null; transaction_id: string | null; method: string | null; who: string | null }>(sql`
     SELECT id, type, resource_id, created_at,
            coalesce(json_extract(payload, '$.amount'), json_extract(payload, '$.total')) AS amount,
            json_extract(payload, '$.status') AS status,
-           json_extract(payload, '$.transaction_id') AS transaction_id
+           json_extract(payload, '$.transaction_id') AS transaction_id,
+           json_extract(payload, '$.method') AS method,
+           coalesce(json_extract(payload, '$.customer.name'), json_extract(payload, '$.operation.details.name')) AS who
     FROM events WHERE account_id = ${accountId} ORDER BY seq DESC LIMIT 10`);
+  const text = (v: unknown) => (typeof v === 'string' ? v : null);
   return {
     account_name: account.name,
     currency: 'BRL' as const,
@@ -72,12 +108,15 @@ export async function overview(s: Services, accountId: string) {
     in_flight: balance.inFlight,
     money_in: daily.reduce((n, d) => n + d.money_in, 0),
     money_out: daily.reduce((n, d) => n + d.money_out, 0),
+    periods,
     daily,
     recent: recent.map((r) => ({
       id: r.id, type: r.type, resource_id: r.resource_id, created_at: r.created_at,
       amount: typeof r.amount === 'number' && Number.isSafeInteger(r.amount) ? r.amount : null,
-      status: typeof r.status === 'string' ? r.status : null,
-      transaction_id: typeof r.transaction_id === 'string' ? r.transaction_id : null,
+      status: text(r.status),
+      transaction_id: text(r.transaction_id),
+      method: text(r.method),
+      counterparty: text(r.who),
     })),
     timestamp: now.toISOString(),
   };

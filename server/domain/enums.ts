@@ -22,6 +22,9 @@ export type DisputeStatus = (typeof DISPUTE_STATUSES)[number];
 /** Event categories: what a webhook subscribes to. */
 export const EVENT_CATEGORIES = ['transaction', 'withdraw', 'dispute'] as const;
 export type EventCategory = (typeof EVENT_CATEGORIES)[number];
+/** Every stored event's category: the subscribable ones plus `webhook` (test events). */
+export const STORED_EVENT_CATEGORIES = [...EVENT_CATEGORIES, 'webhook'] as const;
+export type StoredEventCategory = (typeof STORED_EVENT_CATEGORIES)[number];
 
 export const DELIVERY_STATUSES = ['PENDING', 'DELIVERED', 'FAILED'] as const;
 export type DeliveryStatus = (typeof DELIVERY_STATUSES)[number];

@@ -2,6 +2,7 @@ import { sql } from 'drizzle-orm';
 import type { DrizzleDb } from '../../db';
 import { perConnection } from '../../db/prepared';
 import { events } from '../../db/schema';
+import { currentRequestId } from '../observability/request-context';
 import { newId } from './ids';
 
 export const EVENT_TYPES = [
@@ -9,20 +10,22 @@ export const EVENT_TYPES = [
   'transaction.refunded', 'transaction.refund_paid', 'transaction.refund_failed',
   'withdraw.requested', 'withdraw.paid', 'withdraw.partially_paid', 'withdraw.error',
   'dispute.opened', 'dispute.won', 'dispute.lost',
+  // sent by hand to one webhook (POST /api/webhooks/{magic_id}/test); never fanned out
+  'webhook.test',
 ] as const;
 export type EventType = (typeof EVENT_TYPES)[number];
-export type { EventCategory } from './enums';
-import type { EventCategory } from './enums';
+export type { EventCategory, StoredEventCategory } from './enums';
+import type { StoredEventCategory } from './enums';
 
-export function categoryOf(type: EventType): EventCategory {
-  return type.slice(0, type.indexOf('.')) as EventCategory;
+export function categoryOf(type: EventType): StoredEventCategory {
+  return type.slice(0, type.indexOf('.')) as StoredEventCategory;
 }
 
 export interface RecordedEvent {
   id: string;
   seq: number;
   type: EventType;
-  category: EventCategory;
+  category: StoredEventCategory;
   resourceId: string;
   createdAt: string;
 }
@@ -30,7 +33,7 @@ export interface RecordedEvent {
 const ph = (name: string) => sql.placeholder(name);
 const insertEvent = perConnection((d) => d.insert(events).values({
   id: ph('id'), accountId: ph('accountId'), type: ph('type'), category: ph('category'), resourceId: ph('resourceId'),
-  payload: ph('payload'), createdAt: ph('createdAt'),
+  payload: ph('payload'), createdAt: ph('createdAt'), requestId: ph('requestId'),
 }).returning({ seq: events.seq }).prepare());
 
 /**
@@ -41,12 +44,13 @@ export async function recordEvent(
   tx: DrizzleDb,
   e: { accountId: string; type: EventType; resourceId: string; payload: unknown; at: Date },
 ): Promise<RecordedEvent> {
+  if (e.type === 'webhook.test') throw new Error('test events are recorded by sendTestEvent, already dispatched');
   const id = newId('event');
   const createdAt = e.at.toISOString();
   const category = categoryOf(e.type);
   const row = insertEvent(tx).get({
     id, accountId: e.accountId, type: e.type, category, resourceId: e.resourceId,
-    payload: JSON.stringify(e.payload), createdAt,
+    payload: JSON.stringify(e.payload), createdAt, requestId: currentRequestId(),
   });
   return { id, seq: row.seq, type: e.type, category, resourceId: e.resourceId, createdAt };
 }

@@ -1,6 +1,6 @@
 import { and, eq, gt, isNull } from 'drizzle-orm';
 import type { AppDatabase, DrizzleDb } from '../../db';
-import { dashboardSessions, dashboardUsers } from '../../db/schema';
+import { dashboardSessions, dashboardUsers, type DashboardLocale } from '../../db/schema';
 import { DomainError } from '../errors';
 import type { Services } from '../services';
 import { addressKey } from '../rate-limit';
@@ -9,13 +9,14 @@ import { hashPassword, hashSecret, randomSecret, safeEqualHex, verifyPassword } 
 
 export const SESSION_COOKIE = 'pp_session';
 export const CSRF_COOKIE = 'pp_csrf';
+export const LOCALE_COOKIE = 'pp_locale';
 export const CSRF_HEADER = 'x-csrf-token';
 export const SESSION_TTL_MS = 12 * 3600 * 1000;
 
 // A real scrypt hash to compare against when the email is unknown, so both paths cost the same.
 let dummyHash: Promise<string> | null = null;
 
-export interface SignedIn { sessionToken: string; csrfToken: string; expiresAt: Date; accountId: string; userId: string; email: string }
+export interface SignedIn { sessionToken: string; csrfToken: string; expiresAt: Date; accountId: string; userId: string; email: string; locale: DashboardLocale }
 
 /** Checks email + password and opens a session; null on any mismatch (the caller says only "wrong email or password"). */
 export async function signIn(db: AppDatabase, email: string, password: string, now: Date): Promise<SignedIn | null> {
@@ -32,7 +33,7 @@ export async function signIn(db: AppDatabase, email: string, password: string, n
       createdAt: now.toISOString(), expiresAt: expiresAt.toISOString(),
     });
   });
-  return { sessionToken, csrfToken, expiresAt, accountId: user.accountId, userId: user.id, email: user.email };
+  return { sessionToken, csrfToken, expiresAt, accountId: user.accountId, userId: user.id, email: user.email, locale: user.locale };
 }
 
 /**
@@ -42,30 +43,56 @@ export async function signIn(db: AppDatabase, email: string, password: string, n
  * attempt from an address with nothing against it is never refused for the email's sake: failures from
  * elsewhere cannot lock the right person out.
  */
-export async function signInLimited(s: Services, email: string, password: string, clientAddress: string): Promise<SignedIn> {
+export async function signInLimited(s: Services, email: string, password: string, address: string): Promise<SignedIn> {
+  const key = email.trim().toLowerCase();
+  return passwordAttempt(s, key, address, () => signIn(s.db, key, password, s.clock.now()), new DomainError('UNAUTHORIZED', 'wrong email or password'));
+}
+
+/**
+ * A signed-in person re-enters their password before something sensitive (revealing or rotating a
+ * webhook secret). It is a sign-in attempt of that email from that address, under the same limits; a
+ * miss answers 403, not 401, because the session itself is still good.
+ */
+export async function confirmPassword(s: Services, userId: string, password: string, address: string): Promise<void> {
+  const user = await s.db.read.select({ email: dashboardUsers.email, passwordHash: dashboardUsers.passwordHash })
+    .from(dashboardUsers).where(eq(dashboardUsers.id, userId)).get();
+  if (!user) throw new DomainError('UNAUTHORIZED', 'sign in first');
+  await passwordAttempt(s, user.email, address, async () => ((await verifyPassword(password, user.passwordHash)) ? true : null),
+    new DomainError('FORBIDDEN', 'wrong password'));
+}
+
+/** The one place password attempts are counted and slowed down: `check` answers null on a wrong password. */
+async function passwordAttempt<T>(s: Services, email: string, clientAddress: string, check: () => Promise<T | null>, miss: DomainError): Promise<T> {
+  // IPv6 clients count per /64 (issue-10's addressKey)
   const address = addressKey(clientAddress);
   const byAddress = s.limits.signInByAddress;
   const byEmail = s.limits.signInByEmail;
-  const key = email.trim().toLowerCase();
   const clean = byAddress.count(address) === 0;
   const addressWait = byAddress.attempt(address);
   if (addressWait !== null) throw tooMany(addressWait);
-  const emailWait = byEmail.begin(key, clean);
+  const emailWait = byEmail.begin(email, clean);
   // refused here, the attempt stays counted against its address: trying harder only slows it down
   if (emailWait !== null) throw tooMany(emailWait);
-  let session: SignedIn | null = null;
+  let result: T | null = null;
   try {
-    session = await signIn(s.db, key, password, s.clock.now());
+    result = await check();
   } finally {
-    byEmail.settle(key, session !== null);
+    byEmail.settle(email, result !== null);
   }
-  if (!session) throw new DomainError('UNAUTHORIZED', 'wrong email or password');
+  if (result === null) throw miss;
   byAddress.succeeded(address);
-  return session;
+  return result;
 }
 
 function tooMany(wait: number) {
   return new DomainError('RATE_LIMITED', `too many failed sign-ins; try again in ${wait} s`, { retryAfterSeconds: wait });
+}
+
+/** The person's language for the dashboard, kept on their user so every device and session shows it. */
+export async function setUserLocale(db: AppDatabase, userId: string, locale: DashboardLocale) {
+  await db.write(async (tx) => {
+    await tx.update(dashboardUsers).set({ locale }).where(eq(dashboardUsers.id, userId)).run();
+  });
 }
 
 export async function signOut(db: AppDatabase, sessionToken: string, now: Date) {
@@ -74,18 +101,18 @@ export async function signOut(db: AppDatabase, sessionToken: string, now: Date) 
   });
 }
 
-export interface SessionAuth { accountId: string; userId: string; email: string; csrfToken: string }
+export interface SessionAuth { accountId: string; userId: string; email: string; csrfToken: string; locale: DashboardLocale }
 
 export async function sessionFor(db: DrizzleDb, sessionToken: string, now: Date): Promise<SessionAuth | null> {
   if (!sessionToken.startsWith('ses_') || sessionToken.length > 200) return null;
   const hash = hashSecret(sessionToken);
   const row = await db.select({
     accountId: dashboardSessions.accountId, userId: dashboardSessions.userId, csrfToken: dashboardSessions.csrfToken,
-    tokenHash: dashboardSessions.tokenHash, email: dashboardUsers.email,
+    tokenHash: dashboardSessions.tokenHash, email: dashboardUsers.email, locale: dashboardUsers.locale,
   }).from(dashboardSessions).innerJoin(dashboardUsers, eq(dashboardUsers.id, dashboardSessions.userId))
     .where(and(eq(dashboardSessions.tokenHash, hash), isNull(dashboardSessions.revokedAt), gt(dashboardSessions.expiresAt, now.toISOString()))).get();
   if (!row || !safeEqualHex(hash, row.tokenHash)) return null;
-  return { accountId: row.accountId, userId: row.userId, email: row.email, csrfToken: row.csrfToken };
+  return { accountId: row.accountId, userId: row.userId, email: row.email, csrfToken: row.csrfToken, locale: row.locale };
 }
 
 /** Mutations made with a session cookie must echo the CSRF token (double submit), so another site cannot forge them. */

@@ -3,6 +3,8 @@ import type { AnyRouter } from '@trpc/server';
 import { createHTTPHandler } from '@trpc/server/adapters/standalone';
 import { createTrpcHttpContext, lowerHeaders, type Context } from '../context';
 import { DomainError, toDomainError } from '../errors';
+import { log } from '../log';
+import { noteRoute } from '../observability/request-context';
 import { buildOpenApiDocument } from '../openapi';
 import { MAX_BATCH_CALLS } from '../routers/batching';
 import type { Services } from '../services';
@@ -17,6 +19,7 @@ import { STATEMENT_CSV_PATH, streamStatementCsv } from './statement-csv';
  */
 export function createApiHandler(services: Services, router: AnyRouter) {
   const rest = createRestAdapter(services, router);
+  const procedureNames = new Set(Object.keys(router._def.procedures as object));
   let openApiJson: string | null = null;
   const openApiDocument = () => (openApiJson ??= JSON.stringify(buildOpenApiDocument(router, '')));
 
@@ -39,7 +42,7 @@ export function createApiHandler(services: Services, router: AnyRouter) {
       return { headers };
     },
     onError({ error }) {
-      if (toDomainError(error).code === 'INTERNAL') console.error('[trpc] internal error', error);
+      if (toDomainError(error).code === 'INTERNAL') log.error({ err: error }, 'internal error');
     },
   });
 
@@ -56,11 +59,13 @@ export function createApiHandler(services: Services, router: AnyRouter) {
       const pathname = (req.url ?? '/').split('?')[0];
       try {
         if (pathname === '/openapi.json') {
+          noteRoute('/openapi.json');
           res.setHeader('content-type', 'application/json');
           res.end(openApiDocument());
           return;
         }
         if (pathname === STATEMENT_CSV_PATH) {
+          noteRoute(STATEMENT_CSV_PATH);
           if (req.method !== 'GET') {
             const out = presentRestError(new DomainError('METHOD_NOT_ALLOWED', `${req.method} is not allowed on ${pathname}`), 'payments', services.clock.now());
             res.writeHead(out.status, out.headers).end(out.body);
@@ -70,6 +75,9 @@ export function createApiHandler(services: Services, router: AnyRouter) {
           return;
         }
         if (isTrpc(pathname)) {
+          // one label per procedure; a batch or an unknown name gets a fixed one
+          const name = pathname.slice('/api/trpc/'.length);
+          noteRoute(procedureNames.has(name) ? `/api/trpc/${name}` : name.includes(',') ? '/api/trpc/(batch)' : '/api/trpc/(unknown)');
           trpc(req, res);
           return;
         }

@@ -1,4 +1,5 @@
 import { DOMAIN_ERRORS, formatIssue, toDomainError, type DomainError } from '../errors';
+import { log } from '../log';
 
 /**
  * The one presenter: every answer of the REST edge, and the error data of tRPC, is shaped here, so
@@ -48,7 +49,7 @@ export function errorHeaders(err: DomainError): Record<string, string> {
 /** A failure of a REST call, in the procedure's envelope. */
 export function presentRestError(thrown: unknown, envelope: Envelope, now: Date): RestAnswer {
   const err = toDomainError(thrown);
-  if (err.code === 'INTERNAL') console.error('[rest] internal error', thrown);
+  if (err.code === 'INTERNAL') log.error({ err: thrown }, 'internal error');
   return {
     status: err.status,
     headers: { 'content-type': 'application/json', 'cache-control': 'no-store', ...errorHeaders(err) },

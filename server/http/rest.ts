@@ -2,6 +2,8 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { AnyProcedure, AnyRouter } from '@trpc/server';
 import { createContextInner, requestOrigin } from '../context';
 import { DomainError } from '../errors';
+import { log } from '../log';
+import { noteRoute } from '../observability/request-context';
 import type { Services } from '../services';
 import type { Meta } from '../trpc';
 import { ClientAbortError, isJsonContentType, MAX_BODY_BYTES, parseJsonObject, readBody } from './body';
@@ -105,6 +107,7 @@ export function createRestAdapter(services: Services, router: AnyRouter) {
   for (const r of routes) byMethod.set(r.method, [...(byMethod.get(r.method) ?? []), r]);
   // a known path under another method is a 405, anything else a 404 (case-sensitive, as published)
   const knownPaths = [...new Set(routes.map((r) => r.path))].map((p) => ({
+    template: p,
     pattern: new RegExp('^' + escapeRegExp(p).replace(/\{\w+\}/g, '[^/]+') + '/?$'),
     envelope: routes.find((r) => r.path === p)!.envelope,
     /** The segments before the first path parameter: /api/webhooks/deliveries/{id}/resend → api, webhooks, deliveries. */
@@ -140,6 +143,9 @@ export function createRestAdapter(services: Services, router: AnyRouter) {
     const url = new URL(req.target, 'http://localhost');
     let method = req.method.toUpperCase();
     const fallback = envelopeNear(url.pathname);
+    // logs and metrics label the request by the route template, never the raw path
+    const known = knownPaths.find((k) => k.pattern.test(url.pathname));
+    if (known) noteRoute(known.template);
     let body: Record<string, unknown> = {};
     if (method !== 'GET' && method !== 'HEAD') {
       try {
@@ -196,7 +202,9 @@ export function createRestAdapter(services: Services, router: AnyRouter) {
         raw = await readBody(req).catch((err: unknown) => (err instanceof Error ? err : new Error(String(err))));
         if (raw instanceof ClientAbortError) {
           // an ordinary event on the internet, not a fault of ours: nobody is left to answer
-          console.info(`[api] client abort: ${method} ${(req.url ?? '/').split('?')[0]} closed mid-body`);
+          const known = knownPaths.find((k) => k.pattern.test((req.url ?? '/').split('?')[0]));
+          if (known) noteRoute(known.template);
+          log.info({ method, route: known?.template ?? '(unmatched)' }, 'client abort: the connection closed mid-body');
           return;
         }
       }

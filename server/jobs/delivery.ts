@@ -13,7 +13,10 @@ const DRAIN_MS = 5_000;
  * min(JOB_POLL_MS, 20 ms), a cheap indexed probe, which keeps event→delivery latency low either way.
  */
 export function startDeliveryJobs(s: Services): JobLoop[] {
-  const engine = new DeliveryEngine(s, { onSettled: () => delivery.wake() });
+  const engine = new DeliveryEngine(s, {
+    onSettled: () => delivery.wake(),
+    onAttempt: (a) => s.metrics?.observeDeliveryAttempt(a),
+  });
   const delivery: JobLoop = startJobLoop('delivery', () => engine.tick(), s.config.jobPollMs);
   const dispatch = startJobLoop('dispatch', async () => {
     const r = await dispatchPendingEvents(s);

@@ -6,6 +6,7 @@ import { startExpiryLoop } from './expiry';
 import { startRefundSettlementLoop } from './refunds';
 import { startSettlementLoop } from './settlement';
 import { railFor } from '../domain/rails';
+import { log } from '../log';
 
 /** Starts every background loop of the process; each is registered under `services.wake`. */
 export function startJobs(s: Services, opts: { dispatcher?: boolean } = {}): JobLoop[] {
@@ -24,7 +25,7 @@ export function startJobs(s: Services, opts: { dispatcher?: boolean } = {}): Job
   if (rail) {
     add(startSettlementLoop(s, rail));
     add(startRefundSettlementLoop(s, rail));
-  } else console.warn('SANDBOX=false and no Pix rail configured: withdrawals are accepted and wait PENDING until one is');
+  } else log.warn('SANDBOX=false and no Pix rail configured: withdrawals are accepted and wait PENDING until one is');
   // event dispatcher + webhook/postback sender (off when `npm run worker` runs them)
   if (opts.dispatcher) for (const loop of startDeliveryJobs(s)) add(loop);
   return loops;

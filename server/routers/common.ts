@@ -17,6 +17,13 @@ export const cents = (max = 100_000_000_000) =>
 export const strictInt = (min: number, max: number) =>
   z.number({ error: required('must be an integer') }).int('must be an integer').min(min, `must be at least ${min}`).max(max, `must be at most ${max}`).pipe(z.number());
 
+/**
+ * A whole number that may arrive from a query string: "20" over REST, 20 over tRPC. Only digits pass
+ * (no "2.5", "1e3", " 7"); the range is then checked as strictInt does.
+ */
+export const queryInt = (min: number, max: number) =>
+  z.union([z.number(), z.string().regex(/^\d{1,9}$/, 'must be an integer').transform(Number)], { error: 'must be an integer' }).pipe(strictInt(min, max));
+
 export const strictBool = () => z.boolean({ error: required('must be true or false') }).pipe(z.boolean());
 
 export const boundedString = (max: number, min = 1) =>

@@ -2,8 +2,10 @@ import { router } from '../trpc';
 import { accountRouter } from './account/router';
 import { authRouter } from './auth/router';
 import { dashboardRouter } from './dashboard/router';
+import { pixRouter } from './pix/router';
 import { sandboxRouter } from './sandbox/router';
 import { sessionRouter } from './session/router';
+import { statusRouter } from './status/router';
 import { transactionsRouter } from './transactions/router';
 import { webhooksRouter } from './webhooks/router';
 import { withdrawalsRouter } from './withdrawals/router';
@@ -14,9 +16,11 @@ export const appRouter = router({
   session: sessionRouter,
   dashboard: dashboardRouter,
   withdrawals: withdrawalsRouter,
+  pix: pixRouter,
   transactions: transactionsRouter,
   sandbox: sandboxRouter,
   webhooks: webhooksRouter,
+  status: statusRouter,
 });
 
 export type AppRouter = typeof appRouter;

@@ -42,9 +42,11 @@ describe('session.signIn / signOut', () => {
   it('sets an httpOnly SameSite=Lax session cookie and a readable CSRF cookie; Secure over https (not for a bare header) or when asked', async () => {
     const { acc, me, cookies, jar } = await signedIn();
     expect(me).toMatchObject({ email: EMAIL, account_id: acc.account_id, account_name: 'Shop' });
-    expect(cookies).toHaveLength(2);
+    expect(cookies).toHaveLength(3);
     expect(cookies[0]).toMatch(/^pp_session=ses_[\w-]+; Path=\/; Max-Age=43200; SameSite=Lax; HttpOnly$/);
     expect(cookies[1]).toMatch(/^pp_csrf=csrf_[\w-]+; Path=\/; Max-Age=43200; SameSite=Lax$/);
+    // the person's language, so the sign-in page of this browser speaks it after they sign out
+    expect(cookies[2]).toBe('pp_locale=pt-BR; Path=/; Max-Age=31536000; SameSite=Lax; HttpOnly');
     expect(jar.pp_session).not.toBe(jar.pp_csrf);
 
     const plain = as();
@@ -144,6 +146,26 @@ describe('session.signIn / signOut', () => {
     expect((await failure(as({ cookie }).api.dashboard.overview())).code).toBe('UNAUTHORIZED');
   });
 
+  it('keeps the dashboard language on the person: pt-BR first, English when chosen, for every later session', async () => {
+    const { cookie, jar, me } = await signedIn();
+    expect(me.locale).toBe('pt-BR');
+    expect((await as({ cookie }).api.session.me()).locale).toBe('pt-BR');
+    // CSRF-checked like every dashboard mutation, and a language the dashboard does not have is refused
+    expect((await failure(as({ cookie }).api.session.updateSettings({ locale: 'en' }))).code).toBe('FORBIDDEN');
+    const bad = await failure(as({ cookie, 'x-csrf-token': jar.pp_csrf }).api.session.updateSettings({ locale: 'fr' as 'en' }));
+    expect(bad.code).toBe('BAD_REQUEST');
+    expect((await as({ cookie }).api.session.me()).locale).toBe('pt-BR');
+
+    const set = as({ cookie, 'x-csrf-token': jar.pp_csrf });
+    expect(await set.api.session.updateSettings({ locale: 'en' })).toEqual({ locale: 'en' });
+    expect(set.ctx.resHeaders.getSetCookie()).toEqual(['pp_locale=en; Path=/; Max-Age=31536000; SameSite=Lax; HttpOnly']);
+    expect((await as({ cookie }).api.session.me()).locale).toBe('en');
+    // a new session on another device starts in the chosen language
+    const other = as({}, '10.0.0.2');
+    expect((await other.api.session.signIn({ email: EMAIL, password: PASSWORD })).locale).toBe('en');
+    expect(other.ctx.resHeaders.getSetCookie()[2]).toMatch(/^pp_locale=en;/);
+  });
+
   it('expires sessions after 12 hours', async () => {
     const { cookie } = await signedIn();
     clock.advance(12 * 3600_000 - 1000);
@@ -219,7 +241,12 @@ describe('dashboard procedures', () => {
     const o = await as({ cookie }).api.dashboard.overview();
     expect(o).toMatchObject({ account_name: 'Shop', currency: 'BRL', available: 962_500, in_flight: 40_000, blocked: 0, money_in: 1_002_500, money_out: 0 });
     expect(o.daily).toHaveLength(30);
-    expect(o.daily[29]).toEqual({ date: '2026-01-15', money_in: 1_002_500, money_out: 0 });
+    // top-ups are money in, never sales
+    expect(o.daily[29]).toEqual({ date: '2026-01-15', money_in: 1_002_500, money_out: 0, sales: 0, top_ups: 1_002_500, payouts: 0 });
+    expect(o.periods.today).toEqual({ sales: 0, sales_count: 0, top_ups: 1_002_500, payouts: 0, chargebacks: 0 });
+    expect(o.periods.yesterday.top_ups).toBe(0);
+    expect(o.periods.month.top_ups).toBe(1_002_500);
+    expect(o.recent[0]).toMatchObject({ counterparty: 'Fulano' });
     expect(o.daily[0].date).toBe('2025-12-17');
     expect(o.daily.slice(0, 29).every((d) => d.money_in === 0 && d.money_out === 0)).toBe(true);
     expect(o.recent[0]).toMatchObject({ type: 'withdraw.requested', amount: 40_000, status: 'REQUESTED' });

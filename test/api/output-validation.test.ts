@@ -4,6 +4,7 @@ import { z } from 'zod';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { createContextInner } from '../../server/context';
 import { createApiHandler } from '../../server/http/api';
+import { log } from '../../server/log';
 import { createCallerFactory, publicProcedure, router } from '../../server/trpc';
 import { makeTestServices } from '../support/services';
 
@@ -42,20 +43,20 @@ afterAll(async () => {
 
 describe('an answer that fails its output schema', () => {
   it('is a logged 500 INTERNAL over REST, never a 400', async () => {
-    const logged = vi.spyOn(console, 'error').mockImplementation(() => {});
+    const logged = vi.spyOn(log, 'error').mockImplementation(() => {});
     try {
       const res = await fetch(`${url}/too-big`);
       expect(res.status).toBe(500);
       expect(await res.json()).toMatchObject({ statusCode: 500, error: 'Internal Server Error', message: 'internal error' });
       // the log keeps what went wrong (the cause chain reaches tRPC's output check)
-      expect(logged.mock.calls.some((c) => /internal error/.test(String(c[0])) && causes(c[1]).includes('Output validation failed'))).toBe(true);
+      expect(logged.mock.calls.some((c) => /internal error/.test(String(c[1])) && causes((c[0] as unknown as { err: unknown }).err).includes('Output validation failed'))).toBe(true);
     } finally {
       logged.mockRestore();
     }
   });
 
   it('is INTERNAL_SERVER_ERROR over tRPC and for in-process callers', async () => {
-    const logged = vi.spyOn(console, 'error').mockImplementation(() => {});
+    const logged = vi.spyOn(log, 'error').mockImplementation(() => {});
     try {
       const res = await fetch(`${url}/api/trpc/tooBig`);
       expect(res.status).toBe(500);

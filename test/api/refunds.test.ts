@@ -292,3 +292,78 @@ describe('refunds under concurrency', () => {
     expect(await auditLedger(s.db.read)).toEqual({ total: 0, mismatched: [] });
   });
 });
+
+describe('refunds that fail after a dispute opened (DECISIONS "Refunds": refunds + hold = total, whatever the order)', () => {
+  const failingCharge = (c: ReturnType<typeof as>) => c.transactions.create(txBody('CARD', {
+    amount: 100_000, items: [{ title: 'TV', unitPrice: 100_000, quantity: 1 }], customer: { ...txBody().customer, email: 'fail@sandbox.test' },
+  }));
+  const entryKinds = async (resourceId: string) =>
+    (await s.db.read.select({ kind: ledgerEntries.kind }).from(ledgerEntries).where(eq(ledgerEntries.resourceId, resourceId)).all()).map((e) => e.kind);
+
+  it('pending refunds, a dispute in the middle, then the refunds fail: their amounts join the hold, nothing reaches available', async () => {
+    const acc = await makeAccount(s, { balance: 5_000 });
+    const c = as(acc.account_id);
+    const t = await failingCharge(c);
+    const calls: Promise<unknown>[] = [];
+    for (let i = 0; i < 10; i++) {
+      calls.push(c.transactions.refund({ id: t.id, amount: 10_000 }));
+      if (i === 3) calls.push(c.sandbox.openDispute({ id: t.id }));
+    }
+    const results = await Promise.allSettled(calls);
+    expect(results[4].status).toBe('fulfilled');
+    const opened = (results[4] as PromiseFulfilledResult<{ id: string; amount: number }>).value;
+    const pending = (await c.transactions.get({ id: t.id })).refunded_amount;
+    expect(pending).toBeGreaterThan(0);
+    expect(opened.amount + pending).toBe(100_000);
+    const availableBefore = (await balance(acc.account_id)).available;
+
+    expect(await settle()).toBeGreaterThan(0); // every pending refund fails on the rail
+    const view = await c.transactions.get({ id: t.id });
+    expect(view.refunded_amount).toBe(0);
+    expect(view.refunds.every((r) => r.status === 'ERROR')).toBe(true);
+    const d = (await s.db.read.select().from(disputes).where(eq(disputes.id, opened.id)).get())!;
+    // hold + paid refunds == total; the failed refunds' money did not become withdrawable
+    expect(d.amount).toBe(100_000);
+    expect(await balance(acc.account_id)).toEqual({ available: availableBefore, blocked: 100_000 });
+    expect(await entryKinds(view.refunds[0].id)).toEqual(['refund_requested', 'refund_failed_held']);
+    expect(await eventTypes(t.id)).toContain('transaction.refund_failed');
+    // the statement of `available` is untouched by the held returns and still chains exactly
+    const statement = await c.account.statement({ limit: 200 });
+    expect(statement.data.map((m) => m.type)).not.toContain('refund_returned');
+    expect(statement.data[0].balance_after).toBe(availableBefore);
+    expect(await auditLedger(s.db.read)).toEqual({ total: 0, mismatched: [] });
+
+    // a win releases the whole grown hold back to available
+    await c.sandbox.resolveDispute({ id: d.id, outcome: 'won' });
+    expect(await balance(acc.account_id)).toEqual({ available: availableBefore + 100_000, blocked: 0 });
+    expect(await auditLedger(s.db.read)).toEqual({ total: 0, mismatched: [] });
+  });
+
+  it('a refund failing after the dispute was lost goes to the chargeback, which grows to the total', async () => {
+    const acc = await makeAccount(s);
+    const c = as(acc.account_id);
+    const t = await failingCharge(c);
+    const r = await c.transactions.refund({ id: t.id, amount: 40_000 });
+    const d = await c.sandbox.openDispute({ id: t.id });
+    expect(d.amount).toBe(60_000);
+    await c.sandbox.resolveDispute({ id: d.id, outcome: 'lost' });
+    expect(await balance(acc.account_id)).toEqual({ available: 0, blocked: 0 });
+    expect(await settle()).toBe(1);
+    expect(await balance(acc.account_id)).toEqual({ available: 0, blocked: 0 });
+    expect((await s.db.read.select().from(disputes).where(eq(disputes.id, d.id)).get())!.amount).toBe(100_000);
+    expect(await entryKinds(r.refunds[0].id)).toEqual(['refund_requested', 'refund_failed_chargeback']);
+    const chargebacks = await s.db.read.select({ balance: ledgerBooks.balance }).from(ledgerBooks).where(eq(ledgerBooks.kind, 'chargebacks')).get();
+    expect(chargebacks?.balance).toBe(100_000);
+    expect(await auditLedger(s.db.read)).toEqual({ total: 0, mismatched: [] });
+  });
+
+  it('the database refuses a dispute amount that shrinks or exceeds total minus refunds', async () => {
+    const acc = await makeAccount(s);
+    const c = as(acc.account_id);
+    const t = await c.transactions.create(txBody('CARD'));
+    const d = await c.sandbox.openDispute({ id: t.id });
+    const refused = (p: Promise<unknown>) => p.then(() => 'written', (e: Error) => String(e.message + ' ' + (e.cause as Error)?.message));
+    expect(await refused(s.db.write((tx) => tx.update(disputes).set({ amount: 2_501 }).where(eq(disputes.id, d.id)).run()))).toMatch(/dispute hold exceeds/);
+    expect(await refused(s.db.write((tx) => tx.update(disputes).set({ amount: 2_000 }).where(eq(disputes.id, d.id)).run()))).toMatch(/dispute hold exceeds/);
+  });
+});

@@ -81,7 +81,7 @@ describe('withdrawals.create', () => {
         amount: 250_000, key: 'fulano@example.com', key_type: 'EMAIL', description: 'payout',
         details: { name: 'Fulano de Tal', document: '52998224725' }, postback: null, external_ref: null,
       },
-      receipt: res.data.map((b) => ({ status: 'PENDING', endtoend: null, identifier: b.identifier, receiver_name: null, receiver_bank: null, receiver_bank_ispb: null })),
+      receipt: res.data.map((b) => ({ status: 'PENDING', endtoend: null, identifier: b.identifier, amount: b.amount, receiver_name: null, receiver_bank: null, receiver_bank_ispb: null, failure_code: null, failure_reason: null })),
       created_at: at, updated_at: at,
     });
     const evs = await eventsOf(view.id);
@@ -203,7 +203,7 @@ describe('idempotency and external_ref', () => {
 });
 
 describe('settlement', () => {
-  it('pays every batch after the delay, with receipts from the bank directory, moving the money to pix_out', async () => {
+  it('pays every batch after the delay, with receipts from the rail\'s directory (not the typed name), moving the money to pix_out', async () => {
     const acc = await makeAccount(s, { balance: 1_000_000 });
     const api = callerFor(s, acc.account_id);
     const res = await api.withdrawals.create(request());
@@ -215,12 +215,17 @@ describe('settlement', () => {
     const view = await api.withdrawals.get({ identifier: res.data[2].identifier });
     expect(view.status).toBe('PAID');
     expect(view.updated_at).toBe(clock.now().toISOString());
+    // what the lookup says of the key is what the receipts say, whatever details.name was typed
+    const entry = await api.pix.lookupKey({ key: 'fulano@example.com', key_type: 'EMAIL' });
+    expect(entry.holder.name).not.toBe('Fulano de Tal');
+    expect(view.receipt.map((r) => r.amount)).toEqual([100_000, 100_000, 50_000]);
     for (const r of view.receipt) {
       expect(r.status).toBe('PAID');
       expect(r.endtoend).toHaveLength(32);
       expect(isValidEndToEndId(r.endtoend!)).toBe(true);
       expect(participantByIspb(r.receiver_bank_ispb!)?.shortName).toBe(r.receiver_bank);
-      expect(r.receiver_name).toBe('Fulano de Tal');
+      expect([r.receiver_name, r.receiver_bank, r.receiver_bank_ispb]).toEqual([entry.holder.name, entry.bank.name, entry.bank.ispb]);
+      expect([r.failure_code, r.failure_reason]).toEqual([null, null]);
     }
     expect(await balanceOf(acc.account_id)).toEqual({ available: 750_000, blocked: 0, inFlight: 0 });
     const pixOut = await s.db.read.select().from(ledgerBooks).where(eq(ledgerBooks.kind, 'pix_out')).get();
@@ -241,6 +246,11 @@ describe('settlement', () => {
     const view = await api.withdrawals.get({ identifier: res.data[0].identifier });
     expect(view.status).toBe('ERROR');
     expect(view.receipt.map((r) => [r.status, r.endtoend, r.receiver_bank])).toEqual([['ERROR', null, null], ['ERROR', null, null], ['ERROR', null, null]]);
+    expect(view.receipt.map((r) => [r.amount, r.failure_code, r.failure_reason])).toEqual([100_000, 100_000, 50_000].map((amount) =>
+      [amount, 'REJECTED', 'The receiving institution refused the payment (sandbox key fail@sandbox.test).']));
+    // the reason is stored with the batch, not recomputed on read
+    const stored = await s.db.read.select({ reason: withdrawalBatches.failureReason }).from(withdrawalBatches).where(eq(withdrawalBatches.withdrawalId, view.id)).all();
+    expect(stored.map((r) => r.reason)).toEqual(view.receipt.map((r) => r.failure_reason));
     expect(await balanceOf(acc.account_id)).toEqual({ available: 1_000_000, blocked: 0, inFlight: 0 });
     expect((await eventsOf(view.id)).map((e) => e.type)).toEqual(['withdraw.requested', 'withdraw.error']);
   });
@@ -253,6 +263,8 @@ describe('settlement', () => {
     const view = await api.withdrawals.get({ identifier: res.data[0].identifier });
     expect(view.status).toBe('PARTIALLY_PAID');
     expect(view.receipt.map((r) => r.status)).toEqual(['PAID', 'ERROR', 'ERROR']);
+    expect(view.receipt.map((r) => r.failure_reason === null)).toEqual([true, false, false]);
+    expect(view.receipt[1].failure_reason).toMatch(/^The receiving institution refused this batch; only the first batch is paid/);
     expect(await balanceOf(acc.account_id)).toEqual({ available: 900_000, blocked: 0, inFlight: 0 });
     const evs = await eventsOf(view.id);
     // partially_paid when the first batch is paid, and again when the withdrawal is settled

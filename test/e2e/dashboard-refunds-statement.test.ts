@@ -39,9 +39,9 @@ beforeAll(async () => {
   ctx = await browser.newContext({ viewport: { width: 1280, height: 860 }, locale: 'pt-BR', acceptDownloads: true });
   page = await ctx.newPage();
   await page.goto(`${srv.url}/sign-in`);
-  await page.getByLabel('Email').fill(srv.demo.email);
-  await page.getByLabel('Password').fill(srv.demo.password);
-  await page.getByRole('button', { name: 'Sign in' }).click();
+  await page.getByLabel('E-mail').fill(srv.demo.email);
+  await page.getByLabel('Senha').fill(srv.demo.password);
+  await page.getByRole('button', { name: 'Entrar' }).click();
   await page.waitForURL(`${srv.url}/`, WAIT);
 });
 
@@ -77,7 +77,7 @@ describe('refunds and statement in Chromium', { timeout: 90_000 }, () => {
     const dialog = page.getByRole('dialog', { name: 'Refund this charge?' });
     await dialog.waitFor({ state: 'visible', ...WAIT });
     await see(page, 'text=R$ 30,00 goes back to Ana Costa');
-    await dialog.getByRole('button', { name: 'Cancel' }).click();
+    await dialog.getByRole('button', { name: 'Cancelar' }).click();
     await dialog.waitFor({ state: 'hidden', ...WAIT });
     expect(await refunded()).toBe(0);
 
@@ -104,7 +104,7 @@ describe('refunds and statement in Chromium', { timeout: 90_000 }, () => {
   });
 
   it('shows the statement with the balance after each movement, filters by date and exports the range as CSV', async () => {
-    await page.getByRole('link', { name: 'Statement' }).click();
+    await page.getByRole('link', { name: 'Extrato' }).click();
     await page.waitForURL(`${srv.url}/statement`, WAIT);
     await see(page, 'table[aria-label=Statement] tbody tr');
     const available = (await api(srv.url, '/balance', { token })).json.available as number;

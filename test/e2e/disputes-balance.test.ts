@@ -93,23 +93,32 @@ describe('a dispute is always recorded', () => {
 });
 
 describe('the balance ceiling', () => {
-  it('a top-up that would cross 10,000,000,000,000 cents is a 422 that changes nothing; the balance still reads', async () => {
+  it('a top-up or charge that would cross 10,000,000,000,000 cents is a 422 that changes nothing; the release of a won dispute is never refused', async () => {
     const acc = await accountInServer(srv.url, srv.databasePath);
     const t = acc.accessToken;
+    // a disputed charge whose hold will come back once available sits at the ceiling
+    const disputed = await cardCharge(t);
+    const dispute = await api(srv.url, `/sandbox/transactions/${disputed}/dispute`, { token: t, method: 'POST' });
+    expect(dispute.status).toBe(201);
+    expect(await balance(t)).toEqual({ available: 0, blocked: 2500 });
     for (let i = 0; i < 100; i++) {
       const res = await api(srv.url, '/sandbox/topup', { token: t, body: { amount: 100_000_000_000 } });
       expect(res.status).toBe(201);
     }
-    expect(await balance(t)).toEqual({ available: 10_000_000_000_000, blocked: 0 });
+    expect(await balance(t)).toEqual({ available: 10_000_000_000_000, blocked: 2500 });
     const over = await api(srv.url, '/sandbox/topup', { token: t, body: { amount: 1 } });
     expect(over.status).toBe(422);
     expect(over.json).toMatchObject({ statusCode: 422, error: 'Unprocessable Entity' });
     expect(over.json.message).toMatch(/10000000000000 cents/);
-    expect(await balance(t)).toEqual({ available: 10_000_000_000_000, blocked: 0 });
+    expect(await balance(t)).toEqual({ available: 10_000_000_000_000, blocked: 2500 });
     // a card charge cannot cross it either
     const charge = await api(srv.url, '/transaction', { token: t, body: txBody('CARD') });
     expect(charge.status).toBe(422);
-    expect(await balance(t)).toEqual({ available: 10_000_000_000_000, blocked: 0 });
+    expect(await balance(t)).toEqual({ available: 10_000_000_000_000, blocked: 2500 });
+    // the merchant's own money coming back is never refused: a won dispute releases its hold across it
+    const won = await api(srv.url, `/sandbox/disputes/${dispute.json.id}/won`, { token: t, method: 'POST' });
+    expect(won.status).toBe(200);
+    expect(await balance(t)).toEqual({ available: 10_000_000_000_000 + 2500, blocked: 0 });
     expect(await auditLedger(dbView.db)).toEqual({ total: 0, mismatched: [] });
   }, 60_000);
 });

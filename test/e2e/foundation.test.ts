@@ -2,7 +2,7 @@ import { spawnSync } from 'node:child_process';
 import { request } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createPaymentsClient } from '../../server/client';
-import { accessToken, api, removeDir, startServer, type RunningServer } from '../support/server';
+import { accessToken, api, removeDir, SERVER_TEST_TIMEOUT_MS, startServer, type RunningServer } from '../support/server';
 
 let srv: RunningServer;
 let token: string;
@@ -155,7 +155,7 @@ describe('OpenAPI and the typed client', () => {
 });
 
 describe('account:create', () => {
-  it('creates an account with --json while the server runs; its credentials work at once', async () => {
+  it('creates an account with --json while the server runs; its credentials work at once', { timeout: SERVER_TEST_TIMEOUT_MS }, async () => {
     const r = spawnSync('npm', ['run', 'account:create', '--', '--name', 'Acme', '--balance', '4321', '--json'], {
       cwd: new URL('../..', import.meta.url).pathname,
       env: { ...process.env, DATABASE_PATH: srv.databasePath },
@@ -174,7 +174,7 @@ describe('account:create', () => {
 });
 
 describe('rate limits', () => {
-  it('answers 429 with retry-after past the per-account burst', async () => {
+  it('answers 429 with retry-after past the per-account burst', { timeout: SERVER_TEST_TIMEOUT_MS }, async () => {
     const limited = await startServer({ env: { RATE_LIMIT_RPS: '2' } });
     try {
       const t = await accessToken(limited.url, limited.demo.code, limited.demo.token);
@@ -192,7 +192,7 @@ describe('rate limits', () => {
 });
 
 describe('process lifecycle', () => {
-  it('refuses to start when the pragmas do not take (an in-memory database cannot be WAL)', async () => {
+  it('refuses to start when the pragmas do not take (an in-memory database cannot be WAL)', { timeout: SERVER_TEST_TIMEOUT_MS }, async () => {
     const r = spawnSync(process.execPath, ['--import', 'tsx', 'server/main.ts'], {
       cwd: new URL('../..', import.meta.url).pathname,
       env: { ...process.env, DATABASE_PATH: ':memory:', DASHBOARD: 'false', PORT: '0' },
@@ -203,7 +203,7 @@ describe('process lifecycle', () => {
     expect(r.stderr).toMatch(/journal_mode/);
   });
 
-  it('finishes an in-flight request on SIGTERM, exits 0, and keeps its data for the next start', async () => {
+  it('finishes an in-flight request on SIGTERM, exits 0, and keeps its data for the next start', { timeout: SERVER_TEST_TIMEOUT_MS }, async () => {
     const s2 = await startServer();
     const t = await accessToken(s2.url, s2.demo.code, s2.demo.token);
     const { port } = new URL(s2.url);

@@ -11,7 +11,7 @@ import { merchantPixKey } from '../../server/domain/transactions/pix-charge';
 import { createServices } from '../../server/services';
 import { parseWithPixUtils, readBrCode } from '../support/brcode-reader';
 import { waitFor } from '../support/services';
-import { accessToken, api, removeDir, startServer, type RunningServer } from '../support/server';
+import { accessToken, api, removeDir, SERVER_TEST_TIMEOUT_MS, startServer, type RunningServer } from '../support/server';
 import { card, txBody } from '../support/transactions';
 
 let srv: RunningServer;
@@ -326,7 +326,7 @@ describe('with the sandbox off and 1-second Pix charges', () => {
 });
 
 describe('Pix expiry across a restart', () => {
-  it('a charge that fell due while the process was down is expired by the next process, once', async () => {
+  it('a charge that fell due while the process was down is expired by the next process, once', { timeout: SERVER_TEST_TIMEOUT_MS }, async () => {
     const dir = mkdtempSync(join(tmpdir(), 'pix-e2e-expiry-'));
     let first: RunningServer | undefined;
     let second: RunningServer | undefined;

@@ -9,7 +9,7 @@ import { recordEvent } from '@/server/domain/events';
 import { secretKeyBytes } from '@/server/domain/webhooks/secrets';
 import { createServices, type Services } from '@/server/services';
 import { waitFor } from '../support/services';
-import { accessToken, api, removeDir, startServer, type RunningServer } from '../support/server';
+import { accessToken, api, removeDir, SERVER_TEST_TIMEOUT_MS, startServer, type RunningServer } from '../support/server';
 import { startReceiver, type Receiver } from '../support/webhook-receiver';
 
 let srv: RunningServer;
@@ -69,7 +69,7 @@ describe('webhook API over HTTP', () => {
     expect(Object.keys(res.json).sort()).toEqual(ENVELOPE);
     expect(res.json.code).toBe(201);
     const w = res.json.content;
-    expect(Object.keys(w).sort()).toEqual(['active', 'created_at', 'events', 'magic_id', 'secret', 'updated_at', 'url']);
+    expect(Object.keys(w).sort()).toEqual(['active', 'created_at', 'events', 'magic_id', 'paused', 'previous_secret_expires_at', 'secret', 'updated_at', 'url']);
     expect(w).toMatchObject({ url: `${receiver.url}/crud`, events: ['transaction', 'dispute'], active: true });
     expect(w.secret).toMatch(/^whsec_/);
     expect(new Date(w.created_at).toISOString()).toBe(w.created_at);
@@ -208,7 +208,7 @@ describe('SSRF guard at registration (WEBHOOK_ALLOW_PRIVATE_URLS unset)', () => 
     if (strict) removeDir(strict.dir);
   });
 
-  it('refuses loopback, private and link-local hosts with a 400 naming url', async () => {
+  it('refuses loopback, private and link-local hosts with a 400 naming url', { timeout: SERVER_TEST_TIMEOUT_MS }, async () => {
     strict = await startServer({ env: { WEBHOOK_ALLOW_PRIVATE_URLS: '' } });
     const headers = { 'x-api-key': strict.demo.apiKey, 'x-token': await accessToken(strict.url, strict.demo.code, strict.demo.token) };
     for (const url of ['http://127.0.0.1/hook', 'http://localhost/hook', `http://127.0.0.1:${receiver.port}/x`, 'http://[::1]:8080/', 'http://192.168.0.10/', 'http://169.254.169.254/', 'http://017700000001/']) {

@@ -106,8 +106,8 @@ describe('real payment events reach webhooks and postbacks over HTTP', () => {
     const hooks = await client.webhooks.list.query();
     // (the receiver has its answer a moment before the sender records it: wait for the record)
     const mine = await waitFor(async () => {
-      const log = await client.webhooks.deliveries.query({ webhookId: hooks.content[0].magic_id });
-      const list = log.items.filter((d) => d.resource_id === id);
+      const log = await client.webhooks.deliveries.query({ magic_id: hooks.content[0].magic_id });
+      const list = log.content.filter((d) => d.resource_id === id);
       return list.length === 2 && list.every((d) => d.status !== 'PENDING') ? list : null;
     }, { what: 'both deliveries recorded' });
     expect(mine.map((d) => d.event_type).sort()).toEqual(['withdraw.paid', 'withdraw.requested']);

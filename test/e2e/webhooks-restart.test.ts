@@ -4,7 +4,7 @@ import { loadConfig } from '@/server/config';
 import { recordEvent, type EventType, type RecordedEvent } from '@/server/domain/events';
 import { createServices } from '@/server/services';
 import { waitFor } from '../support/services';
-import { accessToken, api, removeDir, startServer, type RunningServer } from '../support/server';
+import { accessToken, api, removeDir, SERVER_TEST_TIMEOUT_MS, startServer, type RunningServer } from '../support/server';
 import { startReceiver } from '../support/webhook-receiver';
 
 // every attempt 0.1 s after the last, for long enough to outlive the crash
@@ -37,7 +37,7 @@ async function recordSome(databasePath: string, accountId: string, resources: st
 }
 
 describe('deliveries survive a crash of the server', () => {
-  it('SIGKILL while deliveries are pending; after a restart every event arrives, in order per resource', async () => {
+  it('SIGKILL while deliveries are pending; after a restart every event arrives, in order per resource', { timeout: SERVER_TEST_TIMEOUT_MS }, async () => {
     const receiver = await receiverP;
     const first = await startServer({ env });
     servers.push(first);

@@ -5,7 +5,7 @@ import { loadConfig } from '@/server/config';
 import { recordEvent } from '@/server/domain/events';
 import { createServices } from '@/server/services';
 import { waitFor } from '../support/services';
-import { accessToken, api, removeDir, startServer, type RunningServer } from '../support/server';
+import { accessToken, api, removeDir, SERVER_TEST_TIMEOUT_MS, startServer, type RunningServer } from '../support/server';
 import { startReceiver } from '../support/webhook-receiver';
 
 const ROOT = new URL('../..', import.meta.url).pathname;
@@ -19,7 +19,7 @@ afterAll(async () => {
 });
 
 describe('npm run worker', () => {
-  it('delivers on its own while the server runs with RUN_DISPATCHER=false, and exits cleanly on SIGTERM', async () => {
+  it('delivers on its own while the server runs with RUN_DISPATCHER=false, and exits cleanly on SIGTERM', { timeout: SERVER_TEST_TIMEOUT_MS }, async () => {
     const receiver = await receiverP;
     srv = await startServer({ env: { RUN_DISPATCHER: 'false' } });
     const headers = { 'x-api-key': srv.demo.apiKey, 'x-token': await accessToken(srv.url, srv.demo.code, srv.demo.token), 'idempotency-key': 'w-1' };

@@ -2,7 +2,7 @@ import { and, asc, eq, inArray, sql } from 'drizzle-orm';
 import { afterAll, describe, expect, it } from 'vitest';
 import { events, ledgerBooks, ledgerEntries, ledgerLines, withdrawalBatches, withdrawals } from '../../db/schema';
 import { auditLedger, merchantBalance } from '../../server/domain/ledger';
-import { accessToken, api, removeDir, startServer, type RunningServer } from '../support/server';
+import { accessToken, api, removeDir, SERVER_TEST_TIMEOUT_MS, startServer, type RunningServer } from '../support/server';
 import { waitFor } from '../support/services';
 import { readServerDb } from '../support/withdrawals';
 
@@ -19,7 +19,7 @@ afterAll(async () => {
 });
 
 describe('settlement across a crash', () => {
-  it('settles batches due during the outage once the server is back, once each', async () => {
+  it('settles batches due during the outage once the server is back, once each', { timeout: SERVER_TEST_TIMEOUT_MS }, async () => {
     const first = await startServer({ env });
     servers.push(first);
     const token = await accessToken(first.url, first.demo.code, first.demo.token);
@@ -68,7 +68,7 @@ describe('settlement across a crash', () => {
     }
   });
 
-  it('resumes a settlement killed half-way: batches paid before the crash keep their receipt, the rest are paid once', async () => {
+  it('resumes a settlement killed half-way: batches paid before the crash keep their receipt, the rest are paid once', { timeout: SERVER_TEST_TIMEOUT_MS }, async () => {
     // 1000 batches of 1 real each: about 40 passes of the job, so the SIGKILL lands between two of them
     // (or inside one write job, which then rolls back as a whole)
     const crashEnv = { SANDBOX_SETTLEMENT_DELAY_MS: '50', PIX_MAX_BATCH_CENTS: '100', JOB_POLL_MS: '25' };
@@ -126,5 +126,5 @@ describe('settlement across a crash', () => {
     } finally {
       view.close();
     }
-  }, 120_000);
+  });
 });

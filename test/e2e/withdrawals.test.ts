@@ -81,6 +81,7 @@ describe('POST /withdraw/pix → settlement → GET /withdraw', () => {
     expect(await balance(acc.accessToken)).toBe(750_000);
 
     const done = await settled(acc.accessToken, res.json.data[0].identifier);
+    const holder = (await api(srv.url, '/pix/keys?key=fulano%40example.com&key_type=EMAIL', { token: acc.accessToken })).json;
     expect(Object.keys(done)).toEqual(['id', 'status', 'amount', 'operation', 'receipt', 'created_at', 'updated_at']);
     expect(done).toMatchObject({
       status: 'PAID', amount: 250_000,
@@ -88,7 +89,7 @@ describe('POST /withdraw/pix → settlement → GET /withdraw', () => {
     });
     expect(done.receipt.map((r: { identifier: string }) => r.identifier)).toEqual(res.json.data.map((d: { identifier: string }) => d.identifier));
     for (const r of done.receipt) {
-      expect(Object.keys(r)).toEqual(['status', 'endtoend', 'identifier', 'receiver_name', 'receiver_bank', 'receiver_bank_ispb']);
+      expect(Object.keys(r)).toEqual(['status', 'endtoend', 'identifier', 'amount', 'receiver_name', 'receiver_bank', 'receiver_bank_ispb', 'failure_code', 'failure_reason']);
       expect(r.status).toBe('PAID');
       expect(r.endtoend).toHaveLength(32);
       expect(isValidEndToEndId(r.endtoend)).toBe(true);
@@ -96,8 +97,11 @@ describe('POST /withdraw/pix → settlement → GET /withdraw', () => {
       expect(participantByIspb(r.endtoend.slice(1, 9))).toBeDefined();
       expect(r.endtoend.slice(9, 21) >= utcMinute(ts) && r.endtoend.slice(9, 21) <= utcMinute(done.updated_at)).toBe(true);
       expect(participantByIspb(r.receiver_bank_ispb)?.shortName).toBe(r.receiver_bank);
-      expect(r.receiver_name).toBe('Fulano de Tal');
+      // the holder the rail's directory reports, not the typed details.name
+      expect([r.receiver_name, r.receiver_bank, r.receiver_bank_ispb]).toEqual([holder.holder.name, holder.bank.name, holder.bank.ispb]);
+      expect([r.failure_code, r.failure_reason]).toEqual([null, null]);
     }
+    expect(done.receipt.map((r: { amount: number }) => r.amount)).toEqual([100_000, 100_000, 50_000]);
     expect(await balance(acc.accessToken)).toBe(750_000);
 
     // the same withdrawal by its id, any batch identifier, its external_ref, or id + external_ref
@@ -112,7 +116,7 @@ describe('POST /withdraw/pix → settlement → GET /withdraw', () => {
     // pending at creation, and the very bytes of GET once paid
     expect(JSON.parse(evs[0].payload)).toEqual({
       ...done, status: 'REQUESTED', updated_at: ts,
-      receipt: done.receipt.map((r: { identifier: string }) => ({ status: 'PENDING', endtoend: null, identifier: r.identifier, receiver_name: null, receiver_bank: null, receiver_bank_ispb: null })),
+      receipt: done.receipt.map((r: { identifier: string; amount: number }) => ({ status: 'PENDING', endtoend: null, identifier: r.identifier, amount: r.amount, receiver_name: null, receiver_bank: null, receiver_bank_ispb: null, failure_code: null, failure_reason: null })),
     });
     expect(JSON.parse(evs[1].payload)).toMatchObject({ status: 'PARTIALLY_PAID', receipt: expect.arrayContaining([expect.objectContaining({ status: 'PENDING' })]) });
     expect(evs[2].payload).toBe((await api(srv.url, `/withdraw?identifier=${done.id}`, { token: acc.accessToken })).text);
@@ -127,7 +131,10 @@ describe('POST /withdraw/pix → settlement → GET /withdraw', () => {
     expect(await debitedAtRequest(acc.account_id)).toBe(250_000);
     const done = await settled(acc.accessToken, res.json.data[0].identifier);
     expect(done.status).toBe('ERROR');
-    expect(done.receipt).toEqual(res.json.data.map((d: { identifier: string }) => ({ status: 'ERROR', endtoend: null, identifier: d.identifier, receiver_name: null, receiver_bank: null, receiver_bank_ispb: null })));
+    expect(done.receipt).toEqual(res.json.data.map((d: { identifier: string; amount: number }) => ({
+      status: 'ERROR', endtoend: null, identifier: d.identifier, amount: d.amount, receiver_name: null, receiver_bank: null, receiver_bank_ispb: null,
+      failure_code: 'REJECTED', failure_reason: 'The receiving institution refused the payment (sandbox key fail@sandbox.test).',
+    })));
     expect(await balance(acc.accessToken)).toBe(300_000);
     const evs = await eventsOf(done.id);
     expect(evs.map((e) => e.type)).toEqual(['withdraw.requested', 'withdraw.error']);

@@ -19,6 +19,13 @@ export interface RunningServer {
 const ROOT = new URL('../..', import.meta.url).pathname;
 
 /**
+ * The per-test bound for a test that starts (or restarts) a server or CLI process in its body: booting
+ * tsx under load on a shared 2-core machine can take tens of seconds, far past vitest's 30 s default.
+ * A bound, not a wait: the tests still wait by condition and finish as soon as the condition holds.
+ */
+export const SERVER_TEST_TIMEOUT_MS = 120_000;
+
+/**
  * Starts the real server process (`server/main.ts`) on a free port over a fresh database.
  * API-only by default (DASHBOARD=false) so API tests do not need a Next build; browser tests pass
  * `pages: true`.

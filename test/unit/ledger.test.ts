@@ -1,9 +1,14 @@
 import { sql } from 'drizzle-orm';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { auditLedger, merchantBalance, sandboxTopUp, transfer } from '../../server/domain/ledger';
-import { DomainError } from '../../server/errors';
-import { BALANCE_CEILING_CENTS } from '../../db/schema';
-import { makeAccount, makeTestServices } from '../support/services';
+import { DomainError, toDomainError } from '../../server/errors';
+import { readFileSync } from 'node:fs';
+import { BALANCE_CEILING_CENTS, BALANCE_CEILING_ENTRY_KINDS } from '../../db/schema';
+import { ManualClock } from '../../server/clock';
+import { sandboxRail } from '../../server/domain/rails/sandbox';
+import { runSettlementPass } from '../../server/domain/withdrawals/settle';
+import { callerFor, makeAccount, makeTestServices } from '../support/services';
+import { txBody } from '../support/transactions';
 
 let s: ReturnType<typeof makeTestServices>;
 
@@ -120,6 +125,52 @@ describe('ledger', () => {
     await s.db.write((tx) => sandboxTopUp(tx, a, 1, at()));
     expect((await merchantBalance(s.db.read, a)).available).toBe(BALANCE_CEILING_CENTS);
     expect(await auditLedger(s.db.read)).toEqual({ total: 0, mismatched: [] });
+  });
+
+  it('never refuses returns, releases or holds near the ceiling: only money arriving from outside is capped', async () => {
+    const svc = makeTestServices({ clock: new ManualClock(new Date('2026-03-10T12:00:00.000Z')), config: { sandboxSettlementDelayMs: 1_000 } });
+    try {
+      const { account_id: a } = await makeAccount(svc);
+      const c = callerFor(svc, a);
+      const at = () => svc.clock.now();
+      const charge = await c.transactions.create(txBody('CARD')); // 2 500 in available
+      // a withdrawal the rail will fail, in flight while available is topped up to the ceiling
+      await c.withdrawals.create({ amount: 2_000, key: 'fail@sandbox.test', key_type: 'EMAIL', details: { name: 'Beltrano', document: '11.222.333/0001-81' } });
+      const fill = async () => {
+        let left = BALANCE_CEILING_CENTS - (await merchantBalance(svc.db.read, a)).available;
+        while (left > 0) { const n = Math.min(left, 100_000_000_000); await svc.db.write((tx) => sandboxTopUp(tx, a, n, at())); left -= n; }
+      };
+      await fill();
+      // a top-up and a charge approval crossing it are still refused, changing nothing
+      await expect(svc.db.write((tx) => sandboxTopUp(tx, a, 1, at()))).rejects.toMatchObject({ code: 'UNPROCESSABLE', status: 422 });
+      expect(toDomainError(await c.transactions.create(txBody('CARD')).then(() => null, (e) => e)).status).toBe(422);
+      expect((await merchantBalance(svc.db.read, a)).available).toBe(BALANCE_CEILING_CENTS);
+
+      // the failed batch comes back across the ceiling: settlement does not get stuck
+      (svc.clock as ManualClock).advance(1_000);
+      expect(await runSettlementPass(svc, sandboxRail(1_000))).toBe(1);
+      expect(await merchantBalance(svc.db.read, a)).toEqual({ available: BALANCE_CEILING_CENTS + 2_000, blocked: 0, inFlight: 0 });
+      // a dispute is always recorded: the hold leaves available, then a win releases it back above the ceiling
+      const d = await c.sandbox.openDispute({ id: charge.id });
+      await svc.db.write((tx) => sandboxTopUp(tx, a, 500, at())); // back under the ceiling after the hold: allowed
+      const before = (await merchantBalance(svc.db.read, a)).available;
+      await c.sandbox.resolveDispute({ id: d.id, outcome: 'won' });
+      expect((await merchantBalance(svc.db.read, a)).available).toBe(before + 2_500);
+      // a dispute hold into `blocked` across the ceiling is recorded too: fill blocked, then dispute a new charge
+      for (let i = 0; i < 100; i++) {
+        await svc.db.write((tx) => transfer(tx, { accountId: a, kind: 'dispute_hold', amount: 100_000_000_000, at: at(), from: { account: a, book: 'available' }, to: { account: a, book: 'blocked' } }));
+      }
+      const second = await c.transactions.create(txBody('CARD'));
+      await c.sandbox.openDispute({ id: second.id });
+      expect((await merchantBalance(svc.db.read, a)).blocked).toBe(BALANCE_CEILING_CENTS + 2_500);
+      expect(await auditLedger(svc.db.read)).toEqual({ total: 0, mismatched: [] });
+    } finally { await svc.cleanup(); }
+  }, 120_000);
+
+  it('the trigger names the same ceiling and entry kinds as the domain', () => {
+    const sql = readFileSync(new URL('../../db/sql/triggers.sql', import.meta.url), 'utf8');
+    expect(sql).toContain(`b.balance > ${BALANCE_CEILING_CENTS}`);
+    expect(sql).toContain(`IN (${BALANCE_CEILING_ENTRY_KINDS.map((k) => `'${k}'`).join(', ')})`);
   });
 
   it('reads a balance from the book row, whatever the number of entries', async () => {

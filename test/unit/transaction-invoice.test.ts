@@ -56,6 +56,10 @@ describe('boleto digitable line', () => {
   it('issues sandbox lines that verify and carry bank, due date and value', () => {
     const due = dueDateAfter(new Date('2026-01-15T23:59:59Z'));
     expect(due).toBe('2026-01-18');
+    // counted in São Paulo days: 22:30 in Brasília on the 15th is already the 16th in UTC
+    expect(dueDateAfter(new Date('2026-01-16T01:30:00Z'))).toBe('2026-01-18');
+    expect(dueDateAfter(new Date('2026-01-16T03:00:00Z'))).toBe('2026-01-19');
+    expect(dueDateAfter(new Date('2026-12-30T23:00:00-03:00'))).toBe('2027-01-02');
     const line = sandboxInvoiceLine('inv_abc', 123456, due);
     expect(line).toMatch(/^\d{47}$/);
     expect(verifyDigitableLine(line)).toBe(true);

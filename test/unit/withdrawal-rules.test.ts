@@ -90,7 +90,10 @@ describe('sandbox rail', () => {
     const bank = participantByIspb(out.receiverBankIspb);
     expect(bank?.shortName).toBe(out.receiverBank);
     expect(bank).toBe(pickReceiverBank('fulano@example.com'));
-    expect(out.receiverName).toBe('Fulano de Tal');
+    // the receiver is the directory's holder of the key, never the typed name
+    const entry = await rail.lookup('EMAIL', 'fulano@example.com');
+    expect(out.receiverName).toBe(entry!.holder.name);
+    expect(out.receiverName).not.toBe('Fulano de Tal');
   });
   it('fails every batch of fail@sandbox.test', async () => {
     for (const seq of [0, 1, 2]) expect((await rail.pay(order({ key: SANDBOX_FAIL_KEY, seq }), now)).status).toBe('ERROR');

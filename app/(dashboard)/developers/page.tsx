@@ -1,7 +1,10 @@
 import type { Metadata } from 'next';
+import { getTranslations } from 'next-intl/server';
 import { Developers } from './developers';
 
-export const metadata: Metadata = { title: 'Developers' };
+export async function generateMetadata(): Promise<Metadata> {
+  return { title: (await getTranslations('developers'))('title') };
+}
 
 export default function DevelopersPage() {
   return <Developers />;

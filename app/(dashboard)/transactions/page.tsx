@@ -1,7 +1,10 @@
 import type { Metadata } from 'next';
+import { getTranslations } from 'next-intl/server';
 import { TransactionList } from './transaction-list';
 
-export const metadata: Metadata = { title: 'Transactions' };
+export async function generateMetadata(): Promise<Metadata> {
+  return { title: (await getTranslations('transactions'))('title') };
+}
 
 export default function TransactionsPage() {
   return <TransactionList />;

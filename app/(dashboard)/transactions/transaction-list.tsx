@@ -1,57 +1,64 @@
 'use client';
 import { keepPreviousData, useQuery } from '@tanstack/react-query';
+import { useTranslations } from 'next-intl';
 import Link from 'next/link';
-import { useState } from 'react';
 import { TRANSACTION_METHODS, TRANSACTION_STATUSES } from '@/server/domain/enums';
 import { PagedTable } from '../../_components/paged-table';
-import { EmptyState, Money, PageHeader, SelectField, StatusBadge } from '../../_components/ui';
+import { SearchBar } from '../../_components/search-bar';
+import { ChargeBadge, EmptyState, Money, PageHeader, useStatusLabel } from '../../_components/ui';
+import { useDescribeApiError } from '../../_lib/api-errors';
 import { formatDateTime } from '../../_lib/dates';
-import { useCursorPages } from '../../_lib/paging';
+import { useListUrl } from '../../_lib/list-url';
 import { useTRPC } from '../../_lib/trpc';
 
 type Status = (typeof TRANSACTION_STATUSES)[number];
 type Method = (typeof TRANSACTION_METHODS)[number];
 const PAGE_SIZE = 20;
+const KEYS = ['q', 'status', 'method', 'from', 'to'] as const;
 
 export function TransactionList() {
+  const t = useTranslations('transactions');
+  const tt = useTranslations('terms');
+  const statusLabel = useStatusLabel();
+  const describe = useDescribeApiError();
   const trpc = useTRPC();
-  const [status, setStatus] = useState<Status | ''>('');
-  const [method, setMethod] = useState<Method | ''>('');
-  const pages = useCursorPages();
+  const url = useListUrl(KEYS);
+  const { q: text, status, method, from, to } = url.values;
   const q = useQuery({
-    ...trpc.transactions.list.queryOptions({ status: status || undefined, method: method || undefined, cursor: pages.cursor, limit: PAGE_SIZE }),
+    ...trpc.transactions.search.queryOptions({
+      q: text || undefined, status: (status || undefined) as Status | undefined, method: (method || undefined) as Method | undefined,
+      from: from || undefined, to: to || undefined, cursor: url.cursor, limit: PAGE_SIZE,
+    }),
     placeholderData: keepPreviousData,
   });
-  const filtered = !!(status || method);
+  const filtered = !!(text || status || method || from || to);
+  const errors = q.isError ? describe(q.error).fields : {};
 
   return (
     <>
-      <PageHeader title="Transactions" subtitle="Charges to your customers by Pix, card or invoice." actions={<Link className="button primary" href="/transactions/new">New charge</Link>} />
+      <PageHeader title={t('title')} subtitle={t('subtitle')} actions={<Link className="button primary" href="/transactions/new">{t('new')}</Link>} />
       <section className="card">
-        <div className="toolbar">
-          <SelectField label="Status" value={status} onChange={(e) => { setStatus(e.target.value as Status | ''); pages.reset(); }}>
-            <option value="">All statuses</option>
-            {TRANSACTION_STATUSES.map((s) => <option key={s} value={s}>{s}</option>)}
-          </SelectField>
-          <SelectField label="Method" value={method} onChange={(e) => { setMethod(e.target.value as Method | ''); pages.reset(); }}>
-            <option value="">All methods</option>
-            {TRANSACTION_METHODS.map((m) => <option key={m} value={m}>{m}</option>)}
-          </SelectField>
-        </div>
-        <PagedTable query={q} pages={pages} label="Transactions"
-          empty={(
-            <EmptyState title={filtered ? 'No transactions match these filters' : 'No transactions yet'}>
-              {filtered ? null : <Link className="button primary" href="/transactions/new">Create the first charge</Link>}
-            </EmptyState>
-          )}
-          columns={[
-            { label: 'Created', nowrap: true, cell: (t) => formatDateTime(t.created_at) },
-            { label: 'Transaction', cell: (t) => <Link href={`/transactions/${t.id}`} className="mono">{t.id}</Link> },
-            { label: 'Customer', cell: (t) => t.customer.name },
-            { label: 'Method', cell: (t) => t.method },
-            { label: 'Status', cell: (t) => <StatusBadge status={t.status} /> },
-            { label: 'Total', numeric: true, cell: (t) => <Money cents={t.total} /> },
-          ]} />
+        <SearchBar key={url.filterQuery()} values={{ q: text, status, method, from, to }} errors={errors}
+          statuses={TRANSACTION_STATUSES.map((s) => ({ value: s, label: statusLabel('transaction', s) }))}
+          methods={TRANSACTION_METHODS.map((m) => ({ value: m, label: tt(`method.${m}`) }))}
+          onApply={(v) => url.set({ q: v.q, status: v.status, method: v.method ?? '', from: v.from, to: v.to })}
+          exportHref={`/transactions/export?${url.filterQuery()}`} />
+        {Object.keys(errors).length ? null : (
+          <PagedTable query={q} pages={url} label={t('tableLabel')}
+            empty={(
+              <EmptyState title={filtered ? t('emptyFiltered') : t('empty')}>
+                {filtered ? null : <Link className="button primary" href="/transactions/new">{t('createFirst')}</Link>}
+              </EmptyState>
+            )}
+            columns={[
+              { label: t('col.created'), nowrap: true, cell: (x) => formatDateTime(x.created_at) },
+              { label: t('col.transaction'), cell: (x) => <Link href={`/transactions/${x.id}`} className="mono">{x.id}</Link> },
+              { label: t('col.customer'), cell: (x) => x.customer.name },
+              { label: t('col.method'), cell: (x) => tt(`method.${x.method}`) },
+              { label: t('col.status'), cell: (x) => <ChargeBadge status={x.status} dispute={x.dispute} /> },
+              { label: t('col.total'), numeric: true, cell: (x) => <Money cents={x.total} /> },
+            ]} />
+        )}
       </section>
     </>
   );

@@ -1,7 +1,10 @@
 import type { Metadata } from 'next';
+import { getTranslations } from 'next-intl/server';
 import { Webhooks } from './webhooks';
 
-export const metadata: Metadata = { title: 'Webhooks' };
+export async function generateMetadata(): Promise<Metadata> {
+  return { title: (await getTranslations('webhooks'))('title') };
+}
 
 export default function WebhooksPage() {
   return <Webhooks />;

@@ -2,21 +2,14 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useState } from 'react';
 import { createWebhookRequest } from '@/server/routers/webhooks/schemas';
-import { ConfirmDialog, CopyValue, EmptyState, ErrorState, FormError, Loading, PageHeader, StatusBadge, TextField } from '../../_components/ui';
-import { describeApiError } from '../../_lib/api-errors';
+import { ConfirmDialog, CopyValue, EmptyState, ErrorState, FormError, Loading, PageHeader, TextField } from '../../_components/ui';
+import { useDescribeApiError } from '../../_lib/api-errors';
 import { ApiForm, useApiForm } from '../../_lib/api-form';
-import { formatDateTime } from '../../_lib/dates';
 import { useTRPC } from '../../_lib/trpc';
-import { DeliveryLog } from './delivery-log';
-
-const CATEGORIES = [
-  { value: 'transaction', label: 'Transactions' },
-  { value: 'withdraw', label: 'Withdrawals' },
-  { value: 'dispute', label: 'Disputes' },
-] as const;
-type Category = (typeof CATEGORIES)[number]['value'];
+import { CategoryBoxes, Endpoint, type Category } from './endpoint';
 
 export function Webhooks() {
+  const describeApiError = useDescribeApiError();
   const trpc = useTRPC();
   const queryClient = useQueryClient();
   const list = useQuery(trpc.webhooks.list.queryOptions());
@@ -25,7 +18,6 @@ export function Webhooks() {
   const f = useApiForm();
   const { fields } = f;
   const [deleting, setDeleting] = useState<{ id: string; url: string } | null>(null);
-  const [openLog, setOpenLog] = useState<string | null>(null);
 
   const create = useMutation(trpc.webhooks.create.mutationOptions({
     onSuccess: async () => {
@@ -47,7 +39,6 @@ export function Webhooks() {
     if (valid) create.mutate(valid);
   }
 
-  const toggle = (c: Category, on: boolean) => setEvents((list) => (on ? [...list, c].filter((x, i, a) => a.indexOf(x) === i) : list.filter((x) => x !== c)));
   const created = create.data?.content;
 
   return (
@@ -65,17 +56,7 @@ export function Webhooks() {
         <ApiForm form={f} onSubmit={submit} label="Add an endpoint">
           <TextField label="Endpoint URL" name="url" type="url" inputMode="url" placeholder="https://example.com/webhooks/pix" value={url} onChange={(e) => setUrl(e.target.value)} error={fields.url}
             hint="https:// recommended. Private and loopback addresses are refused unless the server allows them." />
-          <fieldset>
-            <legend>Events</legend>
-            <div className="checkbox-row">
-              {CATEGORIES.map((c) => (
-                <label key={c.value} className="checkbox">
-                  <input type="checkbox" name="events" value={c.value} checked={events.includes(c.value)} onChange={(e) => toggle(c.value, e.target.checked)} /> {c.label}
-                </label>
-              ))}
-            </div>
-            {fields.events ? <p className="field-error">{fields.events}</p> : null}
-          </fieldset>
+          <CategoryBoxes value={events} onChange={setEvents} error={fields.events} />
           <div className="button-row">
             <button type="submit" className="button primary" disabled={create.isPending}>{create.isPending ? 'Adding…' : 'Add webhook'}</button>
           </div>
@@ -89,26 +70,7 @@ export function Webhooks() {
         ) : (
           <ul className="plain-list">
             {list.data.content.map((w) => (
-              <li key={w.magic_id} className="webhook" data-testid="webhook">
-                <div className="webhook-head">
-                  <div>
-                    <p className="webhook-url">{w.url}</p>
-                    <div className="tags">
-                      {w.events.map((e) => <span key={e} className="badge badge-neutral">{e}</span>)}
-                      <StatusBadge status={w.active ? 'ACTIVE' : 'INACTIVE'} />
-                    </div>
-                    <p className="muted small">{w.magic_id} · since {formatDateTime(w.created_at)}</p>
-                  </div>
-                  <div className="button-row">
-                    <button type="button" className="button small secondary" aria-expanded={openLog === w.magic_id} aria-controls={`log-${w.magic_id}`}
-                      onClick={() => setOpenLog(openLog === w.magic_id ? null : w.magic_id)}>
-                      {openLog === w.magic_id ? 'Hide deliveries' : 'Deliveries'}
-                    </button>
-                    <button type="button" className="button small danger" onClick={() => { remove.reset(); setDeleting({ id: w.magic_id, url: w.url }); }}>Delete</button>
-                  </div>
-                </div>
-                {openLog === w.magic_id ? <div id={`log-${w.magic_id}`}><DeliveryLog webhookId={w.magic_id} /></div> : null}
-              </li>
+              <Endpoint key={w.magic_id} w={w} onDelete={() => { remove.reset(); setDeleting({ id: w.magic_id, url: w.url }); }} />
             ))}
           </ul>
         )}

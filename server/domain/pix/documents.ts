@@ -52,6 +52,35 @@ export function cnpjProblem(s: string): string | null {
   return null;
 }
 
+/** The CPF whose first nine digits are `base`: its two check digits appended. */
+export function cpfWithCheckDigits(base: string): string {
+  if (!/^\d{9}$/.test(base)) throw new Error('a CPF base is 9 digits');
+  const digits = [...base].map(Number);
+  digits.push(checkDigit(digits, CPF_WEIGHTS_1));
+  digits.push(checkDigit(digits, CPF_WEIGHTS_2));
+  return digits.join('');
+}
+
+/** The CNPJ whose first twelve characters are `base` (digits, or the 2026 letters): check digits appended. */
+export function cnpjWithCheckDigits(base: string): string {
+  if (!/^[0-9A-Z]{12}$/.test(base)) throw new Error('a CNPJ base is 12 letters or digits');
+  const values = [...base].map((c) => c.charCodeAt(0) - 48);
+  const first = checkDigit(values, CNPJ_WEIGHTS_1);
+  const second = checkDigit([...values, first], CNPJ_WEIGHTS_2);
+  return `${base}${first}${second}`;
+}
+
+/**
+ * A document as the Pix network shows it to a payer before paying: the middle digits only, as the
+ * BCB's DICT rules mask them (`***.982.247-**`, `**.345.678/0001-**`). Pass a normalised CPF or CNPJ.
+ */
+export function maskDocument(document: string): string {
+  const d = normalizeDocument(document);
+  if (d.length === 11) return `***.${d.slice(3, 6)}.${d.slice(6, 9)}-**`;
+  if (d.length === 14) return `**.${d.slice(2, 5)}.${d.slice(5, 8)}/${d.slice(8, 12)}-**`;
+  throw new Error('maskDocument: not a CPF or CNPJ');
+}
+
 export function isValidCpf(s: string): boolean {
   return cpfProblem(s) === null;
 }

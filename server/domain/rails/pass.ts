@@ -1,3 +1,5 @@
+import { log } from '../../log';
+
 /**
  * One pass of a settlement job over due rows: ask the rail about each order (outside any write job:
  * for a real PSP that is network), then apply every outcome as its own write job, queued together so
@@ -17,7 +19,7 @@ export async function settleWithRail<O, R>(o: {
     try {
       return await o.ask(order);
     } catch (err) {
-      console.error(`[${o.job}] the rail failed for ${o.idOf(order)}; retrying later`, err);
+      log.error({ err, job: o.job, order: o.idOf(order) }, 'the rail failed; retrying later');
       return o.later();
     }
   }));
@@ -25,7 +27,7 @@ export async function settleWithRail<O, R>(o: {
   let handled = 0;
   for (const [i, r] of applied.entries()) {
     if (r.status === 'fulfilled') handled += 1;
-    else console.error(`[${o.job}] could not apply the outcome of ${o.idOf(o.orders[i])}`, r.reason);
+    else log.error({ err: r.reason, job: o.job, order: o.idOf(o.orders[i]) }, 'could not apply the outcome');
   }
   return handled;
 }

@@ -14,9 +14,31 @@ export interface PixPaymentOrder {
   amount: number;
   key: string;
   keyType: PixKeyType;
+  /** What the merchant typed (`details`): a real PSP may check it; receipts never show it. */
   receiverName: string;
   receiverDocument: string;
 }
+
+/** What the key directory (DICT) says of a key: its holder and the institution the key points to. */
+export interface PixKeyEntry {
+  /** The key as the directory stores it (normalised). */
+  key: string;
+  keyType: PixKeyType;
+  holder: {
+    name: string;
+    /** CPF (a person) or CNPJ (a company), normalised and unmasked: mask it before showing it. */
+    document: string;
+  };
+  bank: { name: string; ispb: string };
+}
+
+/**
+ * Why a batch failed, as a code the dashboard can put in the reader's language; `reason` is the
+ * English sentence the API shows. KEY_NOT_FOUND: the key is not in the directory (any more);
+ * REJECTED: the receiving institution refused the payment.
+ */
+export const FAILURE_CODES = ['KEY_NOT_FOUND', 'REJECTED'] as const;
+export type FailureCode = (typeof FAILURE_CODES)[number];
 
 export type PixPaymentOutcome =
   | {
@@ -27,7 +49,7 @@ export type PixPaymentOutcome =
     receiverBank: string;
     receiverBankIspb: string;
   }
-  | { status: 'ERROR'; reason: string }
+  | { status: 'ERROR'; code: FailureCode; reason: string }
   /** The PSP has not decided yet: ask again at `retryAt`. */
   | { status: 'PENDING'; retryAt: Date };
 
@@ -54,15 +76,18 @@ export type RefundOutcome =
   | { status: 'PENDING'; retryAt: Date };
 
 /**
- * A way to send Pix payments out (and to return charges' money). The sandbox implements it; a real PSP adapter implements the same
- * two calls. `pay` runs outside any database write (it is network), and must be safe to call again
- * for the same batch.
+ * A way to send Pix payments out (and to return charges' money). The sandbox implements it; a real PSP
+ * adapter implements the same calls. `pay`, `lookup` and `refund` run outside any database write (they
+ * are network); `pay` must be safe to call again for the same batch, and reports the receiver as the
+ * directory knows it, as a real Pix receipt does.
  */
 export interface PixRail {
   readonly name: string;
   /** When a batch requested at `requestedAt` should first be sent. */
   firstAttemptAt(requestedAt: Date): Date;
   pay(order: PixPaymentOrder, now: Date): Promise<PixPaymentOutcome>;
+  /** The directory's entry of a normalised key; null when no such key is registered. */
+  lookup(keyType: PixKeyType, key: string): Promise<PixKeyEntry | null>;
   /** Returns a charge's money to its payer; network like `pay`, and safe to call again for one refund. */
   refund(order: RefundOrder, now: Date): Promise<RefundOutcome>;
 }

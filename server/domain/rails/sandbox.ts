@@ -1,38 +1,54 @@
 import { newEndToEndId } from '../pix/end-to-end';
-import { pickReceiverBank } from '../pix/participants';
 import type { PixPaymentOrder, PixPaymentOutcome, PixRail, RefundOrder, RefundOutcome } from './rail';
+import { pickReceiverBank } from '../pix/participants';
+import { sandboxDirectoryEntry } from './sandbox-directory';
+
+export { SANDBOX_UNKNOWN_KEY } from './sandbox-directory';
 
 /** Magic EMAIL keys of DECISIONS ("Withdrawals"): every batch fails / all but the first fail. */
 export const SANDBOX_FAIL_KEY = 'fail@sandbox.test';
 export const SANDBOX_PARTIAL_KEY = 'partial@sandbox.test';
 
+/** The English sentences a failed batch keeps as its failure_reason. */
+export const SANDBOX_FAILURE_REASONS = {
+  unknownKey: 'The Pix key is not registered in the Pix directory (DICT), so nothing was sent.',
+  refused: 'The receiving institution refused the payment (sandbox key fail@sandbox.test).',
+  partial: 'The receiving institution refused this batch; only the first batch is paid (sandbox key partial@sandbox.test).',
+} as const;
+
 /** A charge whose customer has this email gets its refunds refused by the sandbox (the receiver's side). */
 export const SANDBOX_REFUND_FAIL_EMAIL = SANDBOX_FAIL_KEY;
 
 /**
- * The sandbox rail: settles a batch `delayMs` after it was requested, paying it to a real bank of the
- * participants directory (the same key always lands at the same bank), unless a magic key says not to.
+ * The sandbox rail: settles a batch `delayMs` after it was requested, paying the holder the sandbox
+ * directory gives for the key, at that entry's bank (the same key always lands at the same holder and
+ * bank), unless a magic key says not to. A key that is not in the directory fails the batch, as a real
+ * PSP refuses to pay a key the DICT does not know.
  */
 export function sandboxRail(delayMs: number): PixRail {
   return {
     name: 'sandbox',
     firstAttemptAt: (requestedAt) => new Date(requestedAt.getTime() + delayMs),
+    async lookup(keyType, key) {
+      return sandboxDirectoryEntry(keyType, key);
+    },
     async pay(order: PixPaymentOrder, now: Date): Promise<PixPaymentOutcome> {
+      const entry = sandboxDirectoryEntry(order.keyType, order.key);
+      if (!entry) return { status: 'ERROR', code: 'KEY_NOT_FOUND', reason: SANDBOX_FAILURE_REASONS.unknownKey };
       if (order.keyType === 'EMAIL' && order.key === SANDBOX_FAIL_KEY) {
-        return { status: 'ERROR', reason: 'sandbox: the receiver refused the payment (magic key fail@sandbox.test)' };
+        return { status: 'ERROR', code: 'REJECTED', reason: SANDBOX_FAILURE_REASONS.refused };
       }
       if (order.keyType === 'EMAIL' && order.key === SANDBOX_PARTIAL_KEY && order.seq > 0) {
-        return { status: 'ERROR', reason: 'sandbox: only the first batch is paid (magic key partial@sandbox.test)' };
+        return { status: 'ERROR', code: 'REJECTED', reason: SANDBOX_FAILURE_REASONS.partial };
       }
-      const bank = pickReceiverBank(order.key);
       // In SPI the id carries the payer institution's ISPB. The sandbox PSP is fictional and has none,
       // so it settles as if inside the receiver's institution; a real adapter returns its PSP's id.
       return {
         status: 'PAID',
-        endToEndId: newEndToEndId(bank.ispb, now),
-        receiverName: order.receiverName,
-        receiverBank: bank.shortName,
-        receiverBankIspb: bank.ispb,
+        endToEndId: newEndToEndId(entry.bank.ispb, now),
+        receiverName: entry.holder.name,
+        receiverBank: entry.bank.name,
+        receiverBankIspb: entry.bank.ispb,
       };
     },
     async refund(order: RefundOrder, now: Date): Promise<RefundOutcome> {

@@ -1,3 +1,4 @@
+import { reportOutcome } from '../outcomes';
 import { and, eq } from 'drizzle-orm';
 import type { DrizzleDb } from '../../../db';
 import { accounts, customers, transactions } from '../../../db/schema';
@@ -168,5 +169,6 @@ export async function recordTransactionEvent(
 ) {
   const view = await transactionView(tx, accountId, id);
   if (!view) throw new DomainError('INTERNAL', 'transaction vanished inside its own job');
+  if (type !== 'transaction.created') reportOutcome({ resource: 'transaction', status: type === 'transaction.approved' ? 'APPROVED' : 'REFUSED' });
   return recordEvent(tx, { accountId, type, resourceId: id, payload: view, at });
 }

@@ -2,6 +2,7 @@
 // digitable line a payer types in. The sandbox issues them for INVOICE transactions; a real PSP
 // adapter would supply its own bank code and "campo livre" (the bank's part: agency, account, our number).
 import { createHash } from 'node:crypto';
+import { addDays, localDay } from '../local-time';
 
 /** Not a COMPE code of any bank: a sandbox boleto must never look like a real bank's. */
 export const SANDBOX_BANK_CODE = '999';
@@ -89,9 +90,12 @@ function sandboxFreeField(invoiceId: string): string {
   return n.toString().padStart(25, '0');
 }
 
-/** `YYYY-MM-DD` (UTC) `days` after `at`. */
+/**
+ * The due date `days` calendar days after `at`, counted in São Paulo days (a boleto is due on a
+ * Brazilian day: a charge made at 22:00 in Brasília, already tomorrow in UTC, still counts from today).
+ */
 export function dueDateAfter(at: Date, days = INVOICE_DUE_DAYS): string {
-  return new Date(at.getTime() + days * DAY_MS).toISOString().slice(0, 10);
+  return addDays(localDay(at), days);
 }
 
 export function sandboxInvoiceLine(invoiceId: string, amountCents: number, dueDate: string): string {

@@ -134,8 +134,8 @@ export function dueRefundOrdersQuery(db: DrizzleDb, now: Date, limit = REFUND_PA
 
 /**
  * Applies one rail outcome in one write job: the refund's status, its ledger entry (refunds_in_flight
- * → refunds_out when paid, → available when failed: the money comes back), the charge's updated_at and
- * the event. The refund must still be PENDING, so an outcome applied twice moves money once.
+ * → refunds_out when paid, → available when failed: the money comes back, unless a dispute holds the
+ * charge: see failedRefundReturn), the charge's updated_at and the event. The refund must still be PENDING, so an outcome applied twice moves money once.
  */
 export async function applyRefundOutcome(s: Services, order: RefundOrder, outcome: RefundOutcome): Promise<boolean> {
   return s.db.write(async (tx) => {
@@ -156,17 +156,32 @@ export async function applyRefundOutcome(s: Services, order: RefundOrder, outcom
         description: outcome.endToEndId ? `refund paid (${outcome.endToEndId})` : 'refund paid',
       });
     } else {
+      // read before the update: its trigger grows an open or lost dispute's amount by this refund
+      const dispute = lookups(tx).holdingDispute.get({ id: transactionId });
       await tx.update(refunds).set({ status: 'ERROR', failureReason: outcome.reason.slice(0, 500), updatedAt: iso }).where(eq(refunds.id, order.refundId)).run();
-      await transfer(tx, {
-        accountId, kind: 'refund_failed', resourceId: order.refundId, amount, at,
-        from: { account: accountId, book: 'refunds_in_flight' }, to: { account: accountId, book: 'available' },
-        description: 'refund failed: amount returned',
-      });
+      await transfer(tx, { accountId, resourceId: order.refundId, amount, at, from: { account: accountId, book: 'refunds_in_flight' }, ...failedRefundReturn(accountId, dispute) });
     }
     await tx.update(transactions).set({ updatedAt: iso }).where(eq(transactions.id, transactionId)).run();
     await recordTransactionEvent(tx, accountId, transactionId, outcome.status === 'PAID' ? 'transaction.refund_paid' : 'transaction.refund_failed', at);
     return true;
   });
+}
+
+/**
+ * Where a failed refund's amount goes. Normally back to `available`. A dispute opened while it was
+ * pending held the charge's total minus refunds counting this one (DECISIONS "Refunds"), so the amount
+ * the refund no longer gives back must be disputed too: into the hold (`blocked`) while the dispute is
+ * open, to the chargeback once it is lost; either way refunds plus the hold stay equal to the total.
+ * The dispute's amount grows by it in the same statement (trigger refunds_failed).
+ */
+function failedRefundReturn(accountId: string, dispute: { id: string; status: string } | undefined) {
+  if (dispute?.status === 'OPEN') {
+    return { kind: 'refund_failed_held', to: { account: accountId, book: 'blocked' as const }, description: `refund failed: amount held by dispute ${dispute.id}` };
+  }
+  if (dispute?.status === 'LOST') {
+    return { kind: 'refund_failed_chargeback', to: { system: 'chargebacks' as const }, description: `refund failed: amount charged back by dispute ${dispute.id}` };
+  }
+  return { kind: 'refund_failed', to: { account: accountId, book: 'available' as const }, description: 'refund failed: amount returned' };
 }
 
 /** One pass of the refund settlement job, exactly like the withdrawal one (a crash leaves the refund PENDING and due). */

@@ -32,7 +32,8 @@ export type TransactionCreated = z.infer<typeof transactionCreated>;
 /** Dispute resource: the `data` of dispute.* events and of the sandbox answers. */
 export type DisputeView = z.infer<typeof disputeView>;
 
-const viewColumns = {
+/** The columns of a transaction view (transaction + customer); the search builds other joins over them. */
+export const viewColumns = {
   id: transactions.id,
   status: transactions.status,
   amount: transactions.amount,

@@ -1,16 +1,17 @@
 import { and, asc, desc, eq, inArray, lt, or, sql, type SQL } from 'drizzle-orm';
+import { log } from '../../log';
 import type { DrizzleDb } from '../../../db';
 import { deliveries, deliveryAttempts, events, webhooks } from '../../../db/schema';
 import { DomainError } from '../../errors';
 import type { Services } from '../../services';
-import { eventEnvelope, type EventCategory } from '../events';
+import { eventEnvelope, type StoredEventCategory } from '../events';
 import { decryptSecret } from './secrets';
 import { sendWebhook, type SendWebhookResult } from './sender';
 import { signDelivery } from './signing';
-import { hasOrphanedWaits, promoteQueueHeads, releaseOrphanedWaits } from './queues';
+import { hasOrphanedWaits, holdBehindEarlier, promoteQueueHeads, releaseOrphanedWaits } from './queues';
 import { liveWebhook } from './subscriptions';
 import { decodeCursor, encodeCursor } from '../cursor';
-import { ID_PREFIX } from '../ids';
+import { ID_PREFIX, newId } from '../ids';
 
 /*
  * Delivery rules (DECISIONS "Events and deliveries"):
@@ -46,24 +47,33 @@ interface DueDelivery {
   target: 'webhook' | 'postback';
   event_id: string;
   event_type: string;
-  event_category: EventCategory;
+  event_category: StoredEventCategory;
   event_created_at: string;
   payload: string;
   secret_enc: string;
+  /** The webhook's secret before its last rotation while still honoured (null for postbacks or when expired). */
+  previous_secret_enc: string | null;
+  /** The request whose change the event reports, for the delivery's log line. */
+  request_id: string | null;
 }
+
+export type AttemptOutcomeLabel = 'delivered' | 'http_error' | 'network_error';
 
 /** Due heads of their queues, oldest due first, leaving out those this process is already sending. */
 function dueHeads(db: DrizzleDb, now: string, exclude: string[], limit: number): DueDelivery[] {
   const notInFlight = exclude.length ? sql`AND d.id NOT IN (${sql.join(exclude.map((id) => sql`${id}`), sql`, `)})` : sql``;
   return db.all<DueDelivery>(sql`
     SELECT d.id, d.url, d.target, e.id AS event_id, e.type AS event_type, e.category AS event_category,
-           e.created_at AS event_created_at, e.payload,
-           CASE WHEN d.target = 'webhook' THEN w.secret_enc ELSE a.postback_secret_enc END AS secret_enc
+           e.created_at AS event_created_at, e.payload, e.request_id,
+           CASE WHEN d.target = 'webhook' THEN w.secret_enc ELSE a.postback_secret_enc END AS secret_enc,
+           CASE WHEN d.target = 'webhook' AND w.previous_secret_expires_at > ${now} THEN w.previous_secret_enc END AS previous_secret_enc
     FROM deliveries d
     JOIN events e ON e.id = d.event_id
     JOIN accounts a ON a.id = d.account_id
     LEFT JOIN webhooks w ON w.id = d.webhook_id
     WHERE d.status = 'PENDING' AND d.next_attempt_at <= ${now} ${notInFlight}
+      -- a paused endpoint's queued deliveries wait until it is resumed
+      AND (d.target = 'postback' OR w.paused_at IS NULL)
       AND NOT EXISTS (
         SELECT 1 FROM deliveries p
         WHERE p.url = d.url AND p.resource_id = d.resource_id AND p.status = 'PENDING'
@@ -171,7 +181,7 @@ export class DeliveryEngine {
 
   constructor(
     private readonly s: Services,
-    private readonly opts: { maxInFlight?: number; onSettled?: () => void } = {},
+    private readonly opts: { maxInFlight?: number; onSettled?: () => void; onAttempt?: (a: { target: 'webhook' | 'postback'; outcome: AttemptOutcomeLabel }) => void } = {},
   ) {}
 
   get busy(): number { return this.inFlight.size; }
@@ -183,7 +193,7 @@ export class DeliveryEngine {
       if (hasOrphanedWaits(this.s.db.read)) {
         const at = this.s.clock.now().toISOString();
         const released = await this.s.db.write((tx) => releaseOrphanedWaits(tx, at));
-        if (released) console.warn(`[delivery] released ${released} waiting deliveries with nothing ahead of them`);
+        if (released) log.warn({ job: 'delivery', released }, 'released waiting deliveries with nothing ahead of them');
       }
     }
     const room = (this.opts.maxInFlight ?? MAX_IN_FLIGHT) - this.inFlight.size;
@@ -219,11 +229,21 @@ export class DeliveryEngine {
     let result: SendWebhookResult;
     const startedAt = this.s.clock.now();
     try {
-      const headers = signDelivery({ eventId: d.event_id, timestamp: this.s.clock.now(), body, secret: this.secret(d.secret_enc), eventCategory: d.event_category });
+      const headers = signDelivery({
+        eventId: d.event_id, timestamp: this.s.clock.now(), body, secret: this.secret(d.secret_enc),
+        previousSecret: d.previous_secret_enc ? this.secret(d.previous_secret_enc) : null, eventCategory: d.event_category,
+      });
       result = await sendWebhook({ url: d.url, headers, body, timeoutMs: config.webhookTimeoutMs, allowPrivate: config.webhookAllowPrivateUrls });
     } catch {
       result = { ok: false, status: null, durationMs: 0, responseExcerpt: '', error: 'cannot sign: the signing secret is unreadable' };
     }
+    const outcome: AttemptOutcomeLabel = result.ok ? 'delivered' : result.status !== null ? 'http_error' : 'network_error';
+    this.opts.onAttempt?.({ target: d.target, outcome });
+    // never the URL (it may carry a token) nor any header: ids, outcome and timing only
+    log.info({
+      job: 'delivery', delivery_id: d.id, event_id: d.event_id, event_type: d.event_type, target: d.target, outcome,
+      status_code: result.status, duration_ms: result.durationMs, error: result.error ?? undefined, req_id: d.request_id ?? undefined,
+    }, 'delivery attempt');
     await new Promise<void>((done) => {
       this.finished.push({ deliveryId: d.id, result, startedAt, finishedAt: this.s.clock.now(), done });
       void this.flush();
@@ -243,7 +263,7 @@ export class DeliveryEngine {
         } catch (err) {
           // e.g. the writer closed at shutdown: these stay PENDING and are sent again (at-least-once)
           recorded = false;
-          console.error(`[delivery] could not record ${batch.length} attempt(s)`, err instanceof Error ? err.message : err);
+          log.error({ job: 'delivery', err, attempts: batch.length }, 'could not record delivery attempts; they will be sent again');
         }
         // Only now, with the results committed, may each queue's next delivery become its head.
         for (const b of batch) {
@@ -264,7 +284,7 @@ export class DeliveryEngine {
   }
 }
 
-// ---- the delivery log (dashboard) and resend by hand ----
+// ---- the delivery log (REST, dashboard) and resend by hand ----
 
 export type DeliveryAttemptView = z.infer<typeof deliveryAttemptView>;
 
@@ -291,25 +311,25 @@ async function withAttempts(db: DrizzleDb, rows: DeliveryRow[]): Promise<Deliver
   const byDelivery = new Map<string, DeliveryAttemptView[]>();
   for (const a of attempts) {
     const list = byDelivery.get(a.deliveryId) ?? [];
-    list.push({ attempted_at: a.attemptedAt, status_code: a.statusCode, duration_ms: a.durationMs, response_excerpt: a.responseExcerpt, error: a.error });
+    list.push({ at: a.attemptedAt, attempted_at: a.attemptedAt, status_code: a.statusCode, duration_ms: a.durationMs, response_excerpt: a.responseExcerpt, error: a.error });
     byDelivery.set(a.deliveryId, list);
   }
   return rows.map((r) => ({
     id: r.id,
+    event_id: r.eventId,
+    event_type: r.eventType,
+    status: r.status,
+    attempts: byDelivery.get(r.id) ?? [],
+    next_attempt_at: r.nextAttemptAt,
+    created_at: r.createdAt,
     webhook_id: r.webhookId,
     target: r.target,
     url: r.url,
-    event_id: r.eventId,
-    event_type: r.eventType,
     resource_id: r.resourceId,
-    status: r.status,
     attempt_count: r.attempts,
-    next_attempt_at: r.nextAttemptAt,
     last_status_code: r.lastStatusCode,
     last_error: r.lastError,
-    created_at: r.createdAt,
     updated_at: r.updatedAt,
-    attempts: byDelivery.get(r.id) ?? [],
   }));
 }
 
@@ -331,11 +351,24 @@ async function deliveryPage(db: DrizzleDb, where: SQL | undefined, q: { cursor?:
   };
 }
 
-/** A webhook's deliveries, newest first, each with its attempts (oldest first). */
-export async function listDeliveries(s: Services, accountId: string, q: { webhookId: string; cursor?: string | null; limit?: number }) {
+/**
+ * A webhook's deliveries, newest first, each with its attempts (oldest first), optionally only those
+ * in one status (the dashboard's "failed only"), one page and its `next_cursor`.
+ */
+export async function listDeliveries(s: Services, accountId: string, q: { magic_id: string; status?: DeliveryStatus; cursor?: string | null; limit?: number }) {
   const db = s.db.read;
-  await liveWebhook(db, accountId, q.webhookId);
-  return deliveryPage(db, eq(deliveries.webhookId, q.webhookId), q);
+  await liveWebhook(db, accountId, q.magic_id);
+  const page = await deliveryPage(db, and(eq(deliveries.webhookId, q.magic_id), q.status ? eq(deliveries.status, q.status) : undefined), q);
+  return page;
+}
+
+/** One delivery of the account with its attempts and the exact body every attempt sent. */
+export async function getDelivery(s: Services, accountId: string, deliveryId: string) {
+  const db = s.db.read;
+  const view = await deliveryOf(db, accountId, deliveryId);
+  const e = await db.select({ id: events.id, type: events.type, category: events.category, createdAt: events.createdAt, payload: events.payload })
+    .from(events).where(eq(events.id, view.event_id)).get();
+  return { ...view, payload: eventEnvelope(e!) };
 }
 
 /**
@@ -359,24 +392,57 @@ async function deliveryOf(db: DrizzleDb, accountId: string, id: string): Promise
 /**
  * Queues a delivery again by hand: a new attempt soon, same event, same webhook-id. A finished
  * delivery gets exactly one more attempt; a pending one has its next attempt moved to now. The
- * webhook must still exist and be active.
+ * webhook must still exist, be active and not paused; the attempt goes to its current URL.
  */
 export async function resendDelivery(s: Services, accountId: string, deliveryId: string) {
   const content = await s.db.write(async (tx) => {
     const d = await tx.select({ status: deliveries.status, target: deliveries.target, webhookId: deliveries.webhookId })
       .from(deliveries).where(and(eq(deliveries.id, deliveryId), eq(deliveries.accountId, accountId))).get();
     if (!d) throw new DomainError('NOT_FOUND', 'delivery not found');
+    let url: string | undefined;
     if (d.target === 'webhook' && d.webhookId) {
-      const hook = await tx.select({ active: webhooks.active, deletedAt: webhooks.deletedAt }).from(webhooks).where(eq(webhooks.id, d.webhookId)).get();
+      const hook = await tx.select({ active: webhooks.active, deletedAt: webhooks.deletedAt, pausedAt: webhooks.pausedAt, url: webhooks.url }).from(webhooks).where(eq(webhooks.id, d.webhookId)).get();
       if (!hook || hook.deletedAt) throw new DomainError('INVALID_STATE', 'the webhook of this delivery was deleted');
       if (hook.active !== 1) throw new DomainError('INVALID_STATE', 'the webhook of this delivery is inactive');
+      if (hook.pausedAt) throw new DomainError('INVALID_STATE', 'the webhook of this delivery is paused; resume it first');
+      // the merchant may have fixed the URL since: a resend goes where the webhook points now
+      url = hook.url;
     }
     const at = s.clock.now().toISOString();
     await tx.update(deliveries).set(d.status === 'PENDING'
-      ? { nextAttemptAt: at, updatedAt: at }
-      : { status: 'PENDING', nextAttemptAt: at, manual: 1, updatedAt: at }).where(eq(deliveries.id, deliveryId)).run();
+      ? { nextAttemptAt: at, updatedAt: at, url }
+      : { status: 'PENDING', nextAttemptAt: at, manual: 1, updatedAt: at, url }).where(eq(deliveries.id, deliveryId)).run();
     return deliveryOf(tx, accountId, deliveryId);
   });
   s.wake.delivery?.();
   return content;
+}
+
+/**
+ * Sends a signed `webhook.test` event to one webhook only: the event is recorded already dispatched (the
+ * fan-out never sees it) together with its single delivery, in one write job; the sender picks it up
+ * like any other delivery (same signing, timeout, attempt log and retry schedule).
+ */
+export async function sendTestEvent(s: Services, accountId: string, webhookId: string) {
+  const deliveryId = await s.db.write(async (tx) => {
+    const hook = await liveWebhook(tx, accountId, webhookId);
+    if (hook.active !== 1) throw new DomainError('INVALID_STATE', 'the webhook is inactive (its receiver answered 410); resume it first');
+    if (hook.pausedAt) throw new DomainError('INVALID_STATE', 'the webhook is paused; resume it first');
+    const now = s.clock.now();
+    const at = now.toISOString();
+    const eventId = newId('event');
+    const payload = JSON.stringify({ magic_id: hook.id, url: hook.url, events: JSON.parse(hook.events) as string[] });
+    const [e] = await tx.insert(events).values({
+      id: eventId, accountId, type: 'webhook.test', category: 'webhook', resourceId: hook.id, payload, createdAt: at, dispatchedAt: at,
+    }).returning({ seq: events.seq }).all();
+    const id = newId('delivery');
+    await tx.insert(deliveries).values({
+      id, eventId, eventSeq: e.seq, accountId, webhookId: hook.id, target: 'webhook', url: hook.url, resourceId: hook.id,
+      status: 'PENDING', attempts: 0, nextAttemptAt: at, createdAt: at, updatedAt: at,
+    }).run();
+    await holdBehindEarlier(tx, [id]);
+    return id;
+  });
+  s.wake.delivery?.();
+  return { delivery_id: deliveryId };
 }

@@ -3,7 +3,7 @@ import type { DrizzleDb } from '../../../db';
 import { perConnection } from '../../../db/prepared';
 import { deliveries, disputes, events, transactions, webhooks, withdrawalBatches, withdrawals } from '../../../db/schema';
 import type { Services } from '../../services';
-import type { EventCategory } from '../events';
+import type { EventCategory, StoredEventCategory } from '../events';
 import { newId } from '../ids';
 import { holdBehindEarlier } from './queues';
 
@@ -25,7 +25,7 @@ const statements = perConnection((db) => ({
 }));
 
 /**
- * Turns undispatched events (in `seq` order) into deliveries: one per active, not deleted webhook of
+ * Turns undispatched events (in `seq` order) into deliveries: one per active, not paused, not deleted webhook of
  * the event's account subscribed to its category, plus one to the resource's `postback` URL when it
  * has one. Selecting the events, inserting their deliveries and setting `dispatched_at` happen in one
  * write job, so an event is fanned out exactly once even if two dispatchers ran at the same time.
@@ -45,7 +45,7 @@ export async function fanOut(tx: DrizzleDb, now: Date, schedule: number[], limit
   const accountIds = [...new Set(batch.map((e) => e.accountId))];
   const hooks = await tx.select({ id: webhooks.id, accountId: webhooks.accountId, url: webhooks.url, events: webhooks.events })
     .from(webhooks)
-    .where(and(inArray(webhooks.accountId, accountIds), eq(webhooks.active, 1), isNull(webhooks.deletedAt)))
+    .where(and(inArray(webhooks.accountId, accountIds), eq(webhooks.active, 1), isNull(webhooks.deletedAt), isNull(webhooks.pausedAt)))
     .orderBy(asc(webhooks.createdAt), asc(webhooks.id)).all();
   const hooksByAccount = new Map<string, { id: string; url: string; categories: Set<string> }[]>();
   for (const h of hooks) {
@@ -84,7 +84,7 @@ export async function fanOut(tx: DrizzleDb, now: Date, schedule: number[], limit
  * withdrawal (or, tolerated, one of its batches); a dispute event names the dispute, whose transaction
  * carries the postback (or, tolerated, the transaction itself).
  */
-async function postbackUrls(tx: DrizzleDb, batch: { category: EventCategory; resourceId: string }[]): Promise<Map<string, string>> {
+async function postbackUrls(tx: DrizzleDb, batch: { category: StoredEventCategory; resourceId: string }[]): Promise<Map<string, string>> {
   const out = new Map<string, string>();
   const ids = (c: EventCategory) => [...new Set(batch.filter((e) => e.category === c).map((e) => e.resourceId))];
   const put = (c: EventCategory, id: string, url: string | null) => { if (url) out.set(`${c}:${id}`, url); };

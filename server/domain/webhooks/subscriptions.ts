@@ -12,6 +12,7 @@ import { decryptSecret, encryptSecret, newWebhookSecret } from './secrets';
 import { checkWebhookUrl } from './url-guard';
 import type { z } from 'zod';
 import type { webhookView } from '../../routers/webhooks/schemas';
+import { confirmPassword } from '../sessions';
 
 export { MAX_WEBHOOK_URL_LENGTH, WEBHOOK_CATEGORIES } from './categories';
 
@@ -30,6 +31,8 @@ function view(row: WebhookRow, secret: string): WebhookView {
     secret,
     events: JSON.parse(row.events) as EventCategory[],
     active: row.active === 1,
+    paused: row.pausedAt !== null,
+    previous_secret_expires_at: row.previousSecretExpiresAt,
     created_at: row.createdAt,
     updated_at: row.updatedAt,
   };
@@ -70,7 +73,7 @@ export async function createWebhook(
     const at = s.clock.now().toISOString();
     const row: WebhookRow = {
       id: newId('webhook'), accountId, url, secretEnc, events: JSON.stringify(events),
-      active: 1, createdAt: at, updatedAt: at, deletedAt: null,
+      active: 1, pausedAt: null, previousSecretEnc: null, previousSecretExpiresAt: null, createdAt: at, updatedAt: at, deletedAt: null,
     };
     await tx.insert(webhooks).values(row);
     // stored with the secret still encrypted; decrypted on the way out
@@ -87,11 +90,11 @@ export async function createWebhook(
  * Every webhook of the account that is not deleted, oldest first. `secret` is included: it is in the
  * spec's webhook shape and existing clients read it from the list.
  */
-export async function listWebhooks(s: Services, accountId: string): Promise<WebhookView[]> {
+export async function listWebhooks(s: Services, accountId: string, o: { secrets: SecretDisclosure }): Promise<WebhookView[]> {
   const rows = await s.db.read.select().from(webhooks)
     .where(and(eq(webhooks.accountId, accountId), isNull(webhooks.deletedAt)))
     .orderBy(asc(webhooks.createdAt), asc(webhooks.id)).all();
-  return rows.map((r) => view(r, decryptSecret(r.secretEnc, s.masterKey)));
+  return rows.map((r) => view(r, disclose(s, r.secretEnc, o.secrets)));
 }
 
 /** A live (not deleted) webhook of the account, or 404 (another account's id looks unknown). */
@@ -117,4 +120,116 @@ export async function deleteWebhook(s: Services, accountId: string, id: string):
     await promoteQueueHeads(tx, stopped.map((d) => d.id), at);
     return { deleted_at: at };
   });
+}
+
+/**
+ * Whether an answer carries the plain secret. The webhook API (x-api-key + x-token) always did, and
+ * its clients read it from the list; a dashboard session gets it masked and must re-enter the password
+ * (revealWebhookSecret), so an unattended signed-in browser does not hand out signing secrets.
+ */
+export type SecretDisclosure = 'plain' | 'masked';
+
+/** `whsec_…` plus the last four characters: enough to tell secrets apart, useless for signing. */
+export function maskSecret(secret: string): string {
+  return `whsec_…${secret.slice(-4)}`;
+}
+
+function disclose(s: Services, secretEnc: string, how: SecretDisclosure): string {
+  const plain = decryptSecret(secretEnc, s.masterKey);
+  return how === 'plain' ? plain : maskSecret(plain);
+}
+
+function answer(s: Services, row: WebhookRow, how: SecretDisclosure): WebhookView {
+  return view(row, disclose(s, row.secretEnc, how));
+}
+
+/** After a rotation the old secret still signs (a second `v1,` signature) for this long, as Standard Webhooks and Stripe allow. */
+export const ROTATION_OVERLAP_MS = 24 * 3600 * 1000;
+
+export interface UpdateWebhookInput { url?: string; events?: EventCategory[] }
+
+/**
+ * Changes an endpoint's URL and/or categories. A new URL passes the same SSRF check as at creation
+ * (before the write job: DNS may be slow). Deliveries still pending move to the new URL; new
+ * categories apply to events recorded from now on.
+ */
+export async function updateWebhook(s: Services, accountId: string, id: string, input: UpdateWebhookInput, how: SecretDisclosure) {
+  if (input.url === undefined && input.events === undefined) throw validationError([{ path: 'url', message: 'send url and/or events' }]);
+  if (input.url !== undefined) {
+    const checked = await checkWebhookUrl(input.url, { allowPrivate: s.config.webhookAllowPrivateUrls });
+    if (!checked.ok) throw validationError([{ path: 'url', message: checked.reason }]);
+  }
+  const row = await s.db.write(async (tx) => {
+    const hook = await liveWebhook(tx, accountId, id);
+    const at = s.clock.now().toISOString();
+    const set = { url: input.url ?? hook.url, events: input.events ? JSON.stringify(input.events) : hook.events, updatedAt: at };
+    await tx.update(webhooks).set(set).where(eq(webhooks.id, id)).run();
+    if (set.url !== hook.url) {
+      // ordering queues are per URL: the moved deliveries keep their order among themselves
+      await tx.update(deliveries).set({ url: set.url, updatedAt: at }).where(and(eq(deliveries.webhookId, id), eq(deliveries.status, 'PENDING'))).run();
+    }
+    return { ...hook, ...set };
+  });
+  return answer(s, row, how);
+}
+
+/**
+ * Pauses an endpoint: events recorded while it is paused are not queued for it (they are skipped, as
+ * for a disabled Stripe endpoint; they stay in the event log), and deliveries already queued wait,
+ * unattempted, until it is resumed. Pausing a paused endpoint changes nothing.
+ */
+export async function pauseWebhook(s: Services, accountId: string, id: string, how: SecretDisclosure) {
+  const row = await s.db.write(async (tx) => {
+    const hook = await liveWebhook(tx, accountId, id);
+    if (hook.pausedAt) return hook;
+    const at = s.clock.now().toISOString();
+    await tx.update(webhooks).set({ pausedAt: at, updatedAt: at }).where(eq(webhooks.id, id)).run();
+    return { ...hook, pausedAt: at, updatedAt: at };
+  });
+  return answer(s, row, how);
+}
+
+/**
+ * Resumes a paused endpoint, or re-enables one disabled by a 410: the deliveries that waited are sent
+ * (in order), and new events reach it again.
+ */
+export async function resumeWebhook(s: Services, accountId: string, id: string, how: SecretDisclosure) {
+  const row = await s.db.write(async (tx) => {
+    const hook = await liveWebhook(tx, accountId, id);
+    if (!hook.pausedAt && hook.active === 1) return hook;
+    const at = s.clock.now().toISOString();
+    await tx.update(webhooks).set({ pausedAt: null, active: 1, updatedAt: at }).where(eq(webhooks.id, id)).run();
+    return { ...hook, pausedAt: null, active: 1, updatedAt: at };
+  });
+  s.wake.delivery?.();
+  return answer(s, row, how);
+}
+
+/**
+ * A new signing secret; the current one becomes the previous one, still signing every delivery
+ * (a second `v1,` signature) for ROTATION_OVERLAP_MS, so receivers can switch without losing events.
+ * The answer carries the new secret in plain: whoever may rotate may read it (the dashboard asks for
+ * the password first).
+ */
+export async function rotateWebhookSecret(s: Services, accountId: string, id: string) {
+  const secret = newWebhookSecret();
+  const secretEnc = encryptSecret(secret, s.masterKey);
+  const row = await s.db.write(async (tx) => {
+    const hook = await liveWebhook(tx, accountId, id);
+    const now = s.clock.now();
+    const set = {
+      secretEnc, previousSecretEnc: hook.secretEnc,
+      previousSecretExpiresAt: new Date(now.getTime() + ROTATION_OVERLAP_MS).toISOString(), updatedAt: now.toISOString(),
+    };
+    await tx.update(webhooks).set(set).where(eq(webhooks.id, id)).run();
+    return { ...hook, ...set };
+  });
+  return answer(s, row, 'plain');
+}
+
+/** The current signing secret, after the person re-entered their password (a miss counts as a failed sign-in). */
+export async function revealWebhookSecret(s: Services, who: { accountId: string; userId: string; ip: string }, id: string, password: string) {
+  await confirmPassword(s, who.userId, password, who.ip);
+  const hook = await liveWebhook(s.db.read, who.accountId, id);
+  return answer(s, hook, 'plain');
 }

@@ -8,6 +8,8 @@ import type { PixPaymentOrder, PixPaymentOutcome, PixRail } from '../rails';
 import { settleWithRail } from '../rails/pass';
 import { eventForTransition, isSettled, withdrawalStatusOf } from './rules';
 import { perConnection } from '../../../db/prepared';
+import { log } from '../../log';
+import { reportOutcome } from '../outcomes';
 import { withdrawalView } from './view';
 
 /** Batches handled per pass: bounds one pass's rail calls and the size of its commit group. */
@@ -53,7 +55,7 @@ const settlementLookups = perConnection((db) => ({
     status: 'PAID', endToEnd: ph('endToEnd') as unknown as string, receiverName: ph('receiverName') as unknown as string,
     receiverBank: ph('receiverBank') as unknown as string, receiverBankIspb: ph('receiverBankIspb') as unknown as string, updatedAt: ph('at') as unknown as string,
   }).where(eq(withdrawalBatches.id, ph('id'))).prepare(),
-  failed: db.update(withdrawalBatches).set({ status: 'ERROR', failureReason: ph('reason') as unknown as string, updatedAt: ph('at') as unknown as string })
+  failed: db.update(withdrawalBatches).set({ status: 'ERROR', failureCode: ph('code') as unknown as 'REJECTED', failureReason: ph('reason') as unknown as string, updatedAt: ph('at') as unknown as string })
     .where(eq(withdrawalBatches.id, ph('id'))).prepare(),
   withdrawalStatusTo: db.update(withdrawals).set({ status: ph('status') as unknown as 'PAID', updatedAt: ph('at') as unknown as string })
     .where(eq(withdrawals.id, ph('id'))).prepare(),
@@ -94,7 +96,7 @@ export async function applyPaymentOutcome(s: Services, order: PixPaymentOrder, o
         description: `Pix batch paid (${outcome.endToEndId})`,
       });
     } else {
-      lookups.failed.run({ id: order.batchId, reason: outcome.reason.slice(0, 500), at: iso });
+      lookups.failed.run({ id: order.batchId, code: outcome.code, reason: outcome.reason.slice(0, 500), at: iso });
       await transfer(tx, {
         accountId, kind: 'withdrawal_failed', resourceId: order.batchId, amount, at,
         from: { account: accountId, book: 'withdrawals_in_flight' }, to: { account: accountId, book: 'available' },
@@ -108,6 +110,7 @@ export async function applyPaymentOutcome(s: Services, order: PixPaymentOrder, o
     const after = withdrawalStatusOf(statuses);
     lookups.withdrawalStatusTo.run({ id: withdrawalId, status: after, at: iso });
     const type = eventForTransition(w.status, after, isSettled(statuses));
+    if (isSettled(statuses) && after !== 'REQUESTED') reportOutcome({ resource: 'withdrawal', status: after });
     if (type) {
       const payload = await withdrawalView(tx, accountId, withdrawalId);
       await recordEvent(tx, { accountId, type, resourceId: withdrawalId, payload, at });

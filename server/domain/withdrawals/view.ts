@@ -2,6 +2,7 @@ import { and, asc, eq, inArray, sql } from 'drizzle-orm';
 import type { DrizzleDb } from '../../../db';
 import { withdrawalBatches, withdrawals } from '../../../db/schema';
 import type { PixKeyType } from '../pix/keys';
+import type { FailureCode } from '../rails';
 import { perConnection } from '../../../db/prepared';
 import type { BatchStatus, WithdrawalStatus } from './rules';
 import type { z } from 'zod';
@@ -20,13 +21,18 @@ type BatchRow = typeof withdrawalBatches.$inferSelect;
 
 function receiptOf(b: BatchRow): Receipt {
   const paid = b.status === 'PAID';
+  const failed = b.status === 'ERROR';
   return {
     status: b.status,
     endtoend: paid ? b.endToEnd : null,
     identifier: b.id,
+    amount: b.amount,
     receiver_name: paid ? b.receiverName : null,
     receiver_bank: paid ? b.receiverBank : null,
     receiver_bank_ispb: paid ? b.receiverBankIspb : null,
+    failure_code: failed ? b.failureCode : null,
+    // a batch failed before reasons were kept still says it failed, in words
+    failure_reason: failed ? (b.failureReason ?? 'The payment failed; no reason was recorded.') : null,
   };
 }
 

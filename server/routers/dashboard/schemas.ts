@@ -1,5 +1,13 @@
 import { z } from 'zod';
 
+const periodMoney = z.object({
+  sales: z.number().int().describe('Approved charges, cents'),
+  sales_count: z.number().int(),
+  top_ups: z.number().int().describe('Sandbox top-ups, cents (not sales)'),
+  payouts: z.number().int().describe('Paid withdrawals, cents'),
+  chargebacks: z.number().int().describe('Lost disputes, cents'),
+});
+
 export const overviewResponse = z.object({
   account_name: z.string(),
   currency: z.literal('BRL'),
@@ -8,11 +16,18 @@ export const overviewResponse = z.object({
   in_flight: z.number().int().describe('Cents of accepted withdrawals not settled yet'),
   money_in: z.number().int().describe('Cents received over the last 30 days'),
   money_out: z.number().int().describe('Cents paid out over the last 30 days'),
-  daily: z.array(z.object({ date: z.string(), money_in: z.number().int(), money_out: z.number().int() })),
+  periods: z.object(Object.fromEntries(['today', 'yesterday', 'month'].map((k) => [k, periodMoney])) as Record<'today' | 'yesterday' | 'month', typeof periodMoney>)
+    .describe('Brasília days: today, yesterday and the month so far'),
+  daily: z.array(z.object({
+    date: z.string(), money_in: z.number().int(), money_out: z.number().int(),
+    sales: z.number().int(), top_ups: z.number().int(), payouts: z.number().int(),
+  })),
   recent: z.array(z.object({
     id: z.string(), type: z.string(), resource_id: z.string(), created_at: z.string(),
     amount: z.number().int().nullable(), status: z.string().nullable(),
     transaction_id: z.string().nullable().describe('The charge a dispute event belongs to'),
+    method: z.string().nullable(),
+    counterparty: z.string().nullable().describe("The charge's customer or the withdrawal's recipient"),
   })),
   timestamp: z.string(),
 });

@@ -1,5 +1,5 @@
 import type { Config } from '../../config';
-import { CSRF_COOKIE, SESSION_COOKIE } from '../../domain/sessions';
+import { CSRF_COOKIE, LOCALE_COOKIE, SESSION_COOKIE } from '../../domain/sessions';
 
 /**
  * Secure whenever the request came over https: judged from our own socket or from X-Forwarded-Proto
@@ -34,4 +34,12 @@ export function clearedSessionCookies(secure: boolean): string[] {
     cookie(SESSION_COOKIE, '', { maxAgeSeconds: 0, httpOnly: true, secure }),
     cookie(CSRF_COOKIE, '', { maxAgeSeconds: 0, httpOnly: false, secure }),
   ];
+}
+
+/**
+ * The language of the last person signed in on this browser, so the sign-in page (no session yet)
+ * speaks it too; the setting itself lives on the user.
+ */
+export function localeCookie(locale: string, secure: boolean): string {
+  return cookie(LOCALE_COOKIE, locale, { maxAgeSeconds: 365 * 86_400, httpOnly: true, secure });
 }

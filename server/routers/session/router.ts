@@ -1,10 +1,11 @@
 import { z } from 'zod';
 import { getAccount } from '../../domain/accounts';
 import { signedInUser } from '../../domain/dashboard';
-import { parseCookies, SESSION_COOKIE, signInLimited, signOut } from '../../domain/sessions';
+import { DomainError } from '../../errors';
+import { parseCookies, SESSION_COOKIE, setUserLocale, signInLimited, signOut } from '../../domain/sessions';
 import { dashboardProcedure, publicProcedure, router } from '../../trpc';
-import { clearedSessionCookies, cookiesAreSecure, sessionCookies } from './cookies';
-import { sessionUser, signInRequest, signOutResponse } from './schemas';
+import { clearedSessionCookies, cookiesAreSecure, localeCookie, sessionCookies } from './cookies';
+import { sessionUser, signInRequest, signOutResponse, userSettings } from './schemas';
 
 export const sessionRouter = router({
   /** Email + password → httpOnly session cookie and a readable CSRF cookie. */
@@ -15,11 +16,13 @@ export const sessionRouter = router({
       const s = ctx.services;
       const session = await signInLimited(s, input.email, input.password, ctx.ip);
       const maxAgeSeconds = Math.max(0, Math.floor((session.expiresAt.getTime() - s.clock.now().getTime()) / 1000));
-      for (const c of sessionCookies({
-        sessionToken: session.sessionToken, csrfToken: session.csrfToken, maxAgeSeconds, secure: cookiesAreSecure(s.config, ctx.https),
-      })) ctx.resHeaders.append('set-cookie', c);
+      const secure = cookiesAreSecure(s.config, ctx.https);
+      for (const c of [
+        ...sessionCookies({ sessionToken: session.sessionToken, csrfToken: session.csrfToken, maxAgeSeconds, secure }),
+        localeCookie(session.locale, secure),
+      ]) ctx.resHeaders.append('set-cookie', c);
       const account = await getAccount(s.db.read, session.accountId);
-      return { email: session.email, account_id: account.id, account_name: account.name, expires_at: session.expiresAt.toISOString() };
+      return { email: session.email, account_id: account.id, account_name: account.name, expires_at: session.expiresAt.toISOString(), locale: session.locale };
     }),
 
   /** Revokes the session (CSRF-checked like every dashboard mutation) and clears both cookies. */
@@ -31,6 +34,18 @@ export const sessionRouter = router({
       if (token) await signOut(ctx.services.db, token, ctx.services.clock.now());
       for (const c of clearedSessionCookies(cookiesAreSecure(ctx.services.config, ctx.https))) ctx.resHeaders.append('set-cookie', c);
       return { signed_out: true as const };
+    }),
+
+  /** The signed-in person's settings (their dashboard language); kept on their user, for every session. */
+  updateSettings: dashboardProcedure
+    .input(userSettings)
+    .output(userSettings)
+    .mutation(async ({ ctx, input }) => {
+      const userId = ctx.auth.userId;
+      if (!userId) throw new DomainError('FORBIDDEN', 'settings belong to a signed-in person');
+      await setUserLocale(ctx.services.db, userId, input.locale);
+      ctx.resHeaders.append('set-cookie', localeCookie(input.locale, cookiesAreSecure(ctx.services.config, ctx.https)));
+      return { locale: input.locale };
     }),
 
   /** Who is signed in. */

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { DASHBOARD_LOCALES } from '../../../db/schema/accounts';
 
 /** The sign-in form and the procedure validate with this same schema. */
 export const signInRequest = z.strictObject({
@@ -12,6 +13,13 @@ export const sessionUser = z.object({
   account_id: z.string(),
   account_name: z.string(),
   expires_at: z.string().nullable(),
+  /** The dashboard's language for this person. */
+  locale: z.enum(DASHBOARD_LOCALES),
+});
+
+/** The person's own dashboard settings. */
+export const userSettings = z.strictObject({
+  locale: z.enum(DASHBOARD_LOCALES, { error: `must be one of ${DASHBOARD_LOCALES.join(', ')}` }),
 });
 
 export const signOutResponse = z.object({ signed_out: z.literal(true) });

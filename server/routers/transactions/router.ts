@@ -2,10 +2,12 @@ import { z } from 'zod';
 import { createTransaction } from '../../domain/transactions/create';
 import { getTransaction, listTransactions, paymentDetails, transactionDisputes } from '../../domain/transactions/query';
 import { refundTransaction } from '../../domain/transactions/refunds';
+import { listDisputes, searchTransactions } from '../../domain/transactions/search';
 import { merchantProcedure, router, markReplayed } from '../../trpc';
 import {
-  createTransactionRequest, disputeView, getTransactionInput, idempotencyHeaders, listTransactionsInput,
-  paymentDetails as paymentDetailsOutput, refundTransactionRequest, transactionCreated, transactionIdInput, transactionPage, transactionView,
+  createTransactionRequest, disputeListResponse, disputeView, getTransactionInput, idempotencyHeaders, listTransactionsInput,
+  paymentDetails as paymentDetailsOutput, refundTransactionRequest, searchTransactionsInput, transactionCreated, transactionIdInput,
+  transactionPage, transactionSearchPage, transactionView,
 } from './schemas';
 
 export const transactionsRouter = router({
@@ -67,6 +69,17 @@ export const transactionsRouter = router({
     .input(listTransactionsInput)
     .output(transactionPage)
     .query(({ ctx, input }) => listTransactions(ctx.services.db.read, ctx.auth.accountId, input)),
+
+  /** The dashboard's search and filters (also behind its CSV export). */
+  search: merchantProcedure
+    .input(searchTransactionsInput)
+    .output(transactionSearchPage)
+    .query(({ ctx, input }) => searchTransactions(ctx.services.db.read, ctx.auth.accountId, input)),
+
+  /** The Disputes page: open first, with the amount each holds. */
+  disputeList: merchantProcedure
+    .output(disputeListResponse)
+    .query(({ ctx }) => listDisputes(ctx.services.db.read, ctx.auth.accountId)),
 
   disputes: merchantProcedure
     .input(transactionIdInput)

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { boundedString, cents, isoTimestamp, listInput, strictBool, strictInt } from '../common';
-import { REFUND_STATUSES, TRANSACTION_METHODS, TRANSACTION_STATUSES } from '../../domain/enums';
+import { DISPUTE_STATUSES, REFUND_STATUSES, TRANSACTION_METHODS, TRANSACTION_STATUSES } from '../../domain/enums';
 
 export const REFUND_REASON_MAX = 140;
 export const transactionMethod = z.enum(TRANSACTION_METHODS);
@@ -144,6 +144,33 @@ export const listTransactionsInput = z.strictObject({
 export const transactionPage = z.object({
   items: z.array(transactionView),
   next_cursor: z.string().nullable(),
+});
+
+/** The dashboard's search: one text read as id, e2e id, e-mail, CPF/CNPJ, amount, reference or name. */
+const searchDay = z.string().max(40).optional().describe('Brasília calendar day YYYY-MM-DD, included');
+export const searchTransactionsInput = z.strictObject({
+  ...listInput.shape,
+  q: z.string().max(200, 'at most 200 characters').optional(),
+  status: transactionStatus.optional(),
+  method: transactionMethod.optional(),
+  from: searchDay,
+  to: searchDay,
+});
+
+export const transactionSearchPage = z.object({
+  items: z.array(transactionView.extend({
+    dispute: z.enum(DISPUTE_STATUSES).nullable().describe('The open dispute, else the latest one'),
+  })),
+  next_cursor: z.string().nullable(),
+});
+
+export const disputeListResponse = z.object({
+  items: z.array(z.object({
+    id: z.string(), transaction_id: z.string(), status: z.enum(DISPUTE_STATUSES),
+    amount: z.number().int(), held: z.number().int().describe('Cents held from the balance now (open disputes)'),
+    customer_name: z.string(), method: transactionMethod, created_at: isoTimestamp, updated_at: isoTimestamp,
+  })),
+  held: z.number().int().describe('Cents held by all open disputes listed'),
 });
 
 export const transactionIdInput = z.strictObject({ transactionId: z.string().min(1).max(64) });

@@ -2,8 +2,9 @@ import { z } from 'zod';
 import { createWithdrawal, type WithdrawalCreated } from '../../domain/withdrawals/create';
 import { DomainError } from '../../errors';
 import { findWithdrawal, listWithdrawals } from '../../domain/withdrawals/query';
+import { searchWithdrawals } from '../../domain/withdrawals/search';
 import { merchantProcedure, router, markReplayed } from '../../trpc';
-import { withdrawalCreationResponse, withdrawalListInput, withdrawalListResponse, withdrawalQuery, withdrawalRequest, withdrawalResponse, type WithdrawalCreationResponse } from './schemas';
+import { searchWithdrawalsInput, withdrawalCreationResponse, withdrawalListInput, withdrawalListResponse, withdrawalQuery, withdrawalRequest, withdrawalResponse, type WithdrawalCreationResponse } from './schemas';
 
 /** The spec's "Withdrawal creation response": every batch PENDING, stamped with the creation time. */
 function withdrawRequest({ withdrawal, batches }: WithdrawalCreated): WithdrawalCreationResponse {
@@ -63,4 +64,10 @@ export const withdrawalsRouter = router({
     .input(withdrawalListInput)
     .output(withdrawalListResponse)
     .query(({ ctx, input }) => listWithdrawals(ctx.services.db.read, ctx.auth.accountId, input)),
+
+  /** The dashboard's search and filters (also behind its CSV export). */
+  search: merchantProcedure
+    .input(searchWithdrawalsInput)
+    .output(withdrawalListResponse)
+    .query(({ ctx, input }) => searchWithdrawals(ctx.services.db.read, ctx.auth.accountId, input)),
 });

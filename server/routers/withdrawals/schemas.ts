@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { documentKind } from '../../domain/pix/documents';
 import { normalizePixKey } from '../../domain/pix/keys';
+import { FAILURE_CODES } from '../../domain/rails/rail';
 import { DOCUMENT_RULE } from '../../domain/withdrawals/rules';
 import { boundedString, cents, listInput } from '../common';
 import { BATCH_STATUSES, PIX_KEY_TYPES, WITHDRAWAL_STATUSES } from '../../domain/enums';
@@ -22,11 +23,21 @@ function isHttpUrl(s: string): boolean {
 const httpUrl = z.string(requiredOr('must be a string')).max(2048, 'at most 2048 characters')
   .refine(isHttpUrl, 'must be an http or https URL');
 
+// the rules of each key type are checked by the domain (server/domain/pix/keys.ts), naming the rule
+export const pixKeyField = boundedString(255);
+export const pixKeyTypeField = z.enum(PIX_KEY_TYPES, requiredOr(`must be one of ${PIX_KEY_TYPES.join(', ')}`)).describe('Pix key type');
+
+/** The key by the rules of its type, for any schema with `key` and `key_type`; the domain checks it again. */
+export function checkPixKey(v: { key: string; key_type: (typeof PIX_KEY_TYPES)[number] }, ctx: z.RefinementCtx) {
+  // runs once the fields themselves are well-formed
+  const key = normalizePixKey(v.key_type, v.key);
+  if (!key.ok) ctx.addIssue({ code: 'custom', path: ['key'], message: key.message.replace(/^key: /, '') });
+}
+
 export const withdrawalRequest = z.strictObject({
   amount: cents().describe('Amount in cents'),
-  // the rules of each key type are checked by the domain (server/domain/pix/keys.ts), naming the rule
-  key: boundedString(255).describe('Pix key that receives the value'),
-  key_type: z.enum(PIX_KEY_TYPES, requiredOr(`must be one of ${PIX_KEY_TYPES.join(', ')}`)).describe('Pix key type'),
+  key: pixKeyField.describe('Pix key that receives the value'),
+  key_type: pixKeyTypeField,
   description: z.string(requiredOr('must be a string')).trim().max(140, 'at most 140 characters').nullish().describe('Description of the request'),
   details: z.strictObject({
     name: boundedString(140).describe('Recipient name'),
@@ -36,11 +47,7 @@ export const withdrawalRequest = z.strictObject({
   }, requiredOr('must be an object with name and document')).describe('Recipient details'),
   postback: httpUrl.nullish().describe('URL that receives updates about this withdrawal'),
   external_ref: boundedString(255).nullish().describe("Caller's external reference, unique per account"),
-}).superRefine((v, ctx) => {
-  // runs once the fields themselves are well-formed; the domain checks the same rule again
-  const key = normalizePixKey(v.key_type, v.key);
-  if (!key.ok) ctx.addIssue({ code: 'custom', path: ['key'], message: key.message.replace(/^key: /, '') });
-});
+}).superRefine(checkPixKey);
 
 export const createdBatch = z.object({
   amount: z.number().int().describe('Batch amount in cents'),
@@ -61,9 +68,12 @@ export const receipt = z.object({
   status: z.enum(BATCH_STATUSES),
   endtoend: z.string().nullable().describe('32-character end-to-end id, once paid'),
   identifier: z.string().describe('Batch identifier'),
-  receiver_name: z.string().nullable(),
-  receiver_bank: z.string().nullable(),
-  receiver_bank_ispb: z.string().nullable(),
+  amount: z.number().int().describe('Batch amount in cents'),
+  receiver_name: z.string().nullable().describe("Holder of the key as the Pix directory reports it (not the typed details.name), once paid"),
+  receiver_bank: z.string().nullable().describe("Institution of the receiver's account, once paid"),
+  receiver_bank_ispb: z.string().nullable().describe('8-digit ISPB of that institution, once paid'),
+  failure_code: z.enum(FAILURE_CODES).nullable().describe('Why the batch failed, as a code (KEY_NOT_FOUND: the key is not in the Pix directory; REJECTED: the receiving institution refused it); null unless ERROR'),
+  failure_reason: z.string().nullable().describe('Why the batch failed, as an English sentence; null unless ERROR'),
 });
 
 export const withdrawalResponse = z.object({
@@ -97,6 +107,15 @@ export const withdrawalListInput = z.strictObject({
   status: z.enum(WITHDRAWAL_STATUSES).optional(),
   from: isoDate.optional().describe('created_at ≥ from'),
   to: isoDate.optional().describe('created_at < to; a bare date includes that whole day'),
+});
+
+/** The dashboard's search: one text read as id, batch, e2e id, key, CPF/CNPJ, amount, reference or name. */
+export const searchWithdrawalsInput = z.strictObject({
+  ...listInput.shape,
+  q: z.string().max(200, 'at most 200 characters').optional(),
+  status: z.enum(WITHDRAWAL_STATUSES).optional(),
+  from: z.string().max(40).optional().describe('Brasília calendar day YYYY-MM-DD, included'),
+  to: z.string().max(40).optional().describe('Brasília calendar day YYYY-MM-DD, included'),
 });
 
 export const withdrawalListResponse = z.object({

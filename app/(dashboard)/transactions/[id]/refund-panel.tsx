@@ -60,7 +60,7 @@ export function RefundPanel({ t, disputeHolds, onRefunded }: { t: Transaction; d
                 <span className="mono small">{r.id}</span>
                 <span className="muted small">{formatDateTime(r.created_at)}{r.endtoend ? <> · <span className="mono">{r.endtoend}</span></> : null}</span>
               </div>
-              <div className="activity-side"><Money cents={r.amount} /><StatusBadge status={r.status} /></div>
+              <div className="activity-side"><Money cents={r.amount} /><StatusBadge kind="batch" status={r.status} /></div>
             </li>
           ))}
         </ul>

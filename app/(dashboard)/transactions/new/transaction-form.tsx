@@ -1,8 +1,10 @@
 'use client';
 import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { useRouter } from 'next/navigation';
+import { useTranslations } from 'next-intl';
 import { useState } from 'react';
 import { TRANSACTION_METHODS } from '@/server/domain/enums';
+import { documentKind } from '@/server/domain/pix/documents';
 import { createTransactionRequest } from '@/server/routers/transactions/schemas';
 import { BackLink, Money, PageHeader, SelectField, TextField } from '../../../_components/ui';
 import type { FieldErrors } from '../../../_lib/api-errors';
@@ -13,8 +15,6 @@ import { useTRPC } from '../../../_lib/trpc';
 type Method = (typeof TRANSACTION_METHODS)[number];
 interface ItemRow { key: number; title: string; unitPrice: string; quantity: string; tangible: boolean }
 
-const METHOD_LABEL: Record<Method, string> = { PIX: 'Pix (QR code)', CARD: 'Card', INVOICE: 'Invoice (boleto)' };
-const AMOUNT_FORMAT = 'enter an amount in reais, like 1.234,56';
 let nextKey = 1;
 const newItem = (): ItemRow => ({ key: nextKey++, title: '', unitPrice: '', quantity: '1', tangible: false });
 
@@ -23,6 +23,8 @@ const asInt = (s: string): number | string | undefined => (s.trim() === '' ? und
 const optional = (s: string) => (s.trim() ? s.trim() : undefined);
 
 export function TransactionForm() {
+  const t = useTranslations('transactions');
+  const tv = useTranslations('validation');
   const trpc = useTRPC();
   const router = useRouter();
   const queryClient = useQueryClient();
@@ -64,7 +66,9 @@ export function TransactionForm() {
       ...(optional(extra.postback) ? { postback: extra.postback.trim() } : {}),
     };
     const unreadable: FieldErrors = {};
-    prices.forEach((p, i) => { if (p === null) unreadable[`items.${i}.unitPrice`] = AMOUNT_FORMAT; });
+    prices.forEach((p, i) => { if (p === null) unreadable[`items.${i}.unitPrice`] = tv('amountFormat'); });
+    // every problem at once: the document's check digits are the API's rule too, checked after the schema
+    if (customer.document.trim() && !documentKind(customer.document)) unreadable['customer.document'] = tv('document');
     // the total is derived from the items: when they are incomplete, their own messages say so
     const valid = f.check(createTransactionRequest, input, { extra: unreadable, ignore: total === null ? ['amount'] : [] });
     if (valid) create.mutate(valid);
@@ -74,15 +78,15 @@ export function TransactionForm() {
   const busy = create.isPending || create.isSuccess;
   return (
     <>
-      <BackLink href="/transactions">Transactions</BackLink>
-      <PageHeader title="New charge" subtitle="Charge a customer by Pix, card or invoice." />
-      <ApiForm form={f} onSubmit={submit} className="card form" label="New charge">
+      <BackLink href="/transactions">{t('title')}</BackLink>
+      <PageHeader title={t('form.title')} subtitle={t('form.subtitle')} />
+      <ApiForm form={f} onSubmit={submit} className="card form" label={t('form.title')}>
         <fieldset>
-          <legend>Payment method</legend>
+          <legend>{t('form.method')}</legend>
           <div className="checkbox-row" role="radiogroup">
             {TRANSACTION_METHODS.map((m) => (
               <label key={m} className="checkbox">
-                <input type="radio" name="method" value={m} checked={method === m} onChange={() => setMethod(m)} /> {METHOD_LABEL[m]}
+                <input type="radio" name="method" value={m} checked={method === m} onChange={() => setMethod(m)} /> {t(`form.methodLabel.${m}`)}
               </label>
             ))}
           </div>
@@ -90,59 +94,59 @@ export function TransactionForm() {
         </fieldset>
 
         <fieldset>
-          <legend>Items</legend>
+          <legend>{t('form.items')}</legend>
           {fields.items ? <p className="field-error">{fields.items}</p> : null}
           {items.map((it, i) => (
             <div key={it.key} className="form-grid item-row">
-              <TextField className="full" label={`Item ${i + 1} title`} value={it.title} onChange={(e) => setItem(it.key, { title: e.target.value })} error={fields[`items.${i}.title`]} />
-              <TextField label="Unit price (R$)" inputMode="decimal" placeholder="49,90" value={it.unitPrice} onChange={(e) => setItem(it.key, { unitPrice: e.target.value })} error={fields[`items.${i}.unitPrice`]} />
-              <TextField label="Quantity" inputMode="numeric" value={it.quantity} onChange={(e) => setItem(it.key, { quantity: e.target.value })} error={fields[`items.${i}.quantity`]} />
+              <TextField className="full" label={t('form.itemTitle', { n: i + 1 })} value={it.title} onChange={(e) => setItem(it.key, { title: e.target.value })} error={fields[`items.${i}.title`]} />
+              <TextField label={t('form.unitPrice')} inputMode="decimal" placeholder="49,90" value={it.unitPrice} onChange={(e) => setItem(it.key, { unitPrice: e.target.value })} error={fields[`items.${i}.unitPrice`]} />
+              <TextField label={t('form.quantity')} inputMode="numeric" value={it.quantity} onChange={(e) => setItem(it.key, { quantity: e.target.value })} error={fields[`items.${i}.quantity`]} />
               <div className="full button-row">
-                <label className="checkbox"><input type="checkbox" checked={it.tangible} onChange={(e) => setItem(it.key, { tangible: e.target.checked })} /> Physical good</label>
-                {items.length > 1 ? <button type="button" className="button small secondary" onClick={() => setItems((l) => l.filter((x) => x.key !== it.key))}>Remove item {i + 1}</button> : null}
+                <label className="checkbox"><input type="checkbox" checked={it.tangible} onChange={(e) => setItem(it.key, { tangible: e.target.checked })} /> {t('form.physical')}</label>
+                {items.length > 1 ? <button type="button" className="button small secondary" onClick={() => setItems((l) => l.filter((x) => x.key !== it.key))}>{t('form.remove', { n: i + 1 })}</button> : null}
               </div>
             </div>
           ))}
           <div className="button-row spaced-top">
-            <button type="button" className="button small secondary" onClick={() => setItems((l) => [...l, newItem()])} disabled={items.length >= 100}>Add item</button>
-            <p className="total" aria-live="polite">Total: {total !== null ? <strong data-testid="charge-total"><Money cents={total} /></strong> : <span className="muted">—</span>}</p>
+            <button type="button" className="button small secondary" onClick={() => setItems((l) => [...l, newItem()])} disabled={items.length >= 100}>{t('form.addItem')}</button>
+            <p className="total" aria-live="polite">{t('form.total')} {total !== null ? <strong data-testid="charge-total"><Money cents={total} /></strong> : <span className="muted">—</span>}</p>
           </div>
-          {fields.amount ? <p className="field-error">Total: {fields.amount}</p> : null}
+          {fields.amount ? <p className="field-error">{t('form.totalError', { message: fields.amount })}</p> : null}
         </fieldset>
 
         <fieldset>
-          <legend>Customer</legend>
+          <legend>{t('form.customer')}</legend>
           <div className="form-grid">
-            <TextField label="Name" autoComplete="off" value={customer.name} onChange={(e) => setCustomer({ ...customer, name: e.target.value })} error={fields['customer.name']} />
-            <TextField label="Email" type="email" autoComplete="off" value={customer.email} onChange={(e) => setCustomer({ ...customer, email: e.target.value })} error={fields['customer.email']} />
-            <TextField label="CPF or CNPJ" autoComplete="off" placeholder="123.456.789-09" value={customer.document} onChange={(e) => setCustomer({ ...customer, document: e.target.value })} error={fields['customer.document']} />
-            <TextField label="Phone (optional)" type="tel" autoComplete="off" placeholder="+55 11 98765-4321" value={customer.phone} onChange={(e) => setCustomer({ ...customer, phone: e.target.value })} error={fields['customer.phone']} />
+            <TextField label={t('form.name')} autoComplete="off" value={customer.name} onChange={(e) => setCustomer({ ...customer, name: e.target.value })} error={fields['customer.name']} />
+            <TextField label={t('form.email')} type="email" autoComplete="off" value={customer.email} onChange={(e) => setCustomer({ ...customer, email: e.target.value })} error={fields['customer.email']} />
+            <TextField label={t('form.document')} autoComplete="off" placeholder="123.456.789-09" value={customer.document} onChange={(e) => setCustomer({ ...customer, document: e.target.value })} error={fields['customer.document']} />
+            <TextField label={t('form.phone')} type="tel" autoComplete="off" placeholder="(11) 98765-4321" value={customer.phone} onChange={(e) => setCustomer({ ...customer, phone: e.target.value })} error={fields['customer.phone']} />
           </div>
         </fieldset>
 
         {method === 'CARD' ? (
           <fieldset>
-            <legend>Card</legend>
+            <legend>{t('form.card')}</legend>
             <div className="form-grid">
-              <TextField label="Card number" inputMode="numeric" autoComplete="off" placeholder="4111 1111 1111 1111" value={card.number} onChange={(e) => setCard({ ...card, number: e.target.value })} error={fields['card.number'] ?? fields.card}
-                hint="Sandbox: 4000 0000 0000 0002 is refused; other valid numbers are approved. Only the brand and last 4 digits are kept." />
-              <TextField label="Name on card" autoComplete="off" value={card.holder_name} onChange={(e) => setCard({ ...card, holder_name: e.target.value })} error={fields['card.holder_name']} />
-              <TextField label="Expiry month" inputMode="numeric" placeholder="MM" maxLength={2} value={card.expiration_month} onChange={(e) => setCard({ ...card, expiration_month: e.target.value })} error={fields['card.expiration_month']} />
-              <TextField label="Expiry year" inputMode="numeric" placeholder="YYYY" maxLength={4} value={card.expiration_year} onChange={(e) => setCard({ ...card, expiration_year: e.target.value })} error={fields['card.expiration_year']} />
-              <TextField label="CVV" inputMode="numeric" autoComplete="off" maxLength={4} value={card.cvv} onChange={(e) => setCard({ ...card, cvv: e.target.value })} error={fields['card.cvv']} />
-              <SelectField label="Installments" value={installments} onChange={(e) => setInstallments(e.target.value)} error={fields.installments}>
-                {Array.from({ length: 12 }, (_, i) => <option key={i + 1} value={String(i + 1)}>{i + 1}×{total ? ` of about ${formatBRL(Math.ceil(total / (i + 1)))}` : ''}</option>)}
+              <TextField label={t('form.cardNumber')} inputMode="numeric" autoComplete="off" placeholder="4111 1111 1111 1111" value={card.number} onChange={(e) => setCard({ ...card, number: e.target.value })} error={fields['card.number'] ?? fields.card}
+                hint={t('form.cardHint')} />
+              <TextField label={t('form.holder')} autoComplete="off" value={card.holder_name} onChange={(e) => setCard({ ...card, holder_name: e.target.value })} error={fields['card.holder_name']} />
+              <TextField label={t('form.month')} inputMode="numeric" placeholder="MM" maxLength={2} value={card.expiration_month} onChange={(e) => setCard({ ...card, expiration_month: e.target.value })} error={fields['card.expiration_month']} />
+              <TextField label={t('form.year')} inputMode="numeric" placeholder="AAAA" maxLength={4} value={card.expiration_year} onChange={(e) => setCard({ ...card, expiration_year: e.target.value })} error={fields['card.expiration_year']} />
+              <TextField label={t('form.cvv')} inputMode="numeric" autoComplete="off" maxLength={4} value={card.cvv} onChange={(e) => setCard({ ...card, cvv: e.target.value })} error={fields['card.cvv']} />
+              <SelectField label={t('form.installments')} value={installments} onChange={(e) => setInstallments(e.target.value)} error={fields.installments}>
+                {Array.from({ length: 12 }, (_, i) => <option key={i + 1} value={String(i + 1)}>{total ? t('form.installmentOf', { n: i + 1, amount: formatBRL(Math.ceil(total / (i + 1))) }) : t('form.installment', { n: i + 1 })}</option>)}
               </SelectField>
             </div>
           </fieldset>
         ) : null}
 
         <div className="form-grid">
-          <TextField label="External reference (optional)" value={extra.externalRef} onChange={(e) => setExtra({ ...extra, externalRef: e.target.value })} error={fields.externalRef} hint="Your own id; unique per account." />
-          <TextField label="Postback URL (optional)" type="url" inputMode="url" placeholder="https://example.com/pix/updates" value={extra.postback} onChange={(e) => setExtra({ ...extra, postback: e.target.value })} error={fields.postback} />
+          <TextField label={t('form.externalRef')} value={extra.externalRef} onChange={(e) => setExtra({ ...extra, externalRef: e.target.value })} error={fields.externalRef} hint={t('form.externalRefHint')} />
+          <TextField label={t('form.postback')} type="url" inputMode="url" placeholder="https://exemplo.com.br/pix/atualizacoes" value={extra.postback} onChange={(e) => setExtra({ ...extra, postback: e.target.value })} error={fields.postback} />
         </div>
         <div className="button-row">
-          <button type="submit" className="button primary" disabled={busy}>{busy ? 'Creating…' : `Create ${method === 'PIX' ? 'Pix' : method === 'CARD' ? 'card' : 'invoice'} charge`}</button>
+          <button type="submit" className="button primary" disabled={busy}>{busy ? t('form.submitting') : t(`form.submit.${method}`)}</button>
         </div>
       </ApiForm>
     </>

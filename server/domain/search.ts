@@ -1,0 +1,102 @@
+// The dashboard's search box: one text, read the way a merchant means it. Each reading becomes a
+// predicate that one index answers in (created_at, id) order; a text with several readings (a bare
+// number may be an amount or a reference) runs one keyset query per reading and merges them.
+import { FOLDED_LETTERS } from '../../db/schema/search';
+import { validationError } from '../errors';
+import { ID_PREFIX } from './ids';
+import { isCalendarDay, startOfLocalDay, addDays } from './local-time';
+import { documentKind, normalizeDocument } from './pix/documents';
+
+export type SearchReading =
+  | { kind: 'id'; value: string }
+  | { kind: 'batch'; value: string }
+  | { kind: 'endtoend'; value: string }
+  | { kind: 'email'; value: string }
+  | { kind: 'document'; value: string }
+  | { kind: 'amount'; value: number }
+  | { kind: 'reference'; value: string }
+  | { kind: 'name'; value: string };
+
+const FOLD = new Map(FOLDED_LETTERS);
+
+/** The JS twin of db/schema/search.ts's SQL folding: accents dropped, ASCII lower-cased. */
+export function foldForSearch(s: string): string {
+  return [...s.trim().replace(/[A-Z]/g, (c) => c.toLowerCase())].map((c) => FOLD.get(c) ?? c).join('');
+}
+
+const END_TO_END = /^E[0-9A-Z]{8}\d{12}[0-9A-Za-z]{11}$/;
+const MONEY = /^(R\$\s*)?(\d{1,3}(?:\.\d{3})+|\d+)(?:,(\d{1,2}))?$/i;
+
+/** "R$ 1.500,50", "1500,50", "1.500" → cents; null when it is not written like money. */
+function moneyCents(text: string): number | null {
+  const m = MONEY.exec(text.replace(/\u00a0/g, ' '));
+  if (!m) return null;
+  const reais = m[2].replace(/\./g, '');
+  if (reais.length > 12) return null;
+  const cents = Number(reais) * 100 + Number((m[3] ?? '').padEnd(2, '0'));
+  return cents > 0 ? cents : null;
+}
+
+/**
+ * What a search text can mean. Throws a 400 on `q` when it is written like a CPF/CNPJ (11 or 14
+ * digits, or with its dots, dash and slash) whose check digits do not match, so the merchant
+ * learns of the typo instead of seeing an empty list.
+ */
+export function readSearch(text: string): SearchReading[] {
+  const q = text.trim();
+  if (!q) return [];
+  const readings: SearchReading[] = [];
+  const id = /^([a-z]+)_[0-9a-z]+$/.exec(q);
+  if (id) {
+    if (id[1] === ID_PREFIX.batch) readings.push({ kind: 'batch', value: q });
+    else readings.push({ kind: 'id', value: q });
+  }
+  if (END_TO_END.test(q)) readings.push({ kind: 'endtoend', value: q });
+  if (q.includes('@')) readings.push({ kind: 'email', value: q.toLowerCase() });
+
+  const documentLike = /^[\d.\-/\s]+$/.test(q) || /^[0-9A-Za-z]{2}\.[0-9A-Za-z]{3}\.[0-9A-Za-z]{3}\/[0-9A-Za-z]{4}-\d{2}$/.test(q);
+  const digits = normalizeDocument(q);
+  const punctuatedLikeDocument = documentLike && /[-/]/.test(q);
+  if (documentLike && (digits.length === 11 || digits.length === 14 || punctuatedLikeDocument)) {
+    if (!documentKind(digits)) throw validationError([{ path: 'q', message: 'not a valid CPF or CNPJ: check digits do not match' }]);
+    readings.push({ kind: 'document', value: digits });
+  } else {
+    const cents = moneyCents(q);
+    if (cents !== null) readings.push({ kind: 'amount', value: cents });
+  }
+  // anything may also be the merchant's own reference; a text that is nothing more specific is a name
+  const specific = readings.some((r) => r.kind !== 'amount');
+  readings.push({ kind: 'reference', value: q });
+  if (!specific && /\p{L}/u.test(q)) readings.push({ kind: 'name', value: foldForSearch(q) });
+  return readings;
+}
+
+/**
+ * A date range typed as Brasília calendar days (`YYYY-MM-DD`, both ends included) → the instants that
+ * bound created_at: [start of `from`, start of the day after `to`). A malformed day is a 400 on its field.
+ */
+export function localDayRange(from?: string, to?: string): { since?: string; until?: string } {
+  const problems: { path: string; message: string }[] = [];
+  if (from !== undefined && !isCalendarDay(from)) problems.push({ path: 'from', message: 'must be an ISO 8601 date' });
+  if (to !== undefined && !isCalendarDay(to)) problems.push({ path: 'to', message: 'must be an ISO 8601 date' });
+  if (!problems.length && from !== undefined && to !== undefined && to < from) problems.push({ path: 'to', message: 'must not be before from' });
+  if (problems.length) throw validationError(problems);
+  return {
+    since: from === undefined ? undefined : startOfLocalDay(from).toISOString(),
+    until: to === undefined ? undefined : startOfLocalDay(addDays(to, 1)).toISOString(),
+  };
+}
+
+/** Merges pages of several readings (each newest first), dropping repeats, keeping `limit + 1`. */
+export function mergePages<R extends { id: string; createdAt: string }>(pages: R[][], limit: number): R[] {
+  const seen = new Set<string>();
+  const all = pages.flat().sort((a, b) => (a.createdAt === b.createdAt ? (a.id < b.id ? 1 : -1) : a.createdAt < b.createdAt ? 1 : -1));
+  const out: R[] = [];
+  for (const r of all) {
+    if (seen.has(r.id)) continue;
+    seen.add(r.id);
+    out.push(r);
+    if (out.length > limit) break;
+  }
+  return out;
+}

@@ -1,0 +1,119 @@
+import { and, desc, eq, gte, inArray, lt, sql, type SQL } from 'drizzle-orm';
+import type { DrizzleDb } from '../../../db';
+import { customers, disputes, transactions } from '../../../db/schema';
+import { decodeCursor, encodeCursor } from '../cursor';
+import { ID_PREFIX } from '../ids';
+import { localDayRange, mergePages, readSearch, type SearchReading } from '../search';
+import { selectTransactionViews, toTransactionView, viewColumns, type TransactionMethod, type TransactionStatus, type TransactionView } from './view';
+
+export interface TransactionSearch {
+  q?: string;
+  status?: TransactionStatus;
+  method?: TransactionMethod;
+  /** Brasília calendar days, both included. */
+  from?: string;
+  to?: string;
+  cursor?: string | null;
+  limit?: number;
+}
+
+export type DisputeMark = 'OPEN' | 'WON' | 'LOST';
+export interface TransactionSearchItem extends TransactionView { dispute: DisputeMark | null }
+
+/** The condition one reading adds; each is served by one index (see db/schema/transactions.ts). */
+function readingCondition(r: SearchReading): SQL | null {
+  switch (r.kind) {
+    case 'id': return eq(transactions.id, r.value);
+    case 'endtoend': return eq(transactions.endToEnd, r.value);
+    case 'email': return eq(customers.emailSearch, r.value);
+    case 'document': return eq(customers.document, r.value);
+    case 'amount': return eq(transactions.amount, r.value);
+    case 'reference': return eq(transactions.externalRef, r.value);
+    // a prefix of the folded name: an index range of the account's customers
+    case 'name': return and(gte(customers.nameSearch, r.value), lt(customers.nameSearch, `${r.value}\u{10FFFF}`))!;
+    case 'batch': return null;
+  }
+}
+
+/** Readings that name at most one charge: no order to keep, so the planner goes straight to their index. */
+const SINGLE = new Set<SearchReading['kind']>(['id', 'endtoend', 'reference']);
+/** Readings about the customer: the customer index is read first (CROSS JOIN fixes SQLite's join order). */
+const BY_CUSTOMER = new Set<SearchReading['kind']>(['email', 'document', 'name']);
+
+/**
+ * One keyset page of one reading (or of no search at all), newest first. Exported for the plan test:
+ * every variant is an index search of the account's rows, never a scan.
+ */
+export function transactionSearchQuery(db: DrizzleDb, accountId: string, f: TransactionSearch, reading: SearchReading | null) {
+  const limit = f.limit ?? 20;
+  const range = localDayRange(f.from, f.to);
+  const where: SQL[] = [eq(transactions.accountId, accountId)];
+  if (reading) {
+    const c = readingCondition(reading);
+    if (!c) return null;
+    where.push(c);
+    if (BY_CUSTOMER.has(reading.kind)) where.push(eq(customers.accountId, accountId), eq(customers.id, transactions.customerId));
+  }
+  if (f.status) where.push(eq(transactions.status, f.status));
+  if (f.method) where.push(eq(transactions.method, f.method));
+  if (range.since) where.push(gte(transactions.createdAt, range.since));
+  if (range.until) where.push(lt(transactions.createdAt, range.until));
+  if (f.cursor) {
+    const c = decodeCursor(f.cursor, ID_PREFIX.transaction);
+    where.push(sql`(${transactions.createdAt}, ${transactions.id}) < (${c.createdAt}, ${c.id})`);
+  }
+  const base = reading && BY_CUSTOMER.has(reading.kind)
+    ? db.select(viewColumns).from(customers).crossJoin(transactions).where(and(...where)).$dynamic()
+    : selectTransactionViews(db).where(and(...where)).$dynamic();
+  if (reading && SINGLE.has(reading.kind)) return base.limit(limit + 1);
+  return base.orderBy(desc(transactions.createdAt), desc(transactions.id)).limit(limit + 1);
+}
+
+/** The dispute a charge shows: an open one first, else the latest. */
+async function disputeMarks(db: DrizzleDb, ids: string[]): Promise<Map<string, DisputeMark>> {
+  const marks = new Map<string, DisputeMark>();
+  if (!ids.length) return marks;
+  const rows = await db.select({ transactionId: disputes.transactionId, status: disputes.status }).from(disputes)
+    .where(inArray(disputes.transactionId, ids)).orderBy(disputes.createdAt, disputes.id).all();
+  for (const r of rows) if (marks.get(r.transactionId) !== 'OPEN') marks.set(r.transactionId, r.status);
+  return marks;
+}
+
+/** The dashboard's transaction search: readings of `q` merged, filters, Brasília date range, keyset pages. */
+export async function searchTransactions(db: DrizzleDb, accountId: string, f: TransactionSearch): Promise<{ items: TransactionSearchItem[]; next_cursor: string | null }> {
+  const limit = f.limit ?? 20;
+  const readings: (SearchReading | null)[] = f.q?.trim() ? readSearch(f.q) : [null];
+  const pages = await Promise.all(readings.map((r) => transactionSearchQuery(db, accountId, f, r)?.all() ?? []));
+  const rows = mergePages(pages, limit);
+  const page = rows.slice(0, limit);
+  const last = page[page.length - 1];
+  const marks = await disputeMarks(db, page.map((r) => r.id));
+  return {
+    items: page.map((r) => ({ ...toTransactionView(r), dispute: marks.get(r.id) ?? null })),
+    next_cursor: rows.length > limit && last ? encodeCursor({ createdAt: last.createdAt, id: last.id }) : null,
+  };
+}
+
+export interface DisputeListItem {
+  id: string; transaction_id: string; status: DisputeMark; amount: number; held: number;
+  customer_name: string; method: TransactionMethod; created_at: string; updated_at: string;
+}
+
+/** The Disputes page: open disputes first (their amount is held from the balance), then closed ones, newest first. */
+export async function listDisputes(db: DrizzleDb, accountId: string, limit = 100): Promise<{ items: DisputeListItem[]; held: number }> {
+  const rows = async (status: DisputeMark[]) => db.select({
+    id: disputes.id, transactionId: disputes.transactionId, status: disputes.status, amount: disputes.amount,
+    createdAt: disputes.createdAt, updatedAt: disputes.updatedAt, customerName: customers.name, method: transactions.method,
+  }).from(disputes)
+    .innerJoin(transactions, eq(transactions.id, disputes.transactionId))
+    .innerJoin(customers, eq(customers.id, transactions.customerId))
+    .where(and(eq(disputes.accountId, accountId), inArray(disputes.status, status)))
+    .orderBy(desc(disputes.createdAt), desc(disputes.id)).limit(limit).all();
+  const open = await rows(['OPEN']);
+  const closed = open.length < limit ? await rows(['WON', 'LOST']) : [];
+  const items = [...open, ...closed].slice(0, limit).map((d) => ({
+    id: d.id, transaction_id: d.transactionId, status: d.status, amount: d.amount, held: d.status === 'OPEN' ? d.amount : 0,
+    customer_name: d.customerName, method: d.method, created_at: d.createdAt, updated_at: d.updatedAt,
+  }));
+  return { items, held: open.reduce((n, d) => n + d.amount, 0) };
+}

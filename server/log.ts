@@ -1,0 +1,99 @@
+import { createRequire } from 'node:module';
+import pino, { type DestinationStream, type Logger, type LoggerOptions } from 'pino';
+
+/**
+ * The process's structured log: JSON lines on stdout (pino). Secrets never reach a line, by two
+ * guards: redaction of the fields that carry them wherever they are nested, and a last pass over the
+ * finished line that masks anything shaped like one of our secrets or a card number (error messages
+ * and stacks are free text, so field paths alone cannot promise it).
+ */
+
+const SECRET_FIELDS = [
+  'authorization', 'cookie', 'set-cookie', 'x-token', 'x-api-key', 'token', 'access_token', 'accessToken',
+  'password', 'passwordHash', 'cvv', 'card_number', 'cardNumber', 'secret', 'webhook_secret', 'secretEnc',
+  'secret_enc', 'api_key', 'apiKey', 'sessionToken', 'csrfToken',
+];
+
+/** pino redact paths: each secret field at the top level and up to three levels down, plus `card.number`. */
+export const REDACT_PATHS: string[] = [
+  ...SECRET_FIELDS.flatMap((f) => {
+    const k = /^[A-Za-z_]\w*$/.test(f) ? f : `["${f}"]`;
+    const dot = k.startsWith('[') ? '' : '.';
+    return [k, `*${dot}${k}`, `*.*${dot}${k}`, `*.*.*${dot}${k}`];
+  }),
+  'card.number', '*.card.number', '*.*.card.number',
+];
+
+const CENSOR = '[REDACTED]';
+
+function luhnValid(digits: string): boolean {
+  let sum = 0;
+  for (let i = 0; i < digits.length; i++) {
+    let d = digits.charCodeAt(digits.length - 1 - i) - 48;
+    if (i % 2 === 1) { d *= 2; if (d > 9) d -= 9; }
+    sum += d;
+  }
+  return sum % 10 === 0;
+}
+
+// Prefixes of the secrets this service issues (client token, access token, session, CSRF, webhook secret,
+// project key), and bearer credentials in any header-like text.
+const SECRET_SHAPES = /\b(sk|at|ses|csrf|whsec|pk)_[A-Za-z0-9_\-+/=]{12,}/g;
+const BEARER = /(bearer\s+)[^\s"',]+/gi;
+// card numbers start 2–6 (Mastercard 2/5, Amex 3, Visa 4, Discover/Elo 6); with the Luhn check this
+// spares most ordinary long numbers (epoch milliseconds start with 1)
+const CARD_LIKE = /(?<![\d])[2-6](?:[ -]?\d){11,17}\d(?![\d])/g;
+
+/** Masks secret-shaped text in a finished log line (also exported for the redaction test). */
+export function scrubSecrets(line: string): string {
+  return line
+    .replace(SECRET_SHAPES, (_m, p: string) => `${p}_${CENSOR}`)
+    .replace(BEARER, (_m, p: string) => `${p}${CENSOR}`)
+    .replace(CARD_LIKE, (m) => {
+      const digits = m.replace(/[ -]/g, '');
+      return digits.length >= 13 && digits.length <= 19 && luhnValid(digits) ? CENSOR : m;
+    });
+}
+
+const LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
+
+function levelFromEnv(): string {
+  const raw = (process.env.LOG_LEVEL ?? '').trim().toLowerCase();
+  if (!raw) return 'info';
+  if (!LEVELS.includes(raw)) throw new Error(`LOG_LEVEL must be one of ${LEVELS.join(', ')}, got "${raw}"`);
+  return raw;
+}
+
+function prettyInstalled(): boolean {
+  try {
+    createRequire(import.meta.url).resolve('pino-pretty');
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+export function createLogger(o: { level?: string; pretty?: boolean; destination?: DestinationStream } = {}): Logger {
+  const options: LoggerOptions = {
+    level: o.level ?? levelFromEnv(),
+    base: { pid: process.pid },
+    timestamp: pino.stdTimeFunctions.isoTime,
+    formatters: { level: (label) => ({ level: label }) },
+    redact: { paths: REDACT_PATHS, censor: CENSOR },
+    serializers: { err: pino.stdSerializers.err },
+    hooks: { streamWrite: scrubSecrets },
+  };
+  // pino-pretty is a dev dependency: `npm run dev` uses it when installed, production never needs it
+  if (o.pretty && !o.destination && prettyInstalled()) {
+    return pino({ ...options, transport: { target: 'pino-pretty', options: { translateTime: 'SYS:HH:MM:ss.l', ignore: 'pid,hostname' } } });
+  }
+  return pino(options, o.destination ?? pino.destination({ dest: 1, sync: false }));
+}
+
+/** The process's logger; `configureLogging` replaces it once at start (pretty in dev). */
+export let log: Logger = createLogger({ level: LEVELS.includes(process.env.LOG_LEVEL ?? '') ? process.env.LOG_LEVEL : 'info' });
+
+export function configureLogging(o: { pretty?: boolean } = {}): Logger {
+  log = createLogger({ pretty: o.pretty });
+  return log;
+}

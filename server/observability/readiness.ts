@@ -1,0 +1,101 @@
+import { sql } from 'drizzle-orm';
+import type { ReadinessResponse as ReadinessReport } from '../routers/status/schemas';
+import { pendingMigrations } from '../../db/client';
+import { auditBooks } from '../domain/audit';
+import type { JobLoop } from '../jobs/runner';
+import { log } from '../log';
+import type { Services } from '../services';
+
+/**
+ * /readyz and the dashboard's Status page: the database answers, its migrations are current, the
+ * writer takes a job, the background loops are alive, and the ledger audit passes (run at most once
+ * a minute, on the read connection). A shutdown marks the instance not ready before it stops
+ * accepting, so a balancer drains it. Details name no account, resource or credential.
+ */
+type ReadinessCheck = ReadinessReport['checks'][number];
+type ReadinessCheckName = ReadinessCheck['name'];
+
+export type { ReadinessReport };
+
+export interface Readiness {
+  check(): Promise<ReadinessReport>;
+  markShuttingDown(): void;
+}
+
+/** The process's readiness (server/main.ts sets one that knows the jobs); a bare one otherwise. */
+export function readinessOf(s: Services): Readiness {
+  return (s.readiness ??= createReadiness(s));
+}
+
+const WRITER_PROBE_MS = 2_000;
+/** A loop counts as stuck when it has neither started nor finished a pass for its poll interval plus this. */
+const JOB_STALL_MS = 60_000;
+
+function timeout<T>(p: Promise<T>, ms: number, what: string): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  return Promise.race([
+    p,
+    new Promise<T>((_r, reject) => { timer = setTimeout(() => reject(new Error(what)), ms); timer.unref(); }),
+  ]).finally(() => clearTimeout(timer));
+}
+
+export function createReadiness(s: Services, o: { jobs?: () => JobLoop[]; auditEveryMs?: number } = {}): Readiness {
+  const auditEveryMs = o.auditEveryMs ?? 60_000;
+  let shuttingDown = false;
+  let audit: { at: number; ok: boolean } | null = null;
+
+  function ledger(): ReadinessCheck {
+    const now = Date.now();
+    if (!audit || now - audit.at >= auditEveryMs) {
+      try {
+        const report = auditBooks(s.db.read);
+        if (!report.ok) log.error({ check: 'ledger', first_break: report.firstBreak }, 'ledger audit found a break');
+        audit = { at: now, ok: report.ok };
+      } catch (err) {
+        log.error({ check: 'ledger', err }, 'ledger audit could not run');
+        audit = { at: now, ok: false };
+      }
+    }
+    return { name: 'ledger', ok: audit.ok, detail: audit.ok ? null : 'the ledger audit found a break; run npm run audit' };
+  }
+
+  async function run(name: ReadinessCheckName, fn: () => Promise<string | null> | string | null): Promise<ReadinessCheck> {
+    try {
+      const detail = await fn();
+      return { name, ok: detail === null, detail };
+    } catch (err) {
+      log.warn({ check: name, err }, 'readiness check failed');
+      return { name, ok: false, detail: err instanceof Error ? err.message : 'failed' };
+    }
+  }
+
+  return {
+    markShuttingDown() { shuttingDown = true; },
+    async check() {
+      const checks: ReadinessCheck[] = [];
+      checks.push({ name: 'shutdown', ok: !shuttingDown, detail: shuttingDown ? 'shutting down' : null });
+      checks.push(await run('database', () => {
+        s.db.read.get(sql`SELECT 1`);
+        return null;
+      }));
+      checks.push(await run('migrations', () => pendingMigrations(s.db.read)));
+      checks.push(await run('writer', async () => {
+        await timeout(s.db.write(() => true), WRITER_PROBE_MS, `the writer did not run a job within ${WRITER_PROBE_MS} ms`);
+        return null;
+      }));
+      checks.push(await run('jobs', () => {
+        const now = Date.now();
+        for (const loop of o.jobs?.() ?? []) {
+          const h = loop.health();
+          if (!h.running) return `background job ${loop.name} is not running`;
+          if (now - h.lastActivityMs > h.pollMs + JOB_STALL_MS) return `background job ${loop.name} has made no pass for ${Math.round((now - h.lastActivityMs) / 1000)} s`;
+        }
+        return null;
+      }));
+      // the audit only when everything under it works (it needs the database)
+      if (checks.every((c) => c.ok)) checks.push(ledger());
+      const failed = checks.find((c) => !c.ok)?.name ?? null;
+      return { ready: failed === null, failed, checks, audited_at: audit ? new Date(audit.at).toISOString() : null };
+    },
+  };
+}
