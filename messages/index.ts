@@ -14,6 +14,7 @@ import enDisputes from './en/disputes.json';
 import enDevelopers from './en/developers.json';
 import enWebhooks from './en/webhooks.json';
 import enWithdrawals from './en/withdrawals.json';
+import enPayout from './en/payout.json';
 import ptCommon from './pt-BR/common.json';
 import ptErrors from './pt-BR/errors.json';
 import ptSettings from './pt-BR/settings.json';
@@ -29,6 +30,7 @@ import ptDisputes from './pt-BR/disputes.json';
 import ptDevelopers from './pt-BR/developers.json';
 import ptWebhooks from './pt-BR/webhooks.json';
 import ptWithdrawals from './pt-BR/withdrawals.json';
+import ptPayout from './pt-BR/payout.json';
 
 /**
  * The dashboard's catalogs: one JSON file per namespace and language (messages/<locale>/<namespace>.json),
@@ -52,6 +54,7 @@ const ptBR = {
   developers: ptDevelopers,
   webhooks: ptWebhooks,
   withdrawals: ptWithdrawals,
+  payout: ptPayout,
 };
 
 export type Messages = typeof ptBR;
@@ -72,6 +75,7 @@ const en: Messages = {
   developers: enDevelopers,
   webhooks: enWebhooks,
   withdrawals: enWithdrawals,
+  payout: enPayout,
 };
 
 export const CATALOGS: Record<DashboardLocale, Messages> = { 'pt-BR': ptBR, en };
