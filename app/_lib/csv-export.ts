@@ -1,5 +1,4 @@
 import { getTranslations } from 'next-intl/server';
-import { toDomainError } from '@/server/errors';
 import type { PagesCaller } from '@/server/pages-caller';
 import { csvStream } from '@/server/domain/exports';
 import { currentSession, requestCaller } from './session-server';
@@ -7,6 +6,18 @@ import { currentSession, requestCaller } from './session-server';
 type Page = { rows: string[][]; nextCursor: string | null };
 type StatusT = Awaited<ReturnType<typeof getTranslations<'status'>>>;
 type TermsT = Awaited<ReturnType<typeof getTranslations<'terms'>>>;
+
+/**
+ * The domain's refusal inside what the procedure threw. By shape, not `instanceof`: the caller comes
+ * from server/main.ts, whose error classes are not the ones Next bundled into this route.
+ */
+function refusal(e: unknown): { status: number; detail: string } | null {
+  for (let x = e as { name?: string; status?: unknown; detail?: string; cause?: unknown } | undefined, i = 0; x && i < 4; x = x.cause as typeof x, i++) {
+    if (x.name === 'DomainError' && typeof x.status === 'number') return { status: x.status, detail: x.detail ?? '' };
+  }
+  const t = e as { code?: string; message?: string };
+  return t.code === 'BAD_REQUEST' ? { status: 400, detail: t.message ?? 'bad request' } : null;
+}
 
 /**
  * A list's CSV download: the signed-in person's account (through the list's search procedure), the list's own filters from the query string,
@@ -31,8 +42,8 @@ export async function csvExport(request: Request, o: {
   try {
     first = await o.page(caller, filters, null, t);
   } catch (e) {
-    const d = toDomainError(e);
-    if (d.status === 400) return new Response(`${d.detail}\n`, { status: 400, headers: { 'content-type': 'text/plain; charset=utf-8' } });
+    const d = refusal(e);
+    if (d?.status === 400) return new Response(`${d.detail}\n`, { status: 400, headers: { 'content-type': 'text/plain; charset=utf-8' } });
     throw e;
   }
   let served = false;
