@@ -31,7 +31,7 @@ export function openConnection(path: string, opts: { readonly?: boolean } = {}):
  * the WAL and shm files the database file's mode, so creating the database 0600 (whatever the umask)
  * covers all three; a database made before this rule is tightened.
  */
-function createPrivately(path: string) {
+export function createPrivately(path: string) {
   if (path === ':memory:' || path === '' || path.startsWith('file:')) return; // not a file of ours to create
   mkdirSync(dirname(path), { recursive: true, mode: 0o700 });
   if (!existsSync(path)) closeSync(openSync(path, 'a', 0o600));

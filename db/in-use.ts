@@ -1,6 +1,5 @@
-import { closeSync, existsSync, mkdirSync, openSync } from 'node:fs';
-import { dirname } from 'node:path';
 import Database from 'better-sqlite3';
+import { createPrivately } from './client';
 
 /**
  * "This database is in use", made reliable: every process that opens DATABASE_PATH (server, worker,
@@ -16,9 +15,8 @@ export function inUsePath(databasePath: string): string {
 }
 
 function openLockFile(databasePath: string): Database.Database {
-  // the first user of a new database path creates its folder and the lock file, private like the database
-  mkdirSync(dirname(databasePath), { recursive: true, mode: 0o700 });
-  if (!existsSync(inUsePath(databasePath))) closeSync(openSync(inUsePath(databasePath), 'a', 0o600));
+  // taken before the database itself is opened: its directory may not exist yet, and both are private
+  createPrivately(inUsePath(databasePath));
   const conn = new Database(inUsePath(databasePath));
   conn.pragma('journal_mode = DELETE');
   conn.pragma('busy_timeout = 2000');

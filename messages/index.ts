@@ -15,6 +15,7 @@ import enDevelopers from './en/developers.json';
 import enWebhooks from './en/webhooks.json';
 import enWithdrawals from './en/withdrawals.json';
 import enPayout from './en/payout.json';
+import enStatusPage from './en/statusPage.json';
 import ptCommon from './pt-BR/common.json';
 import ptErrors from './pt-BR/errors.json';
 import ptSettings from './pt-BR/settings.json';
@@ -31,6 +32,7 @@ import ptDevelopers from './pt-BR/developers.json';
 import ptWebhooks from './pt-BR/webhooks.json';
 import ptWithdrawals from './pt-BR/withdrawals.json';
 import ptPayout from './pt-BR/payout.json';
+import ptStatusPage from './pt-BR/statusPage.json';
 
 /**
  * The dashboard's catalogs: one JSON file per namespace and language (messages/<locale>/<namespace>.json),
@@ -55,6 +57,7 @@ const ptBR = {
   webhooks: ptWebhooks,
   withdrawals: ptWithdrawals,
   payout: ptPayout,
+  statusPage: ptStatusPage,
 };
 
 export type Messages = typeof ptBR;
@@ -76,6 +79,7 @@ const en: Messages = {
   webhooks: enWebhooks,
   withdrawals: enWithdrawals,
   payout: enPayout,
+  statusPage: enStatusPage,
 };
 
 export const CATALOGS: Record<DashboardLocale, Messages> = { 'pt-BR': ptBR, en };

@@ -22,12 +22,3 @@ export function normalizePhoneKey(typed: string): string {
   if ((digits.length === 12 || digits.length === 13) && digits.startsWith('55')) return `+${digits}`;
   return trimmed;
 }
-
-/** The reviewed payout form's hints (issue 15 item 3, not yet moved to the catalogs). */
-export const PIX_KEY_HINTS = {
-  CPF: { label: 'CPF', placeholder: '123.456.789-09', hint: '11 digits; dots and dash are optional.', inputMode: 'numeric', type: 'text', autoComplete: 'off' },
-  CNPJ: { label: 'CNPJ', placeholder: '12.345.678/0001-95', hint: '14 characters (numeric or the new alphanumeric form); punctuation is optional.', inputMode: 'text', type: 'text', autoComplete: 'off' },
-  EMAIL: { label: 'Email', placeholder: 'name@example.com', hint: 'Up to 77 characters; stored in lower case.', inputMode: 'email', type: 'email', autoComplete: 'off' },
-  PHONE: { label: 'Phone', placeholder: '(11) 98765-4321', hint: 'Area code and number; +55 is optional.', inputMode: 'tel', type: 'tel', autoComplete: 'off' },
-  EVP: { label: 'Random key (EVP)', placeholder: '123e4567-e89b-12d3-a456-426614174000', hint: 'The random key (UUID) the receiver got from their bank.', inputMode: 'text', type: 'text', autoComplete: 'off' },
-} as const;

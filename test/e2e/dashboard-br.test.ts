@@ -185,28 +185,40 @@ describe('a Brazilian merchant in Chromium', { timeout: 90_000 }, () => {
     await both('/disputes', 'disputes', '[data-testid=dispute]');
   });
 
-  // SKIPPED after merging issue-15b: the reviewed payout form replaced the one this test drives (still in
-  // English, with a review step); porting its labels and the key check to the catalogs is open work.
-  it.skip('8: a phone key and an amount written the Brazilian way go through, normalised; all errors come at once', async () => {
+  it('8: a phone key and an amount written the Brazilian way go through, normalised; all errors come at once', async () => {
     await page.goto(`${srv.url}/withdrawals/new`);
     await see(page, 'text=Disponível:');
-    // everything wrong at once: no amount, a phone key with a bad area code, a bad document
+    // everything wrong at once: no amount, a phone key with a bad area code, a bad document; nothing is looked up
+    const sent: string[] = [];
+    const onRequest = (r: { url(): string }) => { if (/withdrawals\.create|pix\.lookupKey/.test(r.url())) sent.push(r.url()); };
+    page.on('request', onRequest);
     await page.getByLabel('Tipo de chave').selectOption('PHONE');
+    expect(await page.getByLabel('Chave Pix (Celular)').getAttribute('placeholder')).toBe('(11) 98765-4321');
     await page.getByLabel('Chave Pix (Celular)').fill('(01) 98765-4321');
     await page.getByLabel('CPF ou CNPJ do recebedor').fill('111.111.111-11');
-    await page.getByRole('button', { name: 'Solicitar saque' }).click();
+    await page.getByRole('button', { name: 'Revisar' }).click();
     await see(page, 'text=Alguns campos precisam de atenção.');
     expect(await page.locator('.field-error').allTextContents()).toEqual(expect.arrayContaining([
       'obrigatório', 'DDD inválido (dois dígitos de 11 a 99)', 'CPF ou CNPJ inválido (dígitos verificadores não conferem)',
     ]));
+    expect(await page.getByLabel('Valor (R$)').getAttribute('aria-invalid')).toBe('true');
     await shot(page, 'withdrawal-errors-desktop');
+    page.off('request', onRequest);
+    expect(sent).toEqual([]);
 
     await page.getByLabel('Valor (R$)').fill('1500,50');
     await page.getByLabel('Chave Pix (Celular)').fill('(11) 98765-4321');
     await page.getByLabel('Nome do recebedor').fill('Fulana de Tal');
     await page.getByLabel('CPF ou CNPJ do recebedor').fill(CPF);
     await see(page, 'text== R$ 1.500,50');
-    await page.getByRole('button', { name: 'Solicitar saque' }).click();
+    await page.getByRole('button', { name: 'Revisar' }).click();
+    // the review: the key as the directory has it, the amount in reais
+    const review = page.getByTestId('payout-review');
+    await review.waitFor(WAIT);
+    expect(await review.textContent()).toContain('R$ 1.500,50');
+    expect(await review.textContent()).toContain('+55 11 98765-4321');
+    await shot(page, 'payout-review-desktop');
+    await page.getByRole('button', { name: 'Confirmar e enviar' }).click();
     await page.waitForURL(/\/withdrawals\/wd_/, WAIT);
     ids.withdrawal = page.url().split('/').pop()!;
     const w = await api(srv.url, `/withdraw?identifier=${ids.withdrawal}`, { token });

@@ -30,12 +30,12 @@ function watchCreates(p: Page) {
 
 async function fillForm(p: Page, o: { amount: string; keyType: string; key: string; name: string; document: string }) {
   await p.goto(`${srv.url}/withdrawals/new`);
-  await see(p, 'text=Available:');
-  await p.getByLabel('Amount (R$)').fill(o.amount);
-  await p.getByLabel('Key type').selectOption(o.keyType);
-  await p.getByLabel(/^Pix key/).fill(o.key);
-  await p.getByLabel('Recipient name').fill(o.name);
-  await p.getByLabel('Recipient CPF or CNPJ').fill(o.document);
+  await see(p, 'text=Disponível:');
+  await p.getByLabel('Valor (R$)').fill(o.amount);
+  await p.getByLabel('Tipo de chave').selectOption(o.keyType);
+  await p.getByLabel(/^Chave Pix/).fill(o.key);
+  await p.getByLabel('Nome do recebedor').fill(o.name);
+  await p.getByLabel('CPF ou CNPJ do recebedor').fill(o.document);
 }
 
 beforeAll(async () => {
@@ -46,9 +46,9 @@ beforeAll(async () => {
   ctx = await browser.newContext({ viewport: { width: 1280, height: 860 }, locale: 'pt-BR' });
   page = await ctx.newPage();
   await page.goto(`${srv.url}/sign-in`);
-  await page.getByLabel('Email').fill(srv.demo.email);
-  await page.getByLabel('Password').fill(srv.demo.password);
-  await page.getByRole('button', { name: 'Sign in' }).click();
+  await page.getByLabel('E-mail').fill(srv.demo.email);
+  await page.getByLabel('Senha').fill(srv.demo.password);
+  await page.getByRole('button', { name: 'Entrar' }).click();
   await page.waitForURL(`${srv.url}/`, WAIT);
   phone = await browser.newContext({ storageState: await ctx.storageState(), viewport: { width: 390, height: 844 }, isMobile: true, hasTouch: true, locale: 'pt-BR' });
 });
@@ -66,7 +66,7 @@ describe('reviewed payout in Chromium', { timeout: 60_000 }, () => {
     const before = await available();
     const sent = watchCreates(page);
     await fillForm(page, { amount: '150,00', keyType: 'CPF', key: CPF, name: 'Nome Digitado', document: CPF });
-    await page.getByRole('button', { name: 'Review' }).click();
+    await page.getByRole('button', { name: 'Revisar' }).click();
     await see(page, '[data-testid=payout-review]');
     expect(await page.getByTestId('holder-name').textContent()).toBe(entry.holder.name);
     expect(await page.getByTestId('holder-document').textContent()).toBe('***.982.247-**');
@@ -80,11 +80,11 @@ describe('reviewed payout in Chromium', { timeout: 60_000 }, () => {
     expect(await available()).toBe(before);
 
     // going back keeps what was typed
-    await page.getByRole('button', { name: 'Change details' }).click();
-    expect(await page.getByLabel('Amount (R$)').inputValue()).toBe('150,00');
-    expect(await page.getByLabel('Recipient name').inputValue()).toBe('Nome Digitado');
-    await page.getByRole('button', { name: 'Review' }).click();
-    await page.getByRole('button', { name: 'Confirm and send' }).click();
+    await page.getByRole('button', { name: 'Alterar dados' }).click();
+    expect(await page.getByLabel('Valor (R$)').inputValue()).toBe('150,00');
+    expect(await page.getByLabel('Nome do recebedor').inputValue()).toBe('Nome Digitado');
+    await page.getByRole('button', { name: 'Revisar' }).click();
+    await page.getByRole('button', { name: 'Confirmar e enviar' }).click();
     await page.waitForURL(/\/withdrawals\/wd_[0-9a-z]+$/, WAIT);
     expect(sent).toHaveLength(1);
     expect(await available()).toBe(before - 15_000);
@@ -102,7 +102,7 @@ describe('reviewed payout in Chromium', { timeout: 60_000 }, () => {
 
   it('warns when the typed document is not the key holder\'s', async () => {
     await fillForm(page, { amount: '10,00', keyType: 'EMAIL', key: 'loja@example.com', name: 'Loja', document: CPF });
-    await page.getByRole('button', { name: 'Review' }).click();
+    await page.getByRole('button', { name: 'Revisar' }).click();
     await see(page, '[data-testid=document-mismatch]');
     expect(await page.getByTestId('holder-document').textContent()).not.toBe('***.982.247-**');
   });
@@ -110,10 +110,10 @@ describe('reviewed payout in Chromium', { timeout: 60_000 }, () => {
   it('says so next to the key when the directory does not know it, and sends nothing', async () => {
     const sent = watchCreates(page);
     await fillForm(page, { amount: '10,00', keyType: 'EMAIL', key: 'unknown@sandbox.test', name: 'Ninguém', document: CPF });
-    await page.getByRole('button', { name: 'Review' }).click();
+    await page.getByRole('button', { name: 'Revisar' }).click();
     await see(page, '.field-invalid input[name=key]');
     expect(await page.locator('[name=key]').getAttribute('aria-invalid')).toBe('true');
-    await see(page, 'text=No Pix key like this is registered. Check the key and its type.');
+    await see(page, 'text=Nenhuma chave Pix assim está registrada. Confira a chave e o tipo.');
     expect(await page.getByTestId('payout-review').count()).toBe(0);
     await shot(page, 'payout-unknown-key');
     expect(sent).toEqual([]);
@@ -121,32 +121,32 @@ describe('reviewed payout in Chromium', { timeout: 60_000 }, () => {
 
   it('shows each batch of a failed withdrawal with its amount and the reason in words', async () => {
     await fillForm(page, { amount: '150,00', keyType: 'EMAIL', key: 'fail@sandbox.test', name: 'Recusa', document: CPF });
-    await page.getByRole('button', { name: 'Review' }).click();
+    await page.getByRole('button', { name: 'Revisar' }).click();
     await see(page, '[data-testid=payout-review]');
-    await page.getByRole('button', { name: 'Confirm and send' }).click();
+    await page.getByRole('button', { name: 'Confirmar e enviar' }).click();
     await page.waitForURL(/\/withdrawals\/wd_[0-9a-z]+$/, WAIT);
     failedId = new URL(page.url()).pathname.split('/').pop()!;
     await see(page, '[data-testid=withdrawal-status] [data-status=ERROR]');
     const failures = page.getByTestId('batch-failure');
     await expect.poll(() => failures.count(), WAIT).toBe(2);
     for (const f of await failures.all()) {
-      expect(await f.textContent()).toContain('Why it failed: The receiving bank refused the payment. Its amount went back to the available balance.');
+      expect(await f.textContent()).toContain('Motivo da falha: A instituição de destino recusou o pagamento. O valor voltou para o saldo disponível.');
     }
     const texts = await page.getByTestId('batch').allTextContents();
     expect(texts[0]).toContain('R$ 100,00');
     expect(texts[1]).toContain('R$ 50,00');
     // no API code on the screen
-    expect(await page.locator('main').textContent()).not.toMatch(/REJECTED|KEY_NOT_FOUND/);
+    expect(await page.locator('main').textContent()).not.toMatch(/REJECTED|KEY_NOT_FOUND|ERROR|PAID|EMAIL/);
     await shot(page, 'payout-failed');
   });
 
   it('fits a phone: the review and the failed withdrawal at 390 px', async () => {
     const p = await phone.newPage();
     await fillForm(p, { amount: '25,00', keyType: 'PHONE', key: '+55 11 98765-4321', name: 'Cliente', document: CPF });
-    await p.getByRole('button', { name: 'Review' }).click();
+    await p.getByRole('button', { name: 'Revisar' }).click();
     await see(p, '[data-testid=payout-review]');
     expect(await p.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(390);
-    for (const name of ['Change details', 'Confirm and send']) {
+    for (const name of ['Alterar dados', 'Confirmar e enviar']) {
       const box = (await p.getByRole('button', { name }).boundingBox())!;
       expect(box.x + box.width, name).toBeLessThanOrEqual(390);
     }

@@ -90,9 +90,9 @@ describe('the edge with pages', () => {
 
     const { page, violations } = await watchedPage();
     await page.goto(`${srv.url}/sign-in`);
-    await page.getByLabel('Email').fill(srv.demo.email);
-    await page.getByLabel('Password').fill(srv.demo.password);
-    await page.getByRole('button', { name: 'Sign in' }).click();
+    await page.getByLabel('E-mail').fill(srv.demo.email);
+    await page.getByLabel('Senha').fill(srv.demo.password);
+    await page.getByRole('button', { name: 'Entrar' }).click();
     const available = page.getByTestId('available-balance');
     await available.waitFor({ state: 'visible', ...WAIT });
     expect((await available.innerText()).replace(/\s/g, ' ')).toMatch(/^-\s?R\$ 25,00$/);

@@ -1,4 +1,4 @@
-import { existsSync } from 'node:fs';
+import { existsSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { chromium, type Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -32,20 +32,22 @@ describe('Status page', () => {
   });
 
   it('shows each readiness check and the overall state', async () => {
-    const ctx = await browser.newContext({ viewport: { width: 1280, height: 860 } });
+    const ctx = await browser.newContext({ viewport: { width: 1280, height: 860 }, locale: 'pt-BR' });
     const page = await ctx.newPage();
     await page.goto(`${srv.url}/sign-in`);
-    await page.getByLabel('Email').fill(srv.demo.email);
-    await page.getByLabel('Password').fill(srv.demo.password);
-    await page.getByRole('button', { name: 'Sign in' }).click();
+    await page.getByLabel('E-mail').fill(srv.demo.email);
+    await page.getByLabel('Senha').fill(srv.demo.password);
+    await page.getByRole('button', { name: 'Entrar' }).click();
     await page.waitForURL(`${srv.url}/`, WAIT);
-    await page.getByRole('link', { name: 'Status' }).click();
+    await page.getByRole('navigation', { name: 'Principal' }).getByRole('link', { name: 'Status' }).click();
     await page.waitForURL(`${srv.url}/status`, WAIT);
-    await expect.poll(() => page.getByTestId('readiness').textContent(), WAIT).toBe('Ready: every check passes.');
+    await expect.poll(() => page.getByTestId('readiness').textContent(), WAIT).toBe('Pronto: todas as verificações passam.');
     for (const check of ['shutdown', 'database', 'migrations', 'writer', 'jobs', 'ledger']) {
       await expect.poll(() => page.locator(`tr[data-check="${check}"] .badge`).textContent(), WAIT).toBe('OK');
     }
-    expect(await page.locator('tr[data-check="ledger"] th').textContent()).toBe('Ledger audit');
+    expect(await page.locator('tr[data-check="ledger"] th').textContent()).toBe('Auditoria do razão');
+    mkdirSync(join(ROOT, 'test/artifacts'), { recursive: true });
+    await page.screenshot({ path: join(ROOT, 'test/artifacts/status.png'), fullPage: true });
     await ctx.close();
   });
 });

@@ -42,9 +42,9 @@ beforeAll(async () => {
   await ctx.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: srv.url });
   page = await ctx.newPage();
   await page.goto(`${srv.url}/sign-in`);
-  await page.getByLabel('Email').fill(srv.demo.email);
-  await page.getByLabel('Password').fill(srv.demo.password);
-  await page.getByRole('button', { name: 'Sign in' }).click();
+  await page.getByLabel('E-mail').fill(srv.demo.email);
+  await page.getByLabel('Senha').fill(srv.demo.password);
+  await page.getByRole('button', { name: 'Entrar' }).click();
   await page.waitForURL(`${srv.url}/`, WAIT);
 }, 120_000);
 
@@ -165,7 +165,7 @@ describe('operating a webhook on the Webhooks page', { timeout: 90_000 }, () => 
     const again = page.getByRole('dialog', { name: 'Reveal the signing secret' });
     await again.getByLabel('Your password').fill('not-my-password');
     await again.getByRole('button', { name: 'Reveal secret' }).click();
-    await see(page, 'dialog >> text=wrong password');
+    await see(page, 'dialog >> text=Senha incorreta');
     expect(await page.content()).not.toContain(newSecret);
     await shot(page, 'webhooks-operate-wrong-password');
   });

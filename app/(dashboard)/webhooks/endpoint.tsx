@@ -1,9 +1,10 @@
 'use client';
 import { useMutation, useQueryClient } from '@tanstack/react-query';
+import { useTranslations } from 'next-intl';
 import { useState } from 'react';
 import { updateWebhookRequest } from '@/server/routers/webhooks/schemas';
 import { ConfirmDialog, CopyValue, FormError, StatusBadge, TextField } from '../../_components/ui';
-import { useDescribeApiError } from '../../_lib/api-errors';
+import { apiErrorCode, useDescribeApiError } from '../../_lib/api-errors';
 import { ApiForm, useApiForm } from '../../_lib/api-form';
 import { formatDateTime } from '../../_lib/dates';
 import { useTRPC } from '../../_lib/trpc';
@@ -88,7 +89,7 @@ export function Endpoint({ w, onDelete }: { w: EndpointView; onDelete: () => voi
             : <button type="button" className="button small secondary" disabled={pause.isPending} onClick={() => pause.mutate({ magic_id: w.magic_id })}>Pause</button>}
           <button type="button" className="button small secondary" onClick={() => setSecretAction('reveal')}>Reveal secret</button>
           <button type="button" className="button small secondary" onClick={() => setSecretAction('rotate')}>Rotate secret</button>
-          <button type="button" className="button small danger" onClick={onDelete}>Delete</button>
+          <button type="button" className="button small danger" data-testid="delete-webhook" onClick={onDelete}>Delete</button>
         </div>
       </div>
       {notice ? <p className="alert alert-ok small" role="status">{notice}</p> : null}
@@ -132,6 +133,7 @@ function EditEndpoint({ w, onDone }: { w: EndpointView; onDone: (message: string
 
 /** Reveal or rotate the signing secret: both ask for the password again (a miss counts as a failed sign-in). */
 function SecretDialog({ w, action, onClose, onRotated }: { w: EndpointView; action: 'reveal' | 'rotate' | null; onClose: () => void; onRotated: () => void }) {
+  const t = useTranslations('webhooks');
   const describeApiError = useDescribeApiError();
   const trpc = useTRPC();
   const [password, setPassword] = useState('');
@@ -159,7 +161,7 @@ function SecretDialog({ w, action, onClose, onRotated }: { w: EndpointView; acti
             : <>Enter your password to see the secret of <strong className="webhook-url">{w.url}</strong>.</>}</p>
           <TextField label="Your password" name="password" type="password" autoComplete="current-password" value={password}
             onChange={(e) => setPassword(e.target.value)} required />
-          <FormError message={m.isError ? describeApiError(m.error).message : null} />
+          <FormError message={!m.isError ? null : apiErrorCode(m.error) === 'FORBIDDEN' ? t('wrongPassword') : describeApiError(m.error).message} />
         </form>
       )}
     </ConfirmDialog>
