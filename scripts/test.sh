@@ -22,8 +22,4 @@ echo "== next build"
 NEXT_TELEMETRY_DISABLED=1 node node_modules/next/dist/bin/next build > /tmp/pix-next-build.log 2>&1 || { cat /tmp/pix-next-build.log; exit 1; }
 tail -n 3 /tmp/pix-next-build.log
 echo "== vitest"
-# KNOWN BROKEN, EXCLUDED LOUDLY (not silently): test/e2e/dashboard-br.test.ts (issue 15's Portuguese
-# dashboard in Chromium) stopped getting past sign-in late in the session that merged it; the same
-# sign-in passes in every other browser file and over HTTP. Issue 15 stays open until it runs again.
-echo "!! EXCLUDED: test/e2e/dashboard-br.test.ts (fails at sign-in in Chromium; tracked in issue 15)" >&2
-exec node node_modules/vitest/vitest.mjs run --exclude test/e2e/dashboard-br.test.ts "$@"
+exec node node_modules/vitest/vitest.mjs run "$@"
