@@ -75,7 +75,7 @@ export async function benchDelivery(o: { events: number; ratePerSecond?: number;
   });
   try {
     const account = await createAccount({ db: s.db, masterKey: s.masterKey, now: () => new Date() }, { name: 'Bench' });
-    await createWebhook(s, { accountId: account.account_id, input: { url: `http://127.0.0.1:${port}/hook`, events: ['transaction'] }, idempotencyKey: undefined, requireKey: false });
+    await createWebhook(s, account.account_id, { url: `http://127.0.0.1:${port}/hook`, events: ['transaction'] });
     const payload = (i: number) => ({ id: `txn_bench_${i}`, status: 'APPROVED', total: 1000 + i, method: 'PIX', currency: 'BRL', customer: { name: 'Bench', email: 'b@example.com' } });
     const recordRange = (from: number, to: number) => s.db.write(async (tx) => {
       for (let i = from; i < to; i++) {

@@ -1,13 +1,14 @@
 /**
- * npm run bench: loads our server and two bare baselines side by side in one run, on 127.0.0.1, with
- * autocannon (50 connections, bounded time each), and prints req/s, p50, p99 and the ratios to the
- * bare node:http + better-sqlite3 insert at synchronous=FULL and at NORMAL. Ratios, not absolutes, are
- * what compare on a shared, noisy machine.
+ * npm run bench: loads our server and the bare baselines side by side in one run, on 127.0.0.1, with
+ * autocannon (50 connections, bounded time each), and prints req/s, p50, p99 and every ratio: writes
+ * against the bare node:http + better-sqlite3 insert at synchronous=FULL and NORMAL, reads against the
+ * bare primary-key read. Ratios, not absolutes, are what compare on a shared, noisy machine; the load
+ * average is printed beside them.
  */
 import autocannon from 'autocannon';
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { randomUUID } from 'node:crypto';
 
@@ -15,10 +16,20 @@ const ROOT = new URL('..', import.meta.url).pathname;
 const DURATION = Number(process.env.BENCH_SECONDS ?? 5);
 const CONNECTIONS = 50;
 
-interface Result { name: string; rps: number; p50: number; p99: number; non2xx: number; errors: number }
+interface Result { name: string; kind: 'write' | 'read'; rps: number; p50: number; p99: number; non2xx: number; errors: number; cpuUsPerReq: number | null }
 
-function startProcess(args: string[], env: Record<string, string>): Promise<{ child: ChildProcess; url: string; out: () => string }> {
-  const child = spawn(process.execPath, ['--import', 'tsx', ...args], { cwd: ROOT, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+/** CPU time (user + system) a process has used, in µs, from /proc: robust to a busy machine where req/s is not. */
+function cpuMicros(pid: number | undefined): number | null {
+  if (!pid || !existsSync(`/proc/${pid}/stat`)) return null;
+  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
+  return (Number(fields[11]) + Number(fields[12])) * (1_000_000 / 100); // clock ticks are 1/100 s on Linux
+}
+
+/** The process whose CPU the next loads are charged to. */
+let measuredPid: number | undefined;
+
+function startProcess(args: string[], env: Record<string, string>, cwd = ROOT): Promise<{ child: ChildProcess; url: string; out: () => string }> {
+  const child = spawn(process.execPath, ['--import', 'tsx', ...args], { cwd, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
   let out = '';
   child.stdout!.on('data', (c) => { out += c; });
   child.stderr!.on('data', (c) => { out += c; });
@@ -33,10 +44,15 @@ function startProcess(args: string[], env: Record<string, string>): Promise<{ ch
 }
 
 async function load(name: string, opts: autocannon.Options): Promise<Result> {
+  const kind = (opts.method ?? 'GET') === 'GET' ? 'read' : 'write';
+  const pid = measuredPid;
   // a short warm-up so JIT and caches do not count against the first target
   await autocannon({ ...opts, duration: 1, connections: 10 });
+  const cpuBefore = cpuMicros(pid);
   const r = await autocannon({ connections: CONNECTIONS, duration: DURATION, ...opts });
-  return { name, rps: r.requests.average, p50: r.latency.p50, p99: r.latency.p99, non2xx: r.non2xx, errors: r.errors };
+  const cpuAfter = cpuMicros(pid);
+  const cpuUsPerReq = cpuBefore !== null && cpuAfter !== null && r.requests.total > 0 ? (cpuAfter - cpuBefore) / r.requests.total : null;
+  return { name, kind, cpuUsPerReq, rps: r.requests.average, p50: r.latency.p50, p99: r.latency.p99, non2xx: r.non2xx, errors: r.errors };
 }
 
 async function json(url: string, path: string, init: { method?: string; body?: unknown; headers?: Record<string, string> } = {}) {
@@ -55,54 +71,83 @@ async function main() {
   }
   const dir = mkdtempSync(join(tmpdir(), 'pix-bench-'));
   const children: ChildProcess[] = [];
+  const outputs: (() => string)[] = [];
   try {
     const bareFull = await startProcess(['bench/bare-server.ts', 'FULL', join(dir, 'bare-full.db')], {});
     const bareNormal = await startProcess(['bench/bare-server.ts', 'NORMAL', join(dir, 'bare-normal.db')], {});
-    const ours = await startProcess(['server/main.ts'], {
-      DASHBOARD: apiOnly ? 'false' : 'true', PORT: '0', DATABASE_PATH: join(dir, 'payments.db'), RATE_LIMIT_RPS: '0', NODE_ENV: 'production',
-      SANDBOX_SETTLEMENT_DELAY_MS: '2000', WEBHOOK_ALLOW_PRIVATE_URLS: 'true',
-    });
-    children.push(bareFull.child, bareNormal.child, ours.child);
-    const field = (n: string) => new RegExp(`${n}\\s+(\\S+)`).exec(ours.out())![1];
-    const creds = { code: field('code'), token: field('token') };
-    const { access_token } = await json(ours.url, '/auth/token', { body: creds });
-    const auth = { authorization: `Bearer ${access_token}`, 'content-type': 'application/json' };
-    await json(ours.url, '/sandbox/topup', { body: { amount: 90_000_000_000 }, headers: auth });
+    // BENCH_COMPARE_ROOT=/path/to/another/checkout also loads that tree's server, side by side in this
+    // run, so a change is measured against what it replaces under the same load
+    const trees: { label: string; root: string }[] = [{ label: '', root: ROOT }];
+    if (process.env.BENCH_COMPARE_ROOT) trees.push({ label: ' [compare]', root: process.env.BENCH_COMPARE_ROOT });
+    children.push(bareFull.child, bareNormal.child);
 
     const results: Result[] = [];
     const insertBody = JSON.stringify({ amount: 1000, key: randomUUID(), note: 'bench' });
+    measuredPid = bareFull.child.pid;
     results.push(await load('bare insert, synchronous=FULL', { url: bareFull.url, method: 'POST', body: insertBody, headers: { 'content-type': 'application/json' } }));
+    measuredPid = bareNormal.child.pid;
     results.push(await load('bare insert, synchronous=NORMAL', { url: bareNormal.url, method: 'POST', body: insertBody, headers: { 'content-type': 'application/json' } }));
-    results.push(await load('POST /auth/token', { url: ours.url + '/auth/token', method: 'POST', body: JSON.stringify(creds), headers: { 'content-type': 'application/json' } }));
-    results.push(await load('GET /balance', { url: ours.url + '/balance', headers: auth }));
+    measuredPid = bareFull.child.pid;
+    results.push(await load('bare primary-key read', { url: bareFull.url }));
 
-    const routes = await json(ours.url, '/openapi.json');
-    if (routes.paths['/withdraw/pix']) {
-      const withdrawal = { amount: 1000, key: randomUUID(), key_type: 'EVP', description: 'bench', details: { name: 'Maria Silva', document: '52998224725' } };
-      results.push(await load('POST /withdraw/pix', { url: ours.url + '/withdraw/pix', method: 'POST', body: JSON.stringify(withdrawal), headers: auth }));
-      const created = await json(ours.url, '/withdraw/pix', { body: withdrawal, headers: auth });
-      results.push(await load('GET /withdraw', { url: `${ours.url}/withdraw?identifier=${created.data[0].identifier}`, headers: auth }));
-    }
-    if (routes.paths['/pix/keys']) {
-      results.push(await load('GET /pix/keys', { url: `${ours.url}/pix/keys?key=fulano%40example.com&key_type=EMAIL`, headers: auth }));
-    }
-    if (routes.paths['/transaction']) {
-      const charge = {
-        amount: 2500, method: 'PIX',
-        customer: { name: 'Maria Silva', email: 'maria@example.com', document: '52998224725' },
-        items: [{ title: 'Café', unitPrice: 1250, quantity: 2, tangible: true }],
-      };
-      results.push(await load('POST /transaction (PIX)', { url: ours.url + '/transaction', method: 'POST', body: JSON.stringify(charge), headers: auth }));
-      const created = await json(ours.url, '/transaction', { body: charge, headers: auth });
-      results.push(await load('GET /transaction', { url: `${ours.url}/transaction?id=${created.id}`, headers: auth }));
+    for (const [i, tree] of trees.entries()) {
+      const ours = await startProcess(['server/main.ts'], {
+        DASHBOARD: apiOnly ? 'false' : 'true', PORT: '0', DATABASE_PATH: join(dir, `payments-${i}.db`), RATE_LIMIT_RPS: '0', NODE_ENV: 'production',
+        SANDBOX_SETTLEMENT_DELAY_MS: '2000', WEBHOOK_ALLOW_PRIVATE_URLS: 'true',
+      }, tree.root);
+      children.push(ours.child);
+      outputs.push(ours.out);
+      measuredPid = ours.child.pid;
+      const field = (n: string) => new RegExp(`${n}\\s+(\\S+)`).exec(ours.out())![1];
+      const creds = { code: field('code'), token: field('token') };
+      const { access_token } = await json(ours.url, '/auth/token', { body: creds });
+      const auth = { authorization: `Bearer ${access_token}`, 'content-type': 'application/json' };
+      await json(ours.url, '/sandbox/topup', { body: { amount: 90_000_000_000 }, headers: auth });
+      const L = tree.label;
+      results.push(await load(`POST /auth/token${L}`, { url: ours.url + '/auth/token', method: 'POST', body: JSON.stringify(creds), headers: { 'content-type': 'application/json' } }));
+      results.push(await load(`GET /balance${L}`, { url: ours.url + '/balance', headers: auth }));
+
+      const routes = await json(ours.url, '/openapi.json');
+      if (routes.paths['/withdraw/pix']) {
+        const withdrawal = { amount: 1000, key: randomUUID(), key_type: 'EVP', description: 'bench', details: { name: 'Maria Silva', document: '52998224725' } };
+        results.push(await load(`POST /withdraw/pix${L}`, { url: ours.url + '/withdraw/pix', method: 'POST', body: JSON.stringify(withdrawal), headers: auth }));
+        const created = await json(ours.url, '/withdraw/pix', { body: withdrawal, headers: auth });
+        results.push(await load(`GET /withdraw${L}`, { url: `${ours.url}/withdraw?identifier=${created.data[0].identifier}`, headers: auth }));
+      }
+      if (routes.paths['/pix/keys']) {
+        results.push(await load(`GET /pix/keys${L}`, { url: `${ours.url}/pix/keys?key=fulano%40example.com&key_type=EMAIL`, headers: auth }));
+      }
+      if (routes.paths['/transaction']) {
+        const charge = {
+          amount: 2500, method: 'PIX',
+          customer: { name: 'Maria Silva', email: 'maria@example.com', document: '52998224725' },
+          items: [{ title: 'Café', unitPrice: 1250, quantity: 2, tangible: true }],
+        };
+        results.push(await load(`POST /transaction (PIX)${L}`, { url: ours.url + '/transaction', method: 'POST', body: JSON.stringify(charge), headers: auth }));
+        const created = await json(ours.url, '/transaction', { body: charge, headers: auth });
+        results.push(await load(`GET /transaction${L}`, { url: `${ours.url}/transaction?id=${created.id}`, headers: auth }));
+      }
+      ours.child.kill('SIGTERM');
     }
 
     const full = results[0].rps;
     const normal = results[1].rps;
-    console.log(`\n${DURATION}s per target, ${CONNECTIONS} connections, 127.0.0.1, ${new Date().toISOString()}`);
-    console.log('target                              req/s     p50 ms   p99 ms   vs bare FULL   vs bare NORMAL   non-2xx');
+    const read = results[2].rps;
+    console.log(`\n${DURATION}s per target, ${CONNECTIONS} connections, 127.0.0.1, ${new Date().toISOString()}, load average ${loadavg().map((l) => l.toFixed(2)).join(' ')} on ${cpus().length} cores`);
+    console.log('target                              req/s     p50 ms   p99 ms   vs bare FULL   vs bare NORMAL   vs bare read   non-2xx   CPU µs/req');
+    const ratio = (x: number | null) => (x === null ? '' : `${x.toFixed(2)}x`);
     for (const r of results) {
-      console.log(`${r.name.padEnd(34)} ${r.rps.toFixed(0).padStart(7)} ${String(r.p50).padStart(9)} ${String(r.p99).padStart(8)} ${(r.rps / full).toFixed(2).padStart(13)}x ${(r.rps / normal).toFixed(2).padStart(15)}x ${String(r.non2xx + r.errors).padStart(9)}`);
+      const w = r.kind === 'write';
+      console.log(`${r.name.padEnd(34)} ${r.rps.toFixed(0).padStart(7)} ${String(r.p50).padStart(9)} ${String(r.p99).padStart(8)} ${ratio(w ? r.rps / full : null).padStart(14)} ${ratio(w ? r.rps / normal : null).padStart(16)} ${ratio(w ? null : r.rps / read).padStart(14)} ${String(r.non2xx + r.errors).padStart(9)} ${(r.cpuUsPerReq === null ? '' : r.cpuUsPerReq.toFixed(0)).padStart(12)}`);
+    }
+    // the targets of issue 11, all at 50 connections with full work
+    const find = (n: string) => results.find((r) => r.name === n);
+    for (const tree of trees) {
+      const post = find(`POST /withdraw/pix${tree.label}`);
+      const get = find(`GET /withdraw${tree.label}`);
+      if (post && get) {
+        console.log(`targets${tree.label}: POST /withdraw/pix ${(post.rps / full).toFixed(2)}x bare FULL insert (≥ 1.00), GET /withdraw ${(get.rps / read).toFixed(2)}x bare read (≥ 0.25), p99 ${Math.max(post.p99, get.p99)} ms (≤ 40)`);
+      }
     }
 
     const deliveryBench = join(ROOT, 'bench/delivery.ts');
@@ -111,6 +156,10 @@ async function main() {
       const d = await benchDelivery({ events: 3000 });
       console.log(`\nwebhook delivery: ${d.eventsPerSecond.toFixed(0)} events/s to a loopback receiver; event→delivery latency p50 ${d.p50Ms.toFixed(1)} ms, p99 ${d.p99Ms.toFixed(1)} ms`);
     }
+  } catch (err) {
+    // what the servers said is the first thing to read when a target fails
+    for (const o of outputs) console.error(o().split('\n').filter((l) => /error|Error|at /.test(l)).slice(0, 40).join('\n'));
+    throw err;
   } finally {
     for (const c of children) c.kill('SIGTERM');
     await new Promise((r) => setTimeout(r, 300));

@@ -1,7 +1,7 @@
-import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from 'node:http';
 import type { TRPCRequestInfo } from '@trpc/server/http';
-import { cameOverHttps, clientAddress } from './http/client-address';
 import { TRPCError } from '@trpc/server';
+import { cameOverHttps, clientAddress } from './http/client-address';
 import { credentialInBatch } from './routers/batching';
 import type { Services } from './services';
 
@@ -15,13 +15,6 @@ export interface Auth {
   token?: string;
 }
 
-/** What a procedure may leave for the transport: status and headers of a success answer. */
-export interface ResponseNotes {
-  status?: number;
-  /** An array sends the header once per value (several Set-Cookie). */
-  headers: Record<string, string | string[]>;
-}
-
 export interface Context {
   services: Services;
   /** Lower-cased request headers. */
@@ -33,9 +26,11 @@ export interface Context {
   /** Set by tests through createContextInner, or by the auth middleware from the headers. */
   auth: Auth | null;
   transport: 'rest' | 'trpc' | 'caller';
-  /** The REST path as called (for idempotency scope). */
-  path: string | null;
-  response: ResponseNotes;
+  /**
+   * Headers of the answer (tRPC's fetch-adapter convention): Set-Cookie of the session procedures,
+   * `idempotent-replayed` of a replayed create. Status codes are never set here: they come from meta.
+   */
+  resHeaders: Headers;
 }
 
 /** The inner context: what tests call directly with a known account. */
@@ -46,7 +41,6 @@ export function createContextInner(o: {
   ip?: string;
   https?: boolean;
   transport?: Context['transport'];
-  path?: string | null;
 }): Context {
   return {
     services: o.services,
@@ -55,30 +49,32 @@ export function createContextInner(o: {
     ip: o.ip ?? '127.0.0.1',
     https: o.https ?? false,
     transport: o.transport ?? 'caller',
-    path: o.path ?? null,
-    response: { headers: {} },
+    resHeaders: new Headers(),
   };
 }
 
-function lowerHeaders(req: IncomingMessage): Record<string, string | undefined> {
+/** node:http already lower-cases names; repeated headers are joined as HTTP allows. */
+export function lowerHeaders(headers: IncomingHttpHeaders): Record<string, string | undefined> {
   const out: Record<string, string | undefined> = {};
-  for (const [k, v] of Object.entries(req.headers)) out[k.toLowerCase()] = Array.isArray(v) ? v.join(', ') : v;
+  for (const [k, v] of Object.entries(headers)) out[k.toLowerCase()] = Array.isArray(v) ? v.join(', ') : v;
   return out;
 }
 
-/** The outer context: reads the HTTP request; authentication itself happens in the procedures' middleware. */
-export function createHttpContext(services: Services, transport: 'rest' | 'trpc') {
+/** What a node:http request says about its client, for either transport (DECISIONS "Client addresses"). */
+export function requestOrigin(services: Services, req: IncomingMessage) {
+  return {
+    headers: lowerHeaders(req.headers),
+    ip: clientAddress(req, services.config.trustedProxies),
+    https: cameOverHttps(req, services.config.trustedProxies),
+  };
+}
+
+/** The outer context of tRPC over HTTP: reads the request; authentication happens in the procedures' middleware. */
+export function createTrpcHttpContext(services: Services) {
   return ({ req, info }: { req: IncomingMessage; res: ServerResponse; info?: TRPCRequestInfo }): Context => {
     const credential = info ? credentialInBatch(info) : null;
     // refused before any call of the batch runs
     if (credential) throw new TRPCError({ code: 'BAD_REQUEST', message: `${credential} cannot be batched with other calls; send it on its own` });
-    return createContextInner({
-      services,
-      headers: lowerHeaders(req),
-      ip: clientAddress(req, services.config.trustedProxies),
-      https: cameOverHttps(req, services.config.trustedProxies),
-      transport,
-      path: transport === 'rest' ? new URL(req.url ?? '/', 'http://x').pathname : null,
-    });
+    return createContextInner({ services, ...requestOrigin(services, req), transport: 'trpc' });
   };
 }

@@ -29,7 +29,9 @@ export const DOMAIN_ERRORS = {
 
 export type DomainErrorCode = keyof typeof DOMAIN_ERRORS;
 
-export interface FieldIssue { path: string; message: string }
+import { zodIssues, type FieldIssue } from './zod-issues';
+
+export { zodIssues, type FieldIssue };
 
 export class DomainError extends Error {
   constructor(
@@ -55,19 +57,6 @@ export function validationError(issues: FieldIssue[]): DomainError {
 
 export function formatIssue(i: FieldIssue): string {
   return i.path ? `${i.path}: ${i.message}` : i.message;
-}
-
-export function zodIssues(err: ZodError): FieldIssue[] {
-  const out: FieldIssue[] = [];
-  for (const issue of err.issues) {
-    const base = issue.path.map(String).join('.');
-    if (issue.code === 'unrecognized_keys') {
-      for (const k of issue.keys) out.push({ path: base ? `${base}.${k}` : k, message: 'unknown field' });
-      continue;
-    }
-    out.push({ path: base, message: issue.message });
-  }
-  return out;
 }
 
 /** Turns anything thrown into the DomainError that describes it to a caller. */
@@ -107,30 +96,4 @@ export function toTRPCError(err: unknown): TRPCError {
   // an unexpected error keeps the original as its cause for the server's log; callers see no internals
   if (d.code === 'INTERNAL') return new TRPCError({ code: 'INTERNAL_SERVER_ERROR', message: d.detail, cause: err instanceof Error ? err : d });
   return new TRPCError({ code: DOMAIN_ERRORS[d.code].trpc, message: d.detail, cause: d });
-}
-
-const REASON: Record<number, string> = {
-  400: 'Bad Request', 401: 'Unauthorized', 403: 'Forbidden', 404: 'Not Found', 405: 'Method Not Allowed',
-  409: 'Conflict', 413: 'Payload Too Large', 415: 'Unsupported Media Type', 422: 'Unprocessable Entity',
-  429: 'Too Many Requests', 500: 'Internal Server Error', 503: 'Service Unavailable',
-};
-
-export type EnvelopeFlavor = 'payments' | 'webhooks';
-
-/** The REST error bodies of DECISIONS ("Errors"): one shape for the payments paths, one for the webhook API. */
-export function restErrorBody(err: DomainError, flavor: EnvelopeFlavor, now: Date): Record<string, unknown> {
-  const status = err.status;
-  const timestamp = now.toISOString();
-  const issues = err.extra.issues;
-  if (err.extra.restBody) return { ...err.extra.restBody, timestamp };
-  if (flavor === 'webhooks') {
-    return status === 400
-      ? { code: status, message: err.detail, errors: (issues ?? [{ path: '', message: err.detail }]).map((i) => ({ path: i.path, message: i.message })), timestamp }
-      : { code: status, message: err.detail, timestamp };
-  }
-  if (status === 400) {
-    const list = issues ?? [{ path: '', message: err.detail }];
-    return { statusCode: status, error: REASON[status], message: list.map(formatIssue), issues: list, timestamp };
-  }
-  return { statusCode: status, error: REASON[status] ?? 'Error', message: err.detail, timestamp };
 }

@@ -10,12 +10,14 @@ import { createOpsEndpoints, observeRequests, PAGES_ROUTE, serveLocalMetrics, UN
 import { createMetrics } from './observability/metrics';
 import { createReadiness } from './observability/readiness';
 import { appRouter } from './routers';
+import { createContextInner } from './context';
+import { providePagesCaller } from './pages-caller';
+import { createCallerFactory } from './trpc';
 import { createServices } from './services';
 import { closeWebhookAgents } from './domain/webhooks/sender';
 
 /**
- * The one process: API paths go straight to tRPC's adapters (REST through trpc-to-openapi, tRPC at
- * /api/trpc), /healthz /readyz /metrics to the operations endpoints, every other path to Next's
+ * The one process: REST paths to the REST adapter, /api/trpc to tRPC's adapter, /healthz /readyz /metrics to the operations endpoints, every other path to Next's
  * request handler. Background jobs run here too.
  */
 async function main() {
@@ -35,6 +37,8 @@ async function main() {
   let pages: ((req: IncomingMessage, res: ServerResponse) => Promise<void>) | null = null;
   let nextApp: { close?: () => Promise<void> } | null = null as { close?: () => Promise<void> } | null;
   if (servePages) {
+    const createCaller = createCallerFactory(appRouter);
+    providePagesCaller((headers) => createCaller(createContextInner({ services, headers, transport: 'caller' })));
     const { default: next } = await import('next');
     const app = next({ dev, dir: fileURLToPath(new URL('..', import.meta.url)), hostname: config.host, port: config.port });
     await app.prepare();

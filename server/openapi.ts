@@ -58,7 +58,7 @@ export function buildOpenApiDocument(router: AnyRouter, baseUrl: string): OpenAP
     const templ = p.path.replace(/\{(\w+)\}/g, '{$1}');
     const op = (doc.paths?.[templ] as Record<string, any> | undefined)?.[p.method];
     if (!op) continue;
-    const webhooks = p.path.startsWith('/api/webhooks');
+    const webhooks = p.meta.envelope === 'webhooks';
     const auth = p.meta.auth ?? (webhooks ? 'webhook-api' : 'bearer');
     op.security = auth === 'none' ? [] : auth === 'webhook-api' ? [{ apiKey: [], sessionToken: [] }] : [{ bearer: [] }];
     const success = p.meta.successStatus ?? 200;

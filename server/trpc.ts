@@ -2,30 +2,21 @@ import { initTRPC } from '@trpc/server';
 import { noteAccount } from './observability/request-context';
 import type { OpenApiMeta } from 'trpc-to-openapi';
 import type { Context } from './context';
-import { DOMAIN_ERRORS, DomainError, toDomainError, toTRPCError } from './errors';
+import { DomainError, toTRPCError } from './errors';
+import { presentTrpcErrorData, type Envelope } from './http/presenter';
 import { accountForAccessToken, accountForApiKey } from './domain/accounts';
 import { checkCsrf, CSRF_HEADER, parseCookies, sessionFor, SESSION_COOKIE } from './domain/sessions';
 
-/** Extra meta: the success status of a REST call (trpc-to-openapi always says 200 otherwise). */
-export type Meta = OpenApiMeta<{ successStatus?: number; auth?: 'none' | 'bearer' | 'webhook-api' | 'session' }>;
+/**
+ * Extra meta of a REST procedure: its success status (trpc-to-openapi's document says 200 otherwise),
+ * its credentials, and the error envelope it answers in. `envelope` is required of every procedure with
+ * `openapi` meta: the REST adapter refuses to start without it.
+ */
+export type Meta = OpenApiMeta<{ successStatus?: number; auth?: 'none' | 'bearer' | 'webhook-api' | 'session'; envelope?: Envelope }>;
 
 const t = initTRPC.context<Context>().meta<Meta>().create({
-  errorFormatter({ shape, error }) {
-    const d = toDomainError(error);
-    return {
-      ...shape,
-      // never leak internals (stack, SQL) to callers
-      message: d.detail,
-      data: {
-        code: DOMAIN_ERRORS[d.code].trpc,
-        httpStatus: d.status,
-        path: shape.data.path,
-        domainCode: d.code,
-        issues: d.extra.issues ?? null,
-        retryAfterSeconds: d.extra.retryAfterSeconds ?? null,
-      },
-    };
-  },
+  // the presenter of the REST edge shapes tRPC's error data too; never internals (stack, SQL)
+  errorFormatter: ({ shape, error }) => ({ ...shape, ...presentTrpcErrorData(error, shape.data.path) }),
 });
 
 export const router = t.router;
@@ -113,9 +104,10 @@ export const dashboardProcedure = publicProcedure.use(async ({ ctx, type, next }
 
 export type AuthedContext = Context & { auth: NonNullable<Context['auth']> };
 
-/** A replayed idempotent answer goes out with its stored status and `idempotent-replayed: true`. */
-export function noteReplay(ctx: Context, answer: { replayed: boolean; status: number }) {
-  if (!answer.replayed) return;
-  ctx.response.status = answer.status;
-  ctx.response.headers['idempotent-replayed'] = 'true';
+/**
+ * A replayed idempotent answer goes out with `idempotent-replayed: true` (its status is the
+ * operation's success status, as the first time).
+ */
+export function markReplayed(ctx: Context, replayed: boolean) {
+  if (replayed) ctx.resHeaders.set('idempotent-replayed', 'true');
 }

@@ -18,7 +18,7 @@ export interface Column<T> {
  * The withdrawals and transactions lists differ only in their query, columns and empty state.
  */
 export function PagedTable<T extends { id: string }>({ query, pages, columns, empty, label }: {
-  query: UseQueryResult<{ items: T[]; nextCursor: string | null }, unknown>;
+  query: UseQueryResult<{ items: T[]; next_cursor: string | null }, unknown>;
   pages: Pick<CursorPages, 'hasPrev' | 'next' | 'prev'>;
   columns: Column<T>[];
   empty: ReactNode;
@@ -26,7 +26,7 @@ export function PagedTable<T extends { id: string }>({ query, pages, columns, em
 }) {
   if (query.isPending) return <Loading />;
   if (query.isError) return <ErrorState error={query.error} onRetry={() => query.refetch()} />;
-  const { items, nextCursor } = query.data;
+  const { items, next_cursor: nextCursor } = query.data;
   if (items.length === 0 && !pages.hasPrev) return <>{empty}</>;
   const cls = (c: Column<T>) => [c.numeric ? 'num' : '', c.nowrap ? 'nowrap' : ''].filter(Boolean).join(' ') || undefined;
   return (

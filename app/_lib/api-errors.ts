@@ -2,6 +2,7 @@ import { TRPCClientError } from '@trpc/client';
 import { useTranslations } from 'next-intl';
 import type { ZodType } from 'zod';
 import type { AppRouter } from '@/server/routers';
+import { zodIssues } from '@/server/zod-issues';
 import { fieldMessage } from './field-messages';
 
 export type FieldErrors = Record<string, string>;
@@ -53,14 +54,8 @@ export function useValidate() {
     const r = schema.safeParse(input);
     if (r.success) return { ok: true, data: r.data };
     const fields: FieldErrors = {};
-    for (const issue of r.error.issues) {
-      const base = issue.path.map(String).join('.');
-      if (issue.code === 'unrecognized_keys') {
-        for (const k of issue.keys) fields[base ? `${base}.${k}` : k] ??= tv('unknownField');
-        continue;
-      }
-      fields[base] ??= fieldMessage(tv, issue.message);
-    }
+    // the same field problems the API answers, then in the person's language
+    for (const issue of zodIssues(r.error)) fields[issue.path] ??= issue.message === 'unknown field' ? tv('unknownField') : fieldMessage(tv, issue.message);
     return { ok: false, fields };
   };
 }

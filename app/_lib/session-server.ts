@@ -1,36 +1,32 @@
-import Database from 'better-sqlite3';
-import { drizzle } from 'drizzle-orm/better-sqlite3';
 import { cookies } from 'next/headers';
 import { cache } from 'react';
-import type { DrizzleDb } from '@/db';
-import * as schema from '@/db/schema';
-import { loadConfig } from '@/server/config';
-import { sessionFor, SESSION_COOKIE, type SessionAuth } from '@/server/domain/sessions';
+import type { DashboardLocale } from '@/db/schema/accounts';
+import { SESSION_COOKIE } from '@/server/domain/sessions';
+import { pagesCaller, type PagesCaller } from '@/server/pages-caller';
 
 /**
- * The pages' server-side gate. Next runs inside the API process, so this reads the same database
- * through its own read-only connection (SQLite WAL: it sees committed sessions at once) and asks
- * `sessionFor`, exactly as the tRPC middleware does. Data itself is always fetched through tRPC.
+ * The pages' server-side gate and data: the procedures themselves (session.me, the searches), called
+ * in process with this request's session cookie, so the pages follow exactly the rules tRPC does.
  */
-type SessionDb = DrizzleDb;
-const holder = globalThis as typeof globalThis & { __ppPagesSessionDb?: SessionDb };
 
-/** The pages' own read-only connection (the session gate, and the CSV export's reads). */
-export function pagesDb(): SessionDb {
-  if (!holder.__ppPagesSessionDb) {
-    const conn = new Database(loadConfig().databasePath, { readonly: true, fileMustExist: true });
-    conn.pragma('busy_timeout = 5000');
-    holder.__ppPagesSessionDb = drizzle(conn, { schema });
-  }
-  return holder.__ppPagesSessionDb;
+/** A caller acting as this request's signed-in person (or as nobody, without the cookie). */
+export async function requestCaller(): Promise<PagesCaller> {
+  const token = (await cookies()).get(SESSION_COOKIE)?.value;
+  return pagesCaller(token ? { cookie: `${SESSION_COOKIE}=${encodeURIComponent(token)}` } : {});
 }
 
 /**
  * The signed-in person of this request, or null (no cookie, unknown, revoked or expired session).
  * Once per request: the layout's gate and the language lookup share it.
  */
-export const currentSession = cache(async (): Promise<SessionAuth | null> => {
+export const currentSession = cache(async (): Promise<{ email: string; accountId: string; locale: DashboardLocale } | null> => {
   const token = (await cookies()).get(SESSION_COOKIE)?.value;
   if (!token) return null;
-  return sessionFor(pagesDb(), token, new Date());
+  try {
+    const me = await (await requestCaller()).session.me();
+    return { email: me.email, accountId: me.account_id, locale: me.locale };
+  } catch (err) {
+    if ((err as { code?: string }).code === 'UNAUTHORIZED') return null;
+    throw err;
+  }
 });

@@ -109,17 +109,14 @@ CREATE INDEX `events_undispatched_idx` ON `events` (`dispatched_at`,`seq`);--> s
 CREATE INDEX `events_resource_idx` ON `events` (`resource_id`,`seq`);--> statement-breakpoint
 CREATE TABLE `idempotency_keys` (
 	`account_id` text NOT NULL,
-	`method` text NOT NULL,
-	`path` text NOT NULL,
+	`operation` text NOT NULL,
 	`key` text NOT NULL,
 	`fingerprint` text NOT NULL,
-	`status_code` integer NOT NULL,
-	`response_body` text NOT NULL,
+	`result` text NOT NULL,
 	`created_at` text NOT NULL,
 	`expires_at` text NOT NULL,
-	PRIMARY KEY(`account_id`, `method`, `path`, `key`),
-	FOREIGN KEY (`account_id`) REFERENCES `accounts`(`id`) ON UPDATE no action ON DELETE no action,
-	CONSTRAINT "idempotency_keys_status" CHECK("idempotency_keys"."status_code" BETWEEN 100 AND 599)
+	PRIMARY KEY(`account_id`, `operation`, `key`),
+	FOREIGN KEY (`account_id`) REFERENCES `accounts`(`id`) ON UPDATE no action ON DELETE no action
 ) STRICT;
 --> statement-breakpoint
 CREATE INDEX `idempotency_keys_expires_idx` ON `idempotency_keys` (`expires_at`);--> statement-breakpoint

@@ -1,6 +1,7 @@
 import { sql } from 'drizzle-orm';
 import { check, index, integer, primaryKey, sqliteTable, text } from 'drizzle-orm/sqlite-core';
 import { accounts } from './accounts';
+import { STORED_EVENT_CATEGORIES } from '../../server/domain/enums';
 
 /**
  * Every state change records one event in the same transaction as the change. `seq` gives a total
@@ -11,7 +12,7 @@ export const events = sqliteTable('events', {
   id: text('id').notNull().unique(),
   accountId: text('account_id').notNull().references(() => accounts.id),
   type: text('type').notNull(),
-  category: text('category', { enum: ['transaction', 'withdraw', 'dispute', 'webhook'] }).notNull(),
+  category: text('category', { enum: STORED_EVENT_CATEGORIES }).notNull(),
   resourceId: text('resource_id').notNull(),
   /** The resource as its GET returns it at the moment of the event (JSON). */
   payload: text('payload').notNull(),
@@ -29,17 +30,16 @@ export const events = sqliteTable('events', {
 /** Stored answers of idempotent POSTs: written in the same transaction as the effect. */
 export const idempotencyKeys = sqliteTable('idempotency_keys', {
   accountId: text('account_id').notNull().references(() => accounts.id),
-  method: text('method').notNull(),
-  path: text('path').notNull(),
+  /** The named operation (withdrawal.create, …): REST and tRPC share one key space per operation. */
+  operation: text('operation').notNull(),
   key: text('key').notNull(),
-  /** SHA-256 of the canonical request; never the request itself (it may hold a card). */
+  /** HMAC of the canonical request; never the request itself (it may hold a card). */
   fingerprint: text('fingerprint').notNull(),
-  statusCode: integer('status_code').notNull(),
-  responseBody: text('response_body').notNull(),
+  /** The operation's plain result as JSON; the edge shapes the answer from it, the same bytes each time. */
+  result: text('result').notNull(),
   createdAt: text('created_at').notNull(),
   expiresAt: text('expires_at').notNull(),
 }, (t) => [
-  primaryKey({ columns: [t.accountId, t.method, t.path, t.key] }),
+  primaryKey({ columns: [t.accountId, t.operation, t.key] }),
   index('idempotency_keys_expires_idx').on(t.expiresAt),
-  check('idempotency_keys_status', sql`${t.statusCode} BETWEEN 100 AND 599`),
 ]);

@@ -1,6 +1,7 @@
 import { sql, type SQL } from 'drizzle-orm';
 import { check, index, integer, sqliteTable, text, uniqueIndex } from 'drizzle-orm/sqlite-core';
 import { accounts } from './accounts';
+import { DISPUTE_STATUSES, TRANSACTION_METHODS, TRANSACTION_STATUSES } from '../../server/domain/enums';
 import { foldedSql } from './search';
 
 export const customers = sqliteTable('customers', {
@@ -29,8 +30,8 @@ export const transactions = sqliteTable('transactions', {
   id: text('id').primaryKey(),
   accountId: text('account_id').notNull().references(() => accounts.id),
   identifier: text('identifier').notNull(),
-  method: text('method', { enum: ['PIX', 'CARD', 'INVOICE'] }).notNull(),
-  status: text('status', { enum: ['CREATED', 'PENDING', 'REFUSED', 'APPROVED'] }).notNull(),
+  method: text('method', { enum: TRANSACTION_METHODS }).notNull(),
+  status: text('status', { enum: TRANSACTION_STATUSES }).notNull(),
   amount: integer('amount').notNull(),
   currency: text('currency').notNull().default('BRL'),
   customerId: text('customer_id').notNull().references(() => customers.id),
@@ -75,7 +76,7 @@ export const disputes = sqliteTable('disputes', {
   id: text('id').primaryKey(),
   accountId: text('account_id').notNull().references(() => accounts.id),
   transactionId: text('transaction_id').notNull().references(() => transactions.id),
-  status: text('status', { enum: ['OPEN', 'WON', 'LOST'] }).notNull(),
+  status: text('status', { enum: DISPUTE_STATUSES }).notNull(),
   amount: integer('amount').notNull(),
   createdAt: text('created_at').notNull(),
   updatedAt: text('updated_at').notNull(),

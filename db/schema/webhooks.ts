@@ -2,6 +2,7 @@ import { sql } from 'drizzle-orm';
 import { check, index, integer, sqliteTable, text } from 'drizzle-orm/sqlite-core';
 import { accounts } from './accounts';
 import { events } from './platform';
+import { DELIVERY_STATUSES, DELIVERY_TARGETS } from '../../server/domain/enums';
 
 export const webhooks = sqliteTable('webhooks', {
   id: text('id').primaryKey(), // magic_id
@@ -32,11 +33,11 @@ export const deliveries = sqliteTable('deliveries', {
   eventSeq: integer('event_seq').notNull(),
   accountId: text('account_id').notNull().references(() => accounts.id),
   webhookId: text('webhook_id').references(() => webhooks.id),
-  target: text('target', { enum: ['webhook', 'postback'] }).notNull(),
+  target: text('target', { enum: DELIVERY_TARGETS }).notNull(),
   url: text('url').notNull(),
   /** Events of one resource go to one target in order; this is the ordering key. */
   resourceId: text('resource_id').notNull(),
-  status: text('status', { enum: ['PENDING', 'DELIVERED', 'FAILED'] }).notNull(),
+  status: text('status', { enum: DELIVERY_STATUSES }).notNull(),
   attempts: integer('attempts').notNull().default(0),
   /** When the next attempt is due; NULL while PENDING behind an earlier delivery of its queue (or once finished). */
   nextAttemptAt: text('next_attempt_at'),

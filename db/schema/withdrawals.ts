@@ -1,15 +1,16 @@
 import { sql, type SQL } from 'drizzle-orm';
 import { check, index, integer, sqliteTable, text, uniqueIndex } from 'drizzle-orm/sqlite-core';
 import { accounts } from './accounts';
+import { BATCH_STATUSES, PIX_KEY_TYPES, WITHDRAWAL_STATUSES } from '../../server/domain/enums';
 import { foldedSql } from './search';
 
 export const withdrawals = sqliteTable('withdrawals', {
   id: text('id').primaryKey(),
   accountId: text('account_id').notNull().references(() => accounts.id),
-  status: text('status', { enum: ['REQUESTED', 'PARTIALLY_PAID', 'PAID', 'ERROR'] }).notNull(),
+  status: text('status', { enum: WITHDRAWAL_STATUSES }).notNull(),
   amount: integer('amount').notNull(),
   key: text('key').notNull(),
-  keyType: text('key_type', { enum: ['EVP', 'EMAIL', 'PHONE', 'CPF', 'CNPJ'] }).notNull(),
+  keyType: text('key_type', { enum: PIX_KEY_TYPES }).notNull(),
   description: text('description'),
   detailsName: text('details_name').notNull(),
   detailsDocument: text('details_document').notNull(),
@@ -39,7 +40,7 @@ export const withdrawalBatches = sqliteTable('withdrawal_batches', {
   accountId: text('account_id').notNull().references(() => accounts.id),
   seq: integer('seq').notNull(),
   amount: integer('amount').notNull(),
-  status: text('status', { enum: ['PENDING', 'PAID', 'ERROR'] }).notNull(),
+  status: text('status', { enum: BATCH_STATUSES }).notNull(),
   /** When the rail should settle it; the settlement job picks due PENDING rows. */
   dueAt: text('due_at').notNull(),
   endToEnd: text('end_to_end'),

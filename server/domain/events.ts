@@ -14,10 +14,8 @@ export const EVENT_TYPES = [
   'webhook.test',
 ] as const;
 export type EventType = (typeof EVENT_TYPES)[number];
-/** The categories a webhook subscribes to. */
-export type EventCategory = 'transaction' | 'withdraw' | 'dispute';
-/** Every stored event's category: the subscribable ones plus `webhook` (test events). */
-export type StoredEventCategory = EventCategory | 'webhook';
+export type { EventCategory, StoredEventCategory } from './enums';
+import type { StoredEventCategory } from './enums';
 
 export function categoryOf(type: EventType): StoredEventCategory {
   return type.slice(0, type.indexOf('.')) as StoredEventCategory;

@@ -8,14 +8,20 @@ import { DomainError } from '../errors';
 export const IDEMPOTENCY_TTL_MS = 24 * 3600 * 1000;
 export const MAX_IDEMPOTENCY_KEY_LENGTH = 255;
 
+/** The operations that take an idempotency-key: named, not URL paths, so REST and tRPC share keys. */
+export type IdempotentOperation = 'withdrawal.create' | 'transaction.create' | 'webhook.create' | 'refund.create';
+
 export interface IdempotencyScope {
   accountId: string;
-  method: string;
-  path: string;
+  operation: IdempotentOperation;
   key: string | null;
 }
 
-export interface StoredAnswer<T> { status: number; body: T; replayed: boolean }
+/** The one options shape of the three idempotent creates: the `idempotency-key` header as sent. */
+export interface IdempotentCreateOptions { idempotencyKey?: string | null }
+
+/** A create's plain result, and whether it was the stored one (a replay). */
+export type IdempotentResult<T> = T & { replayed: boolean };
 
 function canonical(v: unknown): unknown {
   if (Array.isArray(v)) return v.map(canonical);
@@ -29,8 +35,8 @@ function canonical(v: unknown): unknown {
  * A keyed hash of the request: a plain SHA-256 of a body holding a card number could be brute-forced,
  * an HMAC under the master key cannot. The request itself is never stored.
  */
-export function requestFingerprint(masterKey: Buffer, method: string, path: string, input: unknown): string {
-  return createHmac('sha256', masterKey).update(`${method} ${path}\n${JSON.stringify(canonical(input ?? null))}`).digest('hex');
+export function requestFingerprint(masterKey: Buffer, operation: IdempotentOperation, input: unknown): string {
+  return createHmac('sha256', masterKey).update(`${operation}\n${JSON.stringify(canonical(input ?? null))}`).digest('hex');
 }
 
 export function checkIdempotencyKey(key: string | undefined | null): string | null {
@@ -44,15 +50,15 @@ export function checkIdempotencyKey(key: string | undefined | null): string | nu
 }
 
 const ph = (name: string) => sql.placeholder(name);
-const bySlot = and(eq(idempotencyKeys.accountId, ph('accountId')), eq(idempotencyKeys.method, ph('method')),
-  eq(idempotencyKeys.path, ph('path')), eq(idempotencyKeys.key, ph('key')));
+const bySlot = and(eq(idempotencyKeys.accountId, ph('accountId')), eq(idempotencyKeys.operation, ph('operation')),
+  eq(idempotencyKeys.key, ph('key')));
 const lookup = perConnection((d) => d.select({ expiresAt: idempotencyKeys.expiresAt }).from(idempotencyKeys).where(bySlot).prepare());
 const statements = perConnection((d) => ({
   find: d.select().from(idempotencyKeys).where(bySlot).prepare(),
   remove: d.delete(idempotencyKeys).where(bySlot).prepare(),
   insert: d.insert(idempotencyKeys).values({
-    accountId: ph('accountId'), method: ph('method'), path: ph('path'), key: ph('key'), fingerprint: ph('fingerprint'),
-    statusCode: ph('statusCode'), responseBody: ph('responseBody'), createdAt: ph('createdAt'), expiresAt: ph('expiresAt'),
+    accountId: ph('accountId'), operation: ph('operation'), key: ph('key'), fingerprint: ph('fingerprint'),
+    result: ph('result'), createdAt: ph('createdAt'), expiresAt: ph('expiresAt'),
   }).prepare(),
 }));
 
@@ -63,10 +69,11 @@ const inFlight = new Set<string>();
 const NOT_CHECKED = Symbol('not checked');
 
 /**
- * Runs `effect` as one write job together with storing its answer under the idempotency key, so the
- * effect and its stored answer commit or vanish together. Same key + same request → the stored answer
- * (replayed); same key + different request → 422; same key while the first is running → 409.
- * Failures are not stored: nothing happened, so a retry may run again.
+ * Runs `effect` as one write job together with storing its result under the idempotency key, so the
+ * effect and its stored result commit or vanish together. Same key + same request → the stored result
+ * (replayed; the edge shapes it into the same bytes as the first time); same key + different request
+ * → 422; same key while the first is running → 409. Failures are not stored: nothing happened, so a
+ * retry may run again.
  *
  * `check` holds the rules that may wait on the network (DNS of a postback or webhook URL) or change over
  * time (expiry dates, configured caps); it runs outside the writer, and its result is handed to
@@ -75,16 +82,16 @@ const NOT_CHECKED = Symbol('not checked');
  * sees an answer the job is tried first, and if that answer has expired meanwhile the check runs and the
  * job runs again, so nothing unchecked is ever stored.
  */
-export async function runIdempotent<T, C = undefined>(
+export async function runIdempotent<T extends object, C = undefined>(
   db: AppDatabase,
   scope: IdempotencyScope,
   fingerprint: string,
   now: () => Date,
-  effect: (tx: DrizzleDb, checked: C) => Promise<{ status: number; body: T }>,
+  effect: (tx: DrizzleDb, checked: C) => Promise<T>,
   check?: () => Promise<C>,
-): Promise<StoredAnswer<T>> {
-  const slot = scope.key ? { accountId: scope.accountId, method: scope.method, path: scope.path, key: scope.key } : null;
-  const flightKey = slot ? `${slot.accountId}\n${slot.method}\n${slot.path}\n${slot.key}` : null;
+): Promise<IdempotentResult<T>> {
+  const slot = scope.key ? { accountId: scope.accountId, operation: scope.operation, key: scope.key } : null;
+  const flightKey = slot ? `${slot.accountId}\n${slot.operation}\n${slot.key}` : null;
   if (flightKey) {
     if (inFlight.has(flightKey)) {
       throw new DomainError('IDEMPOTENCY_IN_PROGRESS', 'a request with this idempotency-key is still being processed; retry later', { retryAfterSeconds: 1 });
@@ -96,7 +103,7 @@ export async function runIdempotent<T, C = undefined>(
     // the usual case (no key, or a key never seen): check first, then one write job
     if (!checked && !(slot && liveAnswer(lookup(db.read).get(slot), now()))) checked = { value: await check!() };
     for (;;) {
-      const answer = await db.write(async (tx): Promise<StoredAnswer<T> | typeof NOT_CHECKED> => {
+      const answer = await db.write(async (tx): Promise<IdempotentResult<T> | typeof NOT_CHECKED> => {
         const at = now();
         const st = statements(tx);
         if (slot) {
@@ -105,19 +112,19 @@ export async function runIdempotent<T, C = undefined>(
             if (row.fingerprint !== fingerprint) {
               throw new DomainError('IDEMPOTENCY_KEY_REUSED', 'this idempotency-key was used with a different request');
             }
-            return { status: row.statusCode, body: JSON.parse(row.responseBody) as T, replayed: true };
+            return { ...(JSON.parse(row.result) as T), replayed: true };
           }
           if (!checked) return NOT_CHECKED;
           if (row) st.remove.run(slot);
         }
-        const answer = await effect(tx, checked!.value);
+        const result = await effect(tx, checked!.value);
         if (slot) {
           st.insert.run({
-            ...slot, fingerprint, statusCode: answer.status, responseBody: JSON.stringify(answer.body),
+            ...slot, fingerprint, result: JSON.stringify(result),
             createdAt: at.toISOString(), expiresAt: new Date(at.getTime() + IDEMPOTENCY_TTL_MS).toISOString(),
           });
         }
-        return { ...answer, replayed: false };
+        return { ...result, replayed: false };
       });
       if (answer !== NOT_CHECKED) return answer;
       // the stored answer the read connection saw had expired by the time the job ran: a new request

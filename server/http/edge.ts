@@ -1,5 +1,6 @@
 import type { ServerResponse } from 'node:http';
-import { DomainError, restErrorBody } from '../errors';
+import { DomainError } from '../errors';
+import { restErrorBody } from './presenter';
 
 /**
  * The edge of the process, before a request reaches the API or Next: odd request targets are refused

@@ -1,6 +1,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { once } from 'node:events';
-import { createContextInner } from '../context';
+import { createContextInner, requestOrigin } from '../context';
 import { accountStatement, type StatementMovement } from '../domain/statement';
 import { STATEMENT_MAX_LIMIT } from '../domain/statement-types';
 import { appRouter } from '../routers';
@@ -36,7 +36,8 @@ export async function streamStatementCsv(services: Services, req: IncomingMessag
   const from = url.searchParams.get('from') ?? undefined;
   const to = url.searchParams.get('to') ?? undefined;
   const unknown = [...url.searchParams.keys()].filter((k) => k !== 'from' && k !== 'to');
-  const ctx = createContextInner({ services, headers, ip: req.socket.remoteAddress ?? 'unknown', transport: 'rest', path: url.pathname });
+  const { ip, https } = requestOrigin(services, req);
+  const ctx = createContextInner({ services, headers, ip, https, transport: 'rest' });
   ctx.auth = await merchantAuth(ctx, 'query');
   if (!ctx.auth) throw new DomainError('UNAUTHORIZED', 'sign in to the dashboard (or send Authorization: Bearer <access_token>)');
   const accountId = ctx.auth.accountId;

@@ -1,10 +1,5 @@
 import { z } from 'zod';
 
-// A missing field says "is required" rather than zod's "expected string, received undefined".
-z.config({
-  customError: (iss) => (iss.code === 'invalid_type' && iss.input === undefined ? 'is required' : undefined),
-});
-
 const required = (otherwise: string) => (iss: { input?: unknown }) => (iss.input === undefined ? 'is required' : otherwise);
 
 /**

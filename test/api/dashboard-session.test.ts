@@ -32,7 +32,7 @@ async function signedIn() {
   const acc = await makeAccount(s, { name: 'Shop', balance: 1_000_000, email: EMAIL, password: PASSWORD });
   const { api, ctx } = as();
   const me = await api.session.signIn({ email: ' Owner@Shop.example ', password: PASSWORD });
-  const cookies = ctx.response.headers['set-cookie'] as string[];
+  const cookies = ctx.resHeaders.getSetCookie();
   const jar = Object.fromEntries(cookies.map((c) => c.split(';')[0].split('=') as [string, string]));
   const cookie = `pp_session=${jar.pp_session}; pp_csrf=${jar.pp_csrf}`;
   return { acc, me, cookies, jar, cookie };
@@ -51,18 +51,18 @@ describe('session.signIn / signOut', () => {
 
     const plain = as();
     await plain.api.session.signIn({ email: EMAIL, password: PASSWORD });
-    expect((plain.ctx.response.headers['set-cookie'] as string[])[0]).not.toContain('Secure');
+    expect(plain.ctx.resHeaders.getSetCookie()[0]).not.toContain('Secure');
     // a header alone proves nothing (only a trusted proxy's is believed, see test/e2e/client-address)
     const claimed = as({ 'x-forwarded-proto': 'https' });
     await claimed.api.session.signIn({ email: EMAIL, password: PASSWORD });
-    expect((claimed.ctx.response.headers['set-cookie'] as string[])[0]).not.toContain('Secure');
+    expect(claimed.ctx.resHeaders.getSetCookie()[0]).not.toContain('Secure');
     const overHttps = as({}, '10.0.0.1', true);
     await overHttps.api.session.signIn({ email: EMAIL, password: PASSWORD });
-    expect((overHttps.ctx.response.headers['set-cookie'] as string[]).every((c) => c.endsWith('; Secure'))).toBe(true);
+    expect(overHttps.ctx.resHeaders.getSetCookie().every((c) => c.endsWith('; Secure'))).toBe(true);
     s.config.cookieSecure = true;
     const forced = as();
     await forced.api.session.signIn({ email: EMAIL, password: PASSWORD });
-    expect((forced.ctx.response.headers['set-cookie'] as string[])[0]).toContain('; Secure');
+    expect(forced.ctx.resHeaders.getSetCookie()[0]).toContain('; Secure');
   });
 
   it('says only "wrong email or password"; each failure for an email makes its next check wait longer (429 with retry-after)', async () => {
@@ -71,7 +71,7 @@ describe('session.signIn / signOut', () => {
     const first = await failure(api.session.signIn({ email: EMAIL, password: 'nope' }));
     expect(first.code).toBe('UNAUTHORIZED');
     expect(first.message).toBe('wrong email or password');
-    expect(ctx.response.headers['set-cookie']).toBeUndefined();
+    expect(ctx.resHeaders.getSetCookie()).toEqual([]);
     const unknown = await failure(as({}, '10.0.0.2').api.session.signIn({ email: 'nobody@shop.example', password: 'nope' }));
     expect(unknown.message).toBe(first.message);
     // the address has failed: its next check of this email waits, the right password too
@@ -139,7 +139,7 @@ describe('session.signIn / signOut', () => {
 
     const out = as({ cookie, 'x-csrf-token': jar.pp_csrf });
     await out.api.session.signOut();
-    expect(out.ctx.response.headers['set-cookie']).toEqual([
+    expect(out.ctx.resHeaders.getSetCookie()).toEqual([
       'pp_session=; Path=/; Max-Age=0; SameSite=Lax; HttpOnly',
       'pp_csrf=; Path=/; Max-Age=0; SameSite=Lax',
     ]);
@@ -158,12 +158,12 @@ describe('session.signIn / signOut', () => {
 
     const set = as({ cookie, 'x-csrf-token': jar.pp_csrf });
     expect(await set.api.session.updateSettings({ locale: 'en' })).toEqual({ locale: 'en' });
-    expect(set.ctx.response.headers['set-cookie']).toEqual(['pp_locale=en; Path=/; Max-Age=31536000; SameSite=Lax; HttpOnly']);
+    expect(set.ctx.resHeaders.getSetCookie()).toEqual(['pp_locale=en; Path=/; Max-Age=31536000; SameSite=Lax; HttpOnly']);
     expect((await as({ cookie }).api.session.me()).locale).toBe('en');
     // a new session on another device starts in the chosen language
     const other = as({}, '10.0.0.2');
     expect((await other.api.session.signIn({ email: EMAIL, password: PASSWORD })).locale).toBe('en');
-    expect((other.ctx.response.headers['set-cookie'] as string[])[2]).toMatch(/^pp_locale=en;/);
+    expect(other.ctx.resHeaders.getSetCookie()[2]).toMatch(/^pp_locale=en;/);
   });
 
   it('expires sessions after 12 hours', async () => {
@@ -256,7 +256,7 @@ describe('dashboard procedures', () => {
     clock.advance(31 * 86_400_000);
     const again = as();
     await again.api.session.signIn({ email: EMAIL, password: PASSWORD });
-    const fresh = (again.ctx.response.headers['set-cookie'] as string[])[0].split(';')[0];
+    const fresh = again.ctx.resHeaders.getSetCookie()[0].split(';')[0];
     const later = await as({ cookie: fresh }).api.dashboard.overview();
     expect(later.money_in).toBe(0);
   });

@@ -2,7 +2,8 @@ import { TRPCError } from '@trpc/server';
 import { z } from 'zod';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createContextInner } from '../../server/context';
-import { DOMAIN_ERRORS, DomainError, restErrorBody, toDomainError, toTRPCError } from '../../server/errors';
+import { DOMAIN_ERRORS, DomainError, toDomainError, toTRPCError } from '../../server/errors';
+import { restErrorBody } from '../../server/http/presenter';
 import { createCallerFactory, publicProcedure, router } from '../../server/trpc';
 import { makeTestServices } from '../support/services';
 

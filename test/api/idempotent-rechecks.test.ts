@@ -64,7 +64,7 @@ describe('createWebhook', () => {
     s.config.webhookAllowPrivateUrls = false;
     const replay = keyed('webhook-api', 'k-live');
     expect(await replay.api.webhooks.create(body)).toEqual(first);
-    expect(replay.ctx.response.headers['idempotent-replayed']).toBe('true');
+    expect(replay.ctx.resHeaders.get('idempotent-replayed')).toBe('true');
   });
 });
 
@@ -79,7 +79,7 @@ describe('createWithdrawal and createTransaction', () => {
     s.config.pixMaxBatchCents = 1;
     const replay = keyed('bearer', 'wd-1');
     expect(await replay.api.withdrawals.create(withdrawal)).toEqual(created);
-    expect(replay.ctx.response.headers['idempotent-replayed']).toBe('true');
+    expect(replay.ctx.resHeaders.get('idempotent-replayed')).toBe('true');
     expect(s.db.read.select().from(withdrawals).all()).toHaveLength(1);
     // a new key is judged by today's rules
     const fresh = await refusal(keyed('bearer', 'wd-2').api.withdrawals.create(withdrawal));
@@ -94,7 +94,7 @@ describe('createWithdrawal and createTransaction', () => {
     s.config.webhookAllowPrivateUrls = false;
     const replay = keyed('bearer', 'tx-1');
     expect(await replay.api.transactions.create(body)).toEqual(created);
-    expect(replay.ctx.response.headers['idempotent-replayed']).toBe('true');
+    expect(replay.ctx.resHeaders.get('idempotent-replayed')).toBe('true');
     expect((await refusal(keyed('bearer', 'tx-2').api.transactions.create(body))).extra.issues?.[0].path).toBe('postback');
   });
 });

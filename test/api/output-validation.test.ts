@@ -4,8 +4,8 @@ import { z } from 'zod';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { createContextInner } from '../../server/context';
 import { createApiHandler } from '../../server/http/api';
-import { createCallerFactory, publicProcedure, router } from '../../server/trpc';
 import { log } from '../../server/log';
+import { createCallerFactory, publicProcedure, router } from '../../server/trpc';
 import { makeTestServices } from '../support/services';
 
 /**
@@ -14,7 +14,7 @@ import { makeTestServices } from '../support/services';
  */
 const broken = router({
   tooBig: publicProcedure
-    .meta({ openapi: { method: 'GET', path: '/too-big', protect: false } })
+    .meta({ envelope: 'payments', openapi: { method: 'GET', path: '/too-big', protect: false } })
     .input(z.void())
     .output(z.object({ available: z.number().int().max(Number.MAX_SAFE_INTEGER) }))
     .query(() => ({ available: 2 ** 60 })),
@@ -49,14 +49,14 @@ describe('an answer that fails its output schema', () => {
       expect(res.status).toBe(500);
       expect(await res.json()).toMatchObject({ statusCode: 500, error: 'Internal Server Error', message: 'internal error' });
       // the log keeps what went wrong (the cause chain reaches tRPC's output check)
-      expect(logged.mock.calls.some((c) => /internal error/.test(String(c[1])) && causes((c[0] as { err?: unknown })?.err).includes('Output validation failed'))).toBe(true);
+      expect(logged.mock.calls.some((c) => /internal error/.test(String(c[1])) && causes((c[0] as unknown as { err: unknown }).err).includes('Output validation failed'))).toBe(true);
     } finally {
       logged.mockRestore();
     }
   });
 
   it('is INTERNAL_SERVER_ERROR over tRPC and for in-process callers', async () => {
-    const logged = vi.spyOn(console, 'error').mockImplementation(() => {});
+    const logged = vi.spyOn(log, 'error').mockImplementation(() => {});
     try {
       const res = await fetch(`${url}/api/trpc/tooBig`);
       expect(res.status).toBe(500);

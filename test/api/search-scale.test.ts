@@ -114,7 +114,7 @@ describe('transactions.search over 100,000 charges', () => {
     const matches = Array.from({ length: N }, (_, i) => i).filter((i) => mine(i) && 1000 + (i % 5000) === 4321).reverse();
     const first = await api().transactions.search({ q: 'R$ 43,21', limit: 5 });
     expect(ids(first)).toEqual(matches.slice(0, 5).map(txn));
-    const second = await api().transactions.search({ q: '43,21', limit: 5, cursor: first.nextCursor });
+    const second = await api().transactions.search({ q: '43,21', limit: 5, cursor: first.next_cursor });
     expect(ids(second)).toEqual(matches.slice(5, 10).map(txn));
     const cursor = encodeCursor({ createdAt: at(matches[4]), id: txn(matches[4]) });
     const p = plan(transactionSearchQuery(s.db.read, accountId, { limit: 5, cursor }, { kind: 'amount', value: 4321 }));

@@ -130,7 +130,7 @@ describe('GET /balance/statement (account.statement)', () => {
     const c = callerFor(s, acc.account_id);
     await c.transactions.create(txBody('CARD'));
     await c.transactions.create(txBody('CARD'));
-    const txCursor = (await c.transactions.list({ limit: 1 })).nextCursor!;
+    const txCursor = (await c.transactions.list({ limit: 1 })).next_cursor!;
     expect(txCursor).toBeTruthy();
     const cases: [Record<string, unknown>, string][] = [
       [{ from: '2026-03-11', to: '2026-03-10T00:00:00Z' }, 'from'],

@@ -182,12 +182,12 @@ describe('idempotency and externalRef', () => {
     const acc = await makeAccount(s);
     const first = withCtx(acc.account_id, { 'idempotency-key': 'k-1' });
     const a = await first.c.transactions.create(txBody('CARD'));
-    expect(first.ctx.response.headers['idempotent-replayed']).toBeUndefined();
+    expect(first.ctx.resHeaders.get('idempotent-replayed')).toBeNull();
     clock.advance(5_000);
     const again = withCtx(acc.account_id, { 'idempotency-key': 'k-1' });
     const b = await again.c.transactions.create(txBody('CARD'));
     expect(JSON.stringify(b)).toBe(JSON.stringify(a));
-    expect(again.ctx.response).toMatchObject({ status: 201, headers: { 'idempotent-replayed': 'true' } });
+    expect(again.ctx.resHeaders.get('idempotent-replayed')).toBe('true');
     expect((await counts()).transactions).toBe(1);
     expect(await balance(acc.account_id)).toEqual({ available: 2500, blocked: 0 });
 
@@ -262,7 +262,7 @@ describe('transactions.list', () => {
       expect(page.items.length).toBeLessThanOrEqual(10);
       for (const item of page.items) expect(Object.keys(item)).toEqual(VIEW_KEYS);
       seen.push(...page.items.map((t) => t.id));
-      cursor = page.nextCursor;
+      cursor = page.next_cursor;
       pages += 1;
     } while (cursor);
     expect(pages).toBe(3);

@@ -76,8 +76,8 @@ describe('withdrawals.list over 100,000 rows', () => {
     expectIndexWalk(p, 'withdrawals_account_created_idx');
     // the cursor is part of the index search, not a filter applied to rows read before it
     expect(p).toMatch(/\(account_id=\? AND \(created_at,id\)<\(\?,\?\)\)/);
-    // and following nextCursor continues exactly where the page ended
-    const next = await callerFor(s, accountId).withdrawals.list({ limit: 50, cursor: page.nextCursor });
+    // and following next_cursor continues exactly where the page ended
+    const next = await callerFor(s, accountId).withdrawals.list({ limit: 50, cursor: page.next_cursor });
     expect(next.items[0].id).toBe(idOf(mine[pos + 50]));
   });
 

@@ -293,11 +293,11 @@ describe('card data at rest', () => {
       // what is kept: brand, last 4, holder; the idempotency store keeps a keyed hash of the request
       const kept = db.prepare(`SELECT card_brand, card_last4, card_holder_name FROM transactions WHERE card_last4 IN ('4444', '9995', '0005') ORDER BY created_at`).all();
       expect(kept).toEqual(expect.arrayContaining([{ card_brand: 'MASTERCARD', card_last4: '4444', card_holder_name: 'Maria Silva' }, { card_brand: 'AMEX', card_last4: '0005', card_holder_name: 'Maria Silva' }]));
-      const stored = db.prepare(`SELECT fingerprint, response_body FROM idempotency_keys WHERE key LIKE 'card-key-%'`).all() as { fingerprint: string; response_body: string }[];
+      const stored = db.prepare(`SELECT fingerprint, result FROM idempotency_keys WHERE key LIKE 'card-key-%'`).all() as { fingerprint: string; result: string }[];
       expect(stored.length).toBe(3);
       for (const s of stored) {
         expect(s.fingerprint).toMatch(/^[0-9a-f]{64}$/);
-        expect(s.response_body).not.toMatch(/5555555555554444|4000000000009995|378282246310005|cvv|"card"/);
+        expect(s.result).not.toMatch(/5555555555554444|4000000000009995|378282246310005|cvv|"card"/);
       }
     });
   });

@@ -19,33 +19,33 @@ describe('idempotency store', () => {
   it('replays the stored answer for the same key and request, runs the effect once', async () => {
     const { account_id } = await makeAccount(s);
     await scratch();
-    const scope = { accountId: account_id, method: 'POST', path: '/x', key: 'k1' };
-    const fp = requestFingerprint(s.masterKey, 'POST', '/x', { a: 1, b: [2] });
+    const scope = { accountId: account_id, operation: 'withdrawal.create' as const, key: 'k1' };
+    const fp = requestFingerprint(s.masterKey, 'withdrawal.create', { a: 1, b: [2] });
     let n = 0;
     const run = () => runIdempotent(s.db, scope, fp, () => clock.now(), async (tx) => {
       tx.run(sql`INSERT INTO effects VALUES (1)`);
       n += 1;
-      return { status: 201, body: { id: `r${n}`, at: clock.now().toISOString() } };
+      return { id: `r${n}`, at: clock.now().toISOString() };
     });
     const first = await run();
     const again = await run();
     expect(first.replayed).toBe(false);
     expect(again).toEqual({ ...first, replayed: true });
-    expect(JSON.stringify(again.body)).toBe(JSON.stringify(first.body));
+    expect(JSON.stringify({ ...again, replayed: false })).toBe(JSON.stringify(first));
     expect(effects()).toBe(1);
   });
 
   it('fingerprints ignore key order but not values, and never store the request', async () => {
-    expect(requestFingerprint(s.masterKey, 'POST', '/x', { a: 1, b: 2 })).toBe(requestFingerprint(s.masterKey, 'POST', '/x', { b: 2, a: 1 }));
-    expect(requestFingerprint(s.masterKey, 'POST', '/x', { a: 1 })).not.toBe(requestFingerprint(s.masterKey, 'POST', '/x', { a: 2 }));
-    expect(requestFingerprint(s.masterKey, 'POST', '/x', { card: '4111111111111111' })).not.toContain('4111');
+    expect(requestFingerprint(s.masterKey, 'withdrawal.create', { a: 1, b: 2 })).toBe(requestFingerprint(s.masterKey, 'withdrawal.create', { b: 2, a: 1 }));
+    expect(requestFingerprint(s.masterKey, 'withdrawal.create', { a: 1 })).not.toBe(requestFingerprint(s.masterKey, 'withdrawal.create', { a: 2 }));
+    expect(requestFingerprint(s.masterKey, 'withdrawal.create', { card: '4111111111111111' })).not.toContain('4111');
   });
 
   it('answers 422 to the same key with a different request, and changes nothing', async () => {
     const { account_id } = await makeAccount(s);
     await scratch();
-    const scope = { accountId: account_id, method: 'POST', path: '/x', key: 'k2' };
-    const effect = async (tx: Parameters<Parameters<typeof s.db.write>[0]>[0]) => { tx.run(sql`INSERT INTO effects VALUES (1)`); return { status: 201, body: {} }; };
+    const scope = { accountId: account_id, operation: 'withdrawal.create' as const, key: 'k2' };
+    const effect = async (tx: Parameters<Parameters<typeof s.db.write>[0]>[0]) => { tx.run(sql`INSERT INTO effects VALUES (1)`); return {}; };
     await runIdempotent(s.db, scope, 'fp-a', () => clock.now(), effect);
     const err = await runIdempotent(s.db, scope, 'fp-b', () => clock.now(), effect).catch((e) => e);
     expect(err).toBeInstanceOf(DomainError);
@@ -56,11 +56,11 @@ describe('idempotency store', () => {
 
   it('answers 409 while the first request with the key is still in flight', async () => {
     const { account_id } = await makeAccount(s);
-    const scope = { accountId: account_id, method: 'POST', path: '/x', key: 'k3' };
+    const scope = { accountId: account_id, operation: 'withdrawal.create' as const, key: 'k3' };
     let release!: () => void;
     const gate = new Promise<void>((r) => { release = r; });
-    const first = runIdempotent(s.db, scope, 'fp', () => clock.now(), async () => ({ status: 201, body: {} }), () => gate);
-    const second = await runIdempotent(s.db, scope, 'fp', () => clock.now(), async () => ({ status: 201, body: {} })).catch((e) => e);
+    const first = runIdempotent(s.db, scope, 'fp', () => clock.now(), async () => ({}), () => gate);
+    const second = await runIdempotent(s.db, scope, 'fp', () => clock.now(), async () => ({})).catch((e) => e);
     expect(second.code).toBe('IDEMPOTENCY_IN_PROGRESS');
     expect(second.status).toBe(409);
     expect(second.extra.retryAfterSeconds).toBeGreaterThan(0);
@@ -70,17 +70,17 @@ describe('idempotency store', () => {
 
   it('does not store failures: a retry after an error runs again', async () => {
     const { account_id } = await makeAccount(s);
-    const scope = { accountId: account_id, method: 'POST', path: '/x', key: 'k4' };
+    const scope = { accountId: account_id, operation: 'withdrawal.create' as const, key: 'k4' };
     await expect(runIdempotent(s.db, scope, 'fp', () => clock.now(), async () => { throw new DomainError('INSUFFICIENT_FUNDS', 'no'); })).rejects.toThrow('no');
-    const ok = await runIdempotent(s.db, scope, 'fp', () => clock.now(), async () => ({ status: 201, body: { ok: true } }));
-    expect(ok).toEqual({ status: 201, body: { ok: true }, replayed: false });
+    const ok = await runIdempotent(s.db, scope, 'fp', () => clock.now(), async () => ({ ok: true }));
+    expect(ok).toEqual({ ok: true, replayed: false });
   });
 
   it('keeps answers 24 hours, then forgets them (cleanup, and an expired key runs anew)', async () => {
     const { account_id } = await makeAccount(s);
     await scratch();
-    const scope = { accountId: account_id, method: 'POST', path: '/x', key: 'k5' };
-    const run = () => runIdempotent(s.db, scope, 'fp', () => clock.now(), async (tx) => { tx.run(sql`INSERT INTO effects VALUES (1)`); return { status: 201, body: {} }; });
+    const scope = { accountId: account_id, operation: 'withdrawal.create' as const, key: 'k5' };
+    const run = () => runIdempotent(s.db, scope, 'fp', () => clock.now(), async (tx) => { tx.run(sql`INSERT INTO effects VALUES (1)`); return {}; });
     await run();
     clock.advance(23 * 3600_000);
     expect((await run()).replayed).toBe(true);

@@ -44,7 +44,7 @@ export function StatementView() {
     ...trpc.account.statement.queryOptions({ from, to, cursor: pages.cursor ?? undefined, limit: PAGE_SIZE }),
     enabled: !reversed,
     placeholderData: keepPreviousData,
-    select: (d) => ({ items: d.data, nextCursor: d.next_cursor }),
+    select: (d) => ({ items: d.data, next_cursor: d.next_cursor }),
   });
   const csv = `/api/statement.csv?${new URLSearchParams({ ...(from ? { from } : {}), ...(to ? { to } : {}) })}`;
 

@@ -2,7 +2,7 @@
 import { keepPreviousData, useQuery } from '@tanstack/react-query';
 import { useTranslations } from 'next-intl';
 import Link from 'next/link';
-import { WITHDRAWAL_STATUS_VALUES } from '@/server/routers/withdrawals/schemas';
+import { WITHDRAWAL_STATUSES } from '@/server/domain/enums';
 import { PagedTable } from '../../_components/paged-table';
 import { SearchBar } from '../../_components/search-bar';
 import { EmptyState, Money, PageHeader, StatusBadge, useStatusLabel } from '../../_components/ui';
@@ -12,7 +12,7 @@ import { formatPixKey } from '../../_lib/documents';
 import { useListUrl } from '../../_lib/list-url';
 import { useTRPC } from '../../_lib/trpc';
 
-type Status = (typeof WITHDRAWAL_STATUS_VALUES)[number];
+type Status = (typeof WITHDRAWAL_STATUSES)[number];
 const PAGE_SIZE = 20;
 const KEYS = ['q', 'status', 'from', 'to'] as const;
 
@@ -41,7 +41,7 @@ export function WithdrawalList() {
       <PageHeader title={t('title')} subtitle={t('subtitle')} actions={<Link className="button primary" href="/withdrawals/new">{t('new')}</Link>} />
       <section className="card">
         <SearchBar key={url.filterQuery()} values={{ q: text, status, from, to }} errors={errors}
-          statuses={WITHDRAWAL_STATUS_VALUES.map((s) => ({ value: s, label: statusLabel('withdrawal', s) }))}
+          statuses={WITHDRAWAL_STATUSES.map((s) => ({ value: s, label: statusLabel('withdrawal', s) }))}
           onApply={(v) => url.set({ q: v.q, status: v.status, from: v.from, to: v.to })}
           exportHref={`/withdrawals/export?${url.filterQuery()}`} />
         {Object.keys(errors).length ? null : (

@@ -2,9 +2,9 @@
 // the same key typed two ways is the same key.
 import { cnpjProblem, cpfProblem, normalizeDocument } from './documents';
 
-export type PixKeyType = 'EVP' | 'EMAIL' | 'PHONE' | 'CPF' | 'CNPJ';
 
-export const PIX_KEY_TYPES: readonly PixKeyType[] = ['EVP', 'EMAIL', 'PHONE', 'CPF', 'CNPJ'];
+export { PIX_KEY_TYPES, type PixKeyType } from '../enums';
+import { PIX_KEY_TYPES, type PixKeyType } from '../enums';
 
 export type PixKeyResult = { ok: true; key: string } | { ok: false; message: string };
 

@@ -6,7 +6,7 @@ import { DomainError, validationError, type FieldIssue } from '../../errors';
 import type { Services } from '../../services';
 import { sandboxCardOutcome, validateCard, cardSummary, type CardInput } from '../cards';
 import { recordEvent, type EventType } from '../events';
-import { checkIdempotencyKey, requestFingerprint, runIdempotent, type StoredAnswer } from '../idempotency';
+import { checkIdempotencyKey, requestFingerprint, runIdempotent, type IdempotentCreateOptions, type IdempotentOperation, type IdempotentResult } from '../idempotency';
 import { newId } from '../ids';
 import { transfer } from '../ledger';
 import { cnpjProblem, cpfProblem, documentKind, normalizeDocument } from '../pix/documents';
@@ -33,8 +33,8 @@ export interface CreateTransactionInput {
   card?: CardInput;
 }
 
-/** The idempotency scope's path: REST and tRPC create the same resource, so they share keys. */
-const SCOPE_PATH = '/transaction';
+/** The idempotency scope: REST and tRPC create the same resource, so they share keys. */
+const OPERATION: IdempotentOperation = 'transaction.create';
 
 /** The rules that span fields (the schema has checked each field alone). Nothing here echoes card data. */
 export async function transactionInputProblems(s: Services, input: CreateTransactionInput): Promise<FieldIssue[]> {
@@ -72,11 +72,11 @@ export async function createTransaction(
   s: Services,
   accountId: string,
   input: CreateTransactionInput,
-  idempotencyKey?: string | null,
-): Promise<StoredAnswer<TransactionCreated>> {
-  const key = checkIdempotencyKey(idempotencyKey);
-  const fingerprint = requestFingerprint(s.masterKey, 'POST', SCOPE_PATH, input);
-  const scope = { accountId, method: 'POST', path: SCOPE_PATH, key };
+  opts: IdempotentCreateOptions = {},
+): Promise<IdempotentResult<{ transaction: TransactionCreated }>> {
+  const key = checkIdempotencyKey(opts.idempotencyKey);
+  const fingerprint = requestFingerprint(s.masterKey, OPERATION, input);
+  const scope = { accountId, operation: OPERATION, key };
   // Checked only when the request is not a replay: a stored answer stands even if the card has expired
   // or the postback's DNS changed since. The card is reduced to what may be kept before anything else sees it.
   const check = async () => {
@@ -141,11 +141,11 @@ export async function createTransaction(
       await recordTransactionEvent(tx, accountId, id, status === 'APPROVED' ? 'transaction.approved' : 'transaction.refused', at);
     }
 
-    const body: TransactionCreated = {
+    const transaction: TransactionCreated = {
       id, status, total: input.amount, method: input.method, qrcode, invoice: invoice?.id ?? null, currency: 'BRL',
       identifier, external_ref: input.externalRef ?? null, customer, created_at: iso, updated_at: iso,
     };
-    return { status: 201, body };
+    return { transaction };
   }, check);
 }
 

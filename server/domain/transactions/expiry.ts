@@ -1,9 +1,19 @@
-import { and, asc, eq, isNotNull, lte } from 'drizzle-orm';
+import { and, asc, eq, isNotNull, lte, sql } from 'drizzle-orm';
+import { perConnection } from '../../../db/prepared';
 import { transactions } from '../../../db/schema';
 import type { Services } from '../../services';
 import { recordTransactionEvent } from './create';
 
 export const EXPIRY_BATCH = 100;
+
+const ph = (name: string) => sql.placeholder(name);
+const statements = perConnection((db) => ({
+  due: db.select({ id: transactions.id, accountId: transactions.accountId }).from(transactions)
+    .where(and(eq(transactions.status, 'PENDING'), isNotNull(transactions.expiresAt), lte(transactions.expiresAt, ph('now'))))
+    .orderBy(asc(transactions.expiresAt)).limit(ph('limit')).prepare(),
+  expire: db.update(transactions).set({ status: 'REFUSED', refusedReason: 'expired', updatedAt: ph('at') as unknown as string })
+    .where(and(eq(transactions.id, ph('id')), eq(transactions.status, 'PENDING'), lte(transactions.expiresAt, ph('at')))).prepare(),
+}));
 
 /**
  * One pass of the expiry job: PENDING Pix charges whose `expires_at` has passed become REFUSED
@@ -14,17 +24,15 @@ export const EXPIRY_BATCH = 100;
  */
 export async function expireDuePixCharges(s: Services, limit = EXPIRY_BATCH): Promise<number> {
   const now = s.clock.now().toISOString();
-  const due = await s.db.read.select({ id: transactions.id, accountId: transactions.accountId }).from(transactions)
-    .where(and(eq(transactions.status, 'PENDING'), isNotNull(transactions.expiresAt), lte(transactions.expiresAt, now)))
-    .orderBy(asc(transactions.expiresAt)).limit(limit).all();
+  const due = statements(s.db.read).due.all({ now, limit });
   if (!due.length) return 0;
   return s.db.write(async (tx) => {
     const at = s.clock.now();
     const iso = at.toISOString();
+    const expire = statements(tx).expire;
     let expired = 0;
     for (const t of due) {
-      const r = await tx.update(transactions).set({ status: 'REFUSED', refusedReason: 'expired', updatedAt: iso })
-        .where(and(eq(transactions.id, t.id), eq(transactions.status, 'PENDING'), lte(transactions.expiresAt, iso))).run();
+      const r = expire.run({ id: t.id, at: iso });
       if (r.changes !== 1) continue;
       await recordTransactionEvent(tx, t.accountId, t.id, 'transaction.expired', at);
       expired += 1;

@@ -6,6 +6,8 @@ import type { DrizzleDb } from '../../../db';
 import { disputes, transactions } from '../../../db/schema';
 import { DomainError, validationError } from '../../errors';
 import { selectTransactionViews, toDisputeView, toTransactionViews, type DisputeView, type TransactionMethod, type TransactionStatus, type TransactionView } from './view';
+import type { z } from 'zod';
+import type { paymentDetails as paymentDetailsSchema, transactionPage } from '../../routers/transactions/schemas';
 
 export interface TransactionLookup { id?: string; identifier?: string; endtoend?: string; external_ref?: string }
 
@@ -60,7 +62,7 @@ export interface TransactionListQuery {
   to?: string;
 }
 
-export interface TransactionPage { items: TransactionView[]; nextCursor: string | null }
+export type TransactionPage = z.infer<typeof transactionPage>;
 
 function isoInstant(path: string, s: string): string {
   const d = new Date(s);
@@ -88,7 +90,7 @@ export async function listTransactions(db: DrizzleDb, accountId: string, q: Tran
     .orderBy(desc(transactions.createdAt), desc(transactions.id)).limit(limit + 1).all();
   const page = rows.slice(0, limit);
   const last = page[page.length - 1];
-  return { items: await toTransactionViews(db, page), nextCursor: rows.length > limit && last ? encodeCursor({ createdAt: last.createdAt, id: last.id }) : null };
+  return { items: await toTransactionViews(db, page), next_cursor: rows.length > limit && last ? encodeCursor({ createdAt: last.createdAt, id: last.id }) : null };
 }
 
 /** The disputes of one of the account's transactions, oldest first (dashboard). */
@@ -100,16 +102,7 @@ export async function transactionDisputes(db: DrizzleDb, accountId: string, tran
   return rows.map(toDisputeView);
 }
 
-/** What the dashboard shows of how a transaction is paid; the spec's shapes keep none of this. */
-export interface PaymentDetails {
-  id: string;
-  method: TransactionMethod;
-  qrcode: string | null;
-  expires_at: string | null;
-  invoice: { id: string; due_date: string; digitable_line: string } | null;
-  card: { brand: string; last4: string; holder_name: string; installments: number } | null;
-  refused_reason: string | null;
-}
+export type PaymentDetails = z.infer<typeof paymentDetailsSchema>;
 
 export async function paymentDetails(db: DrizzleDb, accountId: string, transactionId: string): Promise<PaymentDetails> {
   const t = await db.select().from(transactions)

@@ -4,7 +4,7 @@ import { perConnection } from '../../../db/prepared';
 import { customers, disputes, refunds, transactions } from '../../../db/schema';
 import { DomainError } from '../../errors';
 import { wake, type Services } from '../../services';
-import { checkIdempotencyKey, requestFingerprint, runIdempotent, type StoredAnswer } from '../idempotency';
+import { checkIdempotencyKey, requestFingerprint, runIdempotent, type IdempotentCreateOptions, type IdempotentOperation, type IdempotentResult } from '../idempotency';
 import { newId } from '../ids';
 import { transfer } from '../ledger';
 import { railFor, type PixRail, type RefundOrder, type RefundOutcome } from '../rails';
@@ -20,7 +20,8 @@ export interface RefundRequest {
 }
 
 /** Idempotency scope: one key space for every charge's refunds; the fingerprint names the charge. */
-const SCOPE = { method: 'POST', path: '/transaction/{id}/refund' } as const;
+/** The idempotency scope: one key space per operation (the transaction id is part of the request). */
+const OPERATION: IdempotentOperation = 'refund.create';
 
 /** The job wakes the refund settlement loop under this name. */
 export const REFUND_SETTLEMENT_JOB = 'refund-settlement';
@@ -66,15 +67,15 @@ export async function refundTransaction(
   accountId: string,
   transactionId: string,
   input: RefundRequest,
-  opts: { idempotencyKey?: string | null } = {},
-): Promise<StoredAnswer<TransactionView>> {
+  opts: IdempotentCreateOptions = {},
+): Promise<IdempotentResult<{ transaction: TransactionView }>> {
   const idempotencyKey = checkIdempotencyKey(opts.idempotencyKey);
   const rail = railFor(s.config);
   const body = { amount: input.amount ?? null, reason: input.reason ?? null };
-  const fingerprint = requestFingerprint(s.masterKey, SCOPE.method, `/transaction/${transactionId}/refund`, body);
+  const fingerprint = requestFingerprint(s.masterKey, OPERATION, { transactionId, ...body });
 
-  const answer = await runIdempotent<TransactionView>(
-    s.db, { accountId, ...SCOPE, key: idempotencyKey }, fingerprint, () => s.clock.now(),
+  const answer = await runIdempotent<{ transaction: TransactionView }>(
+    s.db, { accountId, operation: OPERATION, key: idempotencyKey }, fingerprint, () => s.clock.now(),
     async (tx) => {
       const at = s.clock.now();
       const iso = at.toISOString();
@@ -106,7 +107,7 @@ export async function refundTransaction(
       }
       await tx.update(transactions).set({ updatedAt: iso }).where(eq(transactions.id, transactionId)).run();
       await recordTransactionEvent(tx, accountId, transactionId, 'transaction.refunded', at);
-      return { status: 201, body: (await transactionView(tx, accountId, transactionId))! };
+      return { transaction: (await transactionView(tx, accountId, transactionId))! };
     },
   );
   if (!answer.replayed) wake(s, REFUND_SETTLEMENT_JOB);

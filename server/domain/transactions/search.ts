@@ -80,7 +80,7 @@ async function disputeMarks(db: DrizzleDb, ids: string[]): Promise<Map<string, D
 }
 
 /** The dashboard's transaction search: readings of `q` merged, filters, Brasília date range, keyset pages. */
-export async function searchTransactions(db: DrizzleDb, accountId: string, f: TransactionSearch): Promise<{ items: TransactionSearchItem[]; nextCursor: string | null }> {
+export async function searchTransactions(db: DrizzleDb, accountId: string, f: TransactionSearch): Promise<{ items: TransactionSearchItem[]; next_cursor: string | null }> {
   const limit = f.limit ?? 20;
   const readings: (SearchReading | null)[] = f.q?.trim() ? readSearch(f.q) : [null];
   const pages = await Promise.all(readings.map((r) => transactionSearchQuery(db, accountId, f, r)?.all() ?? []));
@@ -90,7 +90,7 @@ export async function searchTransactions(db: DrizzleDb, accountId: string, f: Tr
   const marks = await disputeMarks(db, page.map((r) => r.id));
   return {
     items: page.map((r) => ({ ...toTransactionView(r), dispute: marks.get(r.id) ?? null })),
-    nextCursor: rows.length > limit && last ? encodeCursor({ createdAt: last.createdAt, id: last.id }) : null,
+    next_cursor: rows.length > limit && last ? encodeCursor({ createdAt: last.createdAt, id: last.id }) : null,
   };
 }
 

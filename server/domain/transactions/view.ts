@@ -3,38 +3,18 @@ import { perConnection } from '../../../db/prepared';
 import type { DrizzleDb } from '../../../db';
 import { customers, disputes, refunds, transactions } from '../../../db/schema';
 
-export type TransactionMethod = 'PIX' | 'CARD' | 'INVOICE';
-export type TransactionStatus = 'CREATED' | 'PENDING' | 'REFUSED' | 'APPROVED';
+export type { TransactionMethod, TransactionStatus } from '../enums';
+import type { TransactionMethod, TransactionStatus } from '../enums';
+import type { z } from 'zod';
+import type { customerView as customerViewSchema, disputeView, transactionCreated, transactionItem, transactionView as transactionViewSchema } from '../../routers/transactions/schemas';
 
-export interface TransactionItem { unitPrice: number; quantity: number; title: string; tangible: boolean }
-export interface CustomerView { id: string; name: string; email: string; phone: string | null; document: string }
+export type TransactionItem = z.infer<typeof transactionItem>;
+export type CustomerView = z.infer<typeof customerViewSchema>;
 
-/**
- * The spec's "Transaction" (the query's answer), plus `created_at` and `updated_at` (ISO 8601) for
- * the dashboard and for keyset paging. The one shape of a transaction outside its creation: GET
- * /transaction, transactions.list items and the `data` of every transaction.* event.
- */
-export interface TransactionView {
-  id: string;
-  status: TransactionStatus;
-  total: number;
-  method: TransactionMethod;
-  currency: string;
-  endtoend: string | null;
-  postback: string | null;
-  items: TransactionItem[];
-  customer: CustomerView;
-  external_ref: string | null;
-  metadata: string | null;
-  created_at: string;
-  updated_at: string;
-  /** Cents refunded so far (refunds in ERROR gave their money back and do not count). */
-  refunded_amount: number;
-  /** Oldest first. */
-  refunds: RefundView[];
-}
-
-export type RefundStatus = 'PENDING' | 'PAID' | 'ERROR';
+/** The query shape (spec "Transaction"); its type is the contract's. */
+export type TransactionView = z.infer<typeof transactionViewSchema>;
+export type { RefundStatus } from '../enums';
+import type { RefundStatus } from '../enums';
 
 /** DECISIONS "Refunds": one refund as the transaction's query shape lists it. */
 export interface RefundView {
@@ -47,30 +27,10 @@ export interface RefundView {
 }
 
 /** The spec's "Transaction creation response", exactly. */
-export interface TransactionCreated {
-  id: string;
-  status: TransactionStatus;
-  total: number;
-  method: TransactionMethod;
-  qrcode: string | null;
-  invoice: string | null;
-  currency: 'BRL';
-  identifier: string;
-  external_ref: string | null;
-  customer: CustomerView;
-  created_at: string;
-  updated_at: string;
-}
+export type TransactionCreated = z.infer<typeof transactionCreated>;
 
-/** Dispute resource (the spec shows none): the `data` of dispute.* events and of the sandbox answers. */
-export interface DisputeView {
-  id: string;
-  transaction_id: string;
-  status: 'OPEN' | 'WON' | 'LOST';
-  amount: number;
-  created_at: string;
-  updated_at: string;
-}
+/** Dispute resource: the `data` of dispute.* events and of the sandbox answers. */
+export type DisputeView = z.infer<typeof disputeView>;
 
 /** The columns of a transaction view (transaction + customer); the search builds other joins over them. */
 export const viewColumns = {

@@ -82,7 +82,10 @@ function dueHeads(db: DrizzleDb, now: string, exclude: string[], limit: number):
     LIMIT ${limit}`);
 }
 
-export type DeliveryStatus = 'PENDING' | 'DELIVERED' | 'FAILED';
+export type { DeliveryStatus } from '../enums';
+import type { DeliveryStatus } from '../enums';
+import type { z } from 'zod';
+import type { deliveryAttemptView, deliveryView } from '../../routers/webhooks/schemas';
 
 export interface AttemptOutcome { deliveryId: string; result: SendWebhookResult; startedAt: Date; finishedAt: Date }
 
@@ -283,34 +286,9 @@ export class DeliveryEngine {
 
 // ---- the delivery log (REST, dashboard) and resend by hand ----
 
-export interface DeliveryAttemptView {
-  at: string;
-  /** The same instant as `at`, under the name the resend answer used first. */
-  attempted_at: string;
-  status_code: number | null;
-  duration_ms: number;
-  response_excerpt: string | null;
-  error: string | null;
-}
+export type DeliveryAttemptView = z.infer<typeof deliveryAttemptView>;
 
-/** DECISIONS "Webhook deliveries over REST", plus what the dashboard shows (additive fields). */
-export interface DeliveryView {
-  id: string;
-  event_id: string;
-  event_type: string;
-  status: DeliveryStatus;
-  attempts: DeliveryAttemptView[];
-  next_attempt_at: string | null;
-  created_at: string;
-  webhook_id: string | null;
-  target: 'webhook' | 'postback';
-  url: string;
-  resource_id: string;
-  attempt_count: number;
-  last_status_code: number | null;
-  last_error: string | null;
-  updated_at: string;
-}
+export type DeliveryView = z.infer<typeof deliveryView>;
 
 const deliveryColumns = {
   id: deliveries.id, webhookId: deliveries.webhookId, target: deliveries.target, url: deliveries.url, eventId: deliveries.eventId,
@@ -375,14 +353,13 @@ async function deliveryPage(db: DrizzleDb, where: SQL | undefined, q: { cursor?:
 
 /**
  * A webhook's deliveries, newest first, each with its attempts (oldest first), optionally only those
- * in one status (the dashboard's "failed only"); the webhook API's envelope with `next_cursor` beside
- * `content`.
+ * in one status (the dashboard's "failed only"), one page and its `next_cursor`.
  */
 export async function listDeliveries(s: Services, accountId: string, q: { magic_id: string; status?: DeliveryStatus; cursor?: string | null; limit?: number }) {
   const db = s.db.read;
   await liveWebhook(db, accountId, q.magic_id);
   const page = await deliveryPage(db, and(eq(deliveries.webhookId, q.magic_id), q.status ? eq(deliveries.status, q.status) : undefined), q);
-  return { code: 200, content: page.items, next_cursor: page.next_cursor, message: 'Deliveries listed', timestamp: s.clock.now().toISOString() };
+  return page;
 }
 
 /** One delivery of the account with its attempts and the exact body every attempt sent. */
@@ -391,7 +368,7 @@ export async function getDelivery(s: Services, accountId: string, deliveryId: st
   const view = await deliveryOf(db, accountId, deliveryId);
   const e = await db.select({ id: events.id, type: events.type, category: events.category, createdAt: events.createdAt, payload: events.payload })
     .from(events).where(eq(events.id, view.event_id)).get();
-  return { code: 200, content: { ...view, payload: eventEnvelope(e!) }, message: 'Delivery found', timestamp: s.clock.now().toISOString() };
+  return { ...view, payload: eventEnvelope(e!) };
 }
 
 /**
@@ -438,7 +415,7 @@ export async function resendDelivery(s: Services, accountId: string, deliveryId:
     return deliveryOf(tx, accountId, deliveryId);
   });
   s.wake.delivery?.();
-  return { code: 202, content, message: 'Delivery queued for resend', timestamp: s.clock.now().toISOString() };
+  return content;
 }
 
 /**
@@ -467,5 +444,5 @@ export async function sendTestEvent(s: Services, accountId: string, webhookId: s
     return id;
   });
   s.wake.delivery?.();
-  return { code: 202, content: { delivery_id: deliveryId }, message: 'Test event queued', timestamp: s.clock.now().toISOString() };
+  return { delivery_id: deliveryId };
 }

@@ -1,5 +1,6 @@
-import { and, asc, eq, inArray, isNull, lte } from 'drizzle-orm';
+import { and, asc, eq, inArray, isNull, lte, sql } from 'drizzle-orm';
 import type { DrizzleDb } from '../../../db';
+import { perConnection } from '../../../db/prepared';
 import { deliveries, disputes, events, transactions, webhooks, withdrawalBatches, withdrawals } from '../../../db/schema';
 import type { Services } from '../../services';
 import type { EventCategory, StoredEventCategory } from '../events';
@@ -13,6 +14,16 @@ export interface DispatchResult { events: number; deliveries: number }
 
 type NewDelivery = typeof deliveries.$inferInsert & { id: string };
 
+// prepared once per connection: the probe runs after every commit of the process, the rest per pass
+const statements = perConnection((db) => ({
+  probe: db.select({ seq: events.seq }).from(events).where(isNull(events.dispatchedAt)).limit(1).prepare(),
+  undispatched: db.select({
+    seq: events.seq, id: events.id, accountId: events.accountId, category: events.category, resourceId: events.resourceId,
+  }).from(events).where(isNull(events.dispatchedAt)).orderBy(asc(events.seq)).limit(sql.placeholder('limit')).prepare(),
+  markDispatched: db.update(events).set({ dispatchedAt: sql.placeholder('at') as unknown as string })
+    .where(and(isNull(events.dispatchedAt), lte(events.seq, sql.placeholder('lastSeq')))).prepare(),
+}));
+
 /**
  * Turns undispatched events (in `seq` order) into deliveries: one per active, not paused, not deleted webhook of
  * the event's account subscribed to its category, plus one to the resource's `postback` URL when it
@@ -21,15 +32,14 @@ type NewDelivery = typeof deliveries.$inferInsert & { id: string };
  */
 export async function dispatchPendingEvents(s: Services, limit = DISPATCH_CHUNK): Promise<DispatchResult> {
   // Cheap probe on the read connection first: this runs after every commit of the process.
-  const probe = s.db.read.select({ seq: events.seq }).from(events).where(isNull(events.dispatchedAt)).limit(1).get();
+  const probe = statements(s.db.read).probe.get();
   if (!probe) return { events: 0, deliveries: 0 };
   return s.db.write((tx) => fanOut(tx, s.clock.now(), s.config.webhookRetryScheduleSeconds, limit));
 }
 
 export async function fanOut(tx: DrizzleDb, now: Date, schedule: number[], limit: number): Promise<DispatchResult> {
-  const batch = await tx.select({
-    seq: events.seq, id: events.id, accountId: events.accountId, category: events.category, resourceId: events.resourceId,
-  }).from(events).where(isNull(events.dispatchedAt)).orderBy(asc(events.seq)).limit(limit).all();
+  const st = statements(tx);
+  const batch = st.undispatched.all({ limit });
   if (batch.length === 0) return { events: 0, deliveries: 0 };
 
   const accountIds = [...new Set(batch.map((e) => e.accountId))];
@@ -65,7 +75,7 @@ export async function fanOut(tx: DrizzleDb, now: Date, schedule: number[], limit
   await holdBehindEarlier(tx, rows.map((r) => r.id));
   const lastSeq = batch[batch.length - 1].seq;
   // Exactly the selected events: every undispatched event up to lastSeq was in this batch.
-  await tx.update(events).set({ dispatchedAt: at }).where(and(isNull(events.dispatchedAt), lte(events.seq, lastSeq))).run();
+  st.markDispatched.run({ at, lastSeq });
   return { events: batch.length, deliveries: rows.length };
 }
 

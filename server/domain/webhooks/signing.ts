@@ -1,7 +1,7 @@
 import { createHmac } from 'node:crypto';
 import { secretKeyBytes } from './secrets';
 
-import type { StoredEventCategory } from '../events';
+import type { StoredEventCategory } from '../enums';
 
 export interface SignDeliveryInput {
   eventId: string;

@@ -3,13 +3,15 @@ import type { DrizzleDb } from '../../../db';
 import { deliveries, webhooks } from '../../../db/schema';
 import { DomainError, validationError } from '../../errors';
 import type { Services } from '../../services';
-import { checkIdempotencyKey, requestFingerprint, runIdempotent } from '../idempotency';
+import { checkIdempotencyKey, requestFingerprint, runIdempotent, type IdempotentCreateOptions, type IdempotentOperation, type IdempotentResult } from '../idempotency';
 import { newId } from '../ids';
 import type { EventCategory } from '../events';
 import { MAX_WEBHOOK_URL_LENGTH } from './categories';
 import { promoteQueueHeads } from './queues';
 import { decryptSecret, encryptSecret, newWebhookSecret } from './secrets';
 import { checkWebhookUrl } from './url-guard';
+import type { z } from 'zod';
+import type { webhookView } from '../../routers/webhooks/schemas';
 import { confirmPassword } from '../sessions';
 
 export { MAX_WEBHOOK_URL_LENGTH, WEBHOOK_CATEGORIES } from './categories';
@@ -17,23 +19,8 @@ export { MAX_WEBHOOK_URL_LENGTH, WEBHOOK_CATEGORIES } from './categories';
 /** Caps the fan-out one account can cause: every event is sent once per webhook. */
 export const MAX_WEBHOOKS_PER_ACCOUNT = 50;
 
-/** The spec's webhook shape. */
-export interface WebhookView {
-  magic_id: string;
-  url: string;
-  secret: string;
-  events: EventCategory[];
-  active: boolean;
-  /** Paused by the merchant: nothing is delivered to it until it is resumed. */
-  paused: boolean;
-  /** Until when the secret before the last rotation still signs deliveries (null when none). */
-  previous_secret_expires_at: string | null;
-  created_at: string;
-  updated_at: string;
-}
-
-/** The webhook API's success envelope (spec "Webhook"). */
-export interface WebhookEnvelope<T> { code: number; content: T; message: string; timestamp: string }
+/** The spec's webhook shape; its type is the contract's. */
+export type WebhookView = z.infer<typeof webhookView>;
 
 type WebhookRow = typeof webhooks.$inferSelect;
 
@@ -53,73 +40,61 @@ function view(row: WebhookRow, secret: string): WebhookView {
 
 export interface CreateWebhookInput { url: string; events: EventCategory[] }
 
-export interface CreateWebhookRequest {
-  accountId: string;
-  input: CreateWebhookInput;
-  /** The `idempotency-key` header as sent (undefined when absent). */
-  idempotencyKey: string | undefined;
-  /** REST requires the key (DECISIONS "Idempotency"); tRPC callers may omit it. */
-  requireKey: boolean;
-}
-
-const IDEMPOTENCY_PATH = '/api/webhooks';
+const OPERATION: IdempotentOperation = 'webhook.create';
 
 /**
  * Registers a webhook. The URL passes the SSRF guard before anything is stored. The answer is stored
  * under the idempotency key with the secret still encrypted (secrets stay encrypted at rest, the
  * idempotency table included) and decrypted on the way out, so a replay is byte-identical.
  */
-export async function createWebhook(s: Services, req: CreateWebhookRequest): Promise<WebhookEnvelope<WebhookView> & { replayed: boolean }> {
-  const key = checkIdempotencyKey(req.idempotencyKey);
-  if (key === null && req.requireKey) {
-    throw validationError([{ path: 'idempotency-key', message: 'header is required' }]);
-  }
-  const { url, events } = req.input;
+export async function createWebhook(
+  s: Services,
+  accountId: string,
+  input: CreateWebhookInput,
+  opts: IdempotentCreateOptions = {},
+): Promise<IdempotentResult<{ webhook: WebhookView }>> {
+  const key = checkIdempotencyKey(opts.idempotencyKey);
+  const { url, events } = input;
   const duplicates = events.filter((e, i) => events.indexOf(e) !== i);
   if (events.length === 0) throw validationError([{ path: 'events', message: 'must list at least one of transaction, withdraw, dispute' }]);
   if (duplicates.length) throw validationError([{ path: 'events', message: `lists ${duplicates[0]} more than once` }]);
   if (url.length > MAX_WEBHOOK_URL_LENGTH) throw validationError([{ path: 'url', message: `at most ${MAX_WEBHOOK_URL_LENGTH} characters` }]);
 
-  const scope = { accountId: req.accountId, method: 'POST', path: IDEMPOTENCY_PATH, key };
-  const fingerprint = requestFingerprint(s.masterKey, 'POST', IDEMPOTENCY_PATH, { url, events });
+  const scope = { accountId, operation: OPERATION, key };
+  const fingerprint = requestFingerprint(s.masterKey, OPERATION, { url, events });
   const secret = newWebhookSecret();
   const secretEnc = encryptSecret(secret, s.masterKey);
-  const answer = await runIdempotent<WebhookEnvelope<WebhookView>>(s.db, scope, fingerprint, () => s.clock.now(), async (tx) => {
+  const answer = await runIdempotent<{ webhook: WebhookView }>(s.db, scope, fingerprint, () => s.clock.now(), async (tx) => {
     const [{ n }] = await tx.select({ n: count() }).from(webhooks)
-      .where(and(eq(webhooks.accountId, req.accountId), isNull(webhooks.deletedAt))).all();
+      .where(and(eq(webhooks.accountId, accountId), isNull(webhooks.deletedAt))).all();
     if (n >= MAX_WEBHOOKS_PER_ACCOUNT) {
       throw new DomainError('UNPROCESSABLE', `an account can have at most ${MAX_WEBHOOKS_PER_ACCOUNT} webhooks; delete one first`);
     }
     const at = s.clock.now().toISOString();
     const row: WebhookRow = {
-      id: newId('webhook'), accountId: req.accountId, url, secretEnc, events: JSON.stringify(events),
+      id: newId('webhook'), accountId, url, secretEnc, events: JSON.stringify(events),
       active: 1, pausedAt: null, previousSecretEnc: null, previousSecretExpiresAt: null, createdAt: at, updatedAt: at, deletedAt: null,
     };
     await tx.insert(webhooks).values(row);
-    return { status: 201, body: { code: 201, content: view(row, secretEnc), message: 'Webhook created', timestamp: at } };
+    // stored with the secret still encrypted; decrypted on the way out
+    return { webhook: view(row, secretEnc) };
   }, async () => {
     // DNS may be slow: checked before the write job, never inside it (and not at all for a replay)
     const checked = await checkWebhookUrl(url, { allowPrivate: s.config.webhookAllowPrivateUrls });
     if (!checked.ok) throw validationError([{ path: 'url', message: checked.reason }]);
   });
-  const body = answer.body;
-  return { ...body, content: { ...body.content, secret: decryptSecret(body.content.secret, s.masterKey) }, replayed: answer.replayed };
+  return { webhook: { ...answer.webhook, secret: decryptSecret(answer.webhook.secret, s.masterKey) }, replayed: answer.replayed };
 }
 
 /**
  * Every webhook of the account that is not deleted, oldest first. `secret` is included: it is in the
  * spec's webhook shape and existing clients read it from the list.
  */
-export async function listWebhooks(s: Services, accountId: string, o: { secrets: SecretDisclosure }): Promise<WebhookEnvelope<WebhookView[]>> {
+export async function listWebhooks(s: Services, accountId: string, o: { secrets: SecretDisclosure }): Promise<WebhookView[]> {
   const rows = await s.db.read.select().from(webhooks)
     .where(and(eq(webhooks.accountId, accountId), isNull(webhooks.deletedAt)))
     .orderBy(asc(webhooks.createdAt), asc(webhooks.id)).all();
-  return {
-    code: 200,
-    content: rows.map((r) => view(r, disclose(s, r.secretEnc, o.secrets))),
-    message: 'Webhooks listed',
-    timestamp: s.clock.now().toISOString(),
-  };
+  return rows.map((r) => view(r, disclose(s, r.secretEnc, o.secrets)));
 }
 
 /** A live (not deleted) webhook of the account, or 404 (another account's id looks unknown). */
@@ -134,7 +109,7 @@ export async function liveWebhook(db: DrizzleDb, accountId: string, id: string):
  * Deletes a webhook (soft: its deliveries keep their log). In the same write job its pending
  * deliveries stop: they become FAILED with last_error "webhook deleted".
  */
-export async function deleteWebhook(s: Services, accountId: string, id: string): Promise<Omit<WebhookEnvelope<never>, 'content'>> {
+export async function deleteWebhook(s: Services, accountId: string, id: string): Promise<{ deleted_at: string }> {
   return s.db.write(async (tx) => {
     await liveWebhook(tx, accountId, id);
     const at = s.clock.now().toISOString();
@@ -143,7 +118,7 @@ export async function deleteWebhook(s: Services, accountId: string, id: string):
       .where(and(eq(deliveries.webhookId, id), eq(deliveries.status, 'PENDING'))).returning({ id: deliveries.id }).all();
     // another webhook or postback with the same URL may have been queued behind these
     await promoteQueueHeads(tx, stopped.map((d) => d.id), at);
-    return { code: 200, message: 'Webhook deleted', timestamp: at };
+    return { deleted_at: at };
   });
 }
 
@@ -164,8 +139,8 @@ function disclose(s: Services, secretEnc: string, how: SecretDisclosure): string
   return how === 'plain' ? plain : maskSecret(plain);
 }
 
-function answer(s: Services, row: WebhookRow, how: SecretDisclosure, message: string): WebhookEnvelope<WebhookView> {
-  return { code: 200, content: view(row, disclose(s, row.secretEnc, how)), message, timestamp: s.clock.now().toISOString() };
+function answer(s: Services, row: WebhookRow, how: SecretDisclosure): WebhookView {
+  return view(row, disclose(s, row.secretEnc, how));
 }
 
 /** After a rotation the old secret still signs (a second `v1,` signature) for this long, as Standard Webhooks and Stripe allow. */
@@ -195,7 +170,7 @@ export async function updateWebhook(s: Services, accountId: string, id: string, 
     }
     return { ...hook, ...set };
   });
-  return answer(s, row, how, 'Webhook updated');
+  return answer(s, row, how);
 }
 
 /**
@@ -211,7 +186,7 @@ export async function pauseWebhook(s: Services, accountId: string, id: string, h
     await tx.update(webhooks).set({ pausedAt: at, updatedAt: at }).where(eq(webhooks.id, id)).run();
     return { ...hook, pausedAt: at, updatedAt: at };
   });
-  return answer(s, row, how, 'Webhook paused');
+  return answer(s, row, how);
 }
 
 /**
@@ -227,7 +202,7 @@ export async function resumeWebhook(s: Services, accountId: string, id: string, 
     return { ...hook, pausedAt: null, active: 1, updatedAt: at };
   });
   s.wake.delivery?.();
-  return answer(s, row, how, 'Webhook resumed');
+  return answer(s, row, how);
 }
 
 /**
@@ -249,12 +224,12 @@ export async function rotateWebhookSecret(s: Services, accountId: string, id: st
     await tx.update(webhooks).set(set).where(eq(webhooks.id, id)).run();
     return { ...hook, ...set };
   });
-  return answer(s, row, 'plain', 'Webhook secret rotated');
+  return answer(s, row, 'plain');
 }
 
 /** The current signing secret, after the person re-entered their password (a miss counts as a failed sign-in). */
 export async function revealWebhookSecret(s: Services, who: { accountId: string; userId: string; ip: string }, id: string, password: string) {
   await confirmPassword(s, who.userId, password, who.ip);
   const hook = await liveWebhook(s.db.read, who.accountId, id);
-  return answer(s, hook, 'plain', 'Webhook secret revealed');
+  return answer(s, hook, 'plain');
 }

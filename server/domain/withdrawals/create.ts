@@ -4,7 +4,7 @@ import { withdrawalBatches, withdrawals } from '../../../db/schema';
 import { DomainError, validationError, type FieldIssue } from '../../errors';
 import { wake, type Services } from '../../services';
 import { recordEvent } from '../events';
-import { checkIdempotencyKey, requestFingerprint, runIdempotent, type StoredAnswer } from '../idempotency';
+import { checkIdempotencyKey, requestFingerprint, runIdempotent, type IdempotentCreateOptions, type IdempotentOperation, type IdempotentResult } from '../idempotency';
 import { newId } from '../ids';
 import { transfer } from '../ledger';
 import { documentKind, normalizeDocument } from '../pix/documents';
@@ -14,6 +14,9 @@ import { checkWebhookUrl } from '../webhooks/url-guard';
 import { DOCUMENT_RULE, MAX_BATCHES_PER_WITHDRAWAL, batchCount, splitIntoBatches } from './rules';
 import { perConnection } from '../../../db/prepared';
 import { withdrawalLookups, withdrawalView } from './view';
+
+/** The idempotency scope: REST and tRPC callers share one key space per operation. */
+const OPERATION: IdempotentOperation = 'withdrawal.create';
 
 /** The body of POST /withdraw/pix, after the schema has checked its shape. */
 export interface WithdrawalRequest {
@@ -26,24 +29,12 @@ export interface WithdrawalRequest {
   external_ref?: string | null;
 }
 
-export interface CreatedBatch {
-  amount: number;
-  event: 'WITHDRAWAL';
-  identifier: string;
-  status: 'PENDING';
-  timestamp: string;
+/** What a requested withdrawal is, plainly: the procedure shapes the spec's WITHDRAW_REQUEST from it. */
+export interface WithdrawalCreated {
+  withdrawal: { id: string; amount: number; created_at: string };
+  /** In order: full batches, then the remainder; every one PENDING. */
+  batches: { identifier: string; amount: number }[];
 }
-
-/** The spec's "Withdrawal creation response". */
-export interface WithdrawalCreation {
-  statusCode: 201;
-  message: 'WITHDRAW_REQUEST';
-  data: CreatedBatch[];
-  timestamp: string;
-}
-
-/** Idempotency scope of the operation: REST and tRPC callers share one key space. */
-const SCOPE = { method: 'POST', path: '/withdraw/pix' } as const;
 
 /** The two inserts of every request, prepared once on the writer's connection. */
 const inserts = perConnection((tx) => {
@@ -60,13 +51,6 @@ const inserts = perConnection((tx) => {
     }).prepare(),
   };
 });
-
-/** The 422 body DECISIONS fixes for a balance that does not cover the withdrawal. */
-export function withdrawFail(detail: string): DomainError {
-  return new DomainError('INSUFFICIENT_FUNDS', detail, {
-    restBody: { statusCode: 422, message: 'WITHDRAW_FAIL', data: [], error: { code: 'INSUFFICIENT_FUNDS', detail } },
-  });
-}
 
 interface Checked {
   key: string;
@@ -108,17 +92,17 @@ export async function createWithdrawal(
   s: Services,
   accountId: string,
   input: WithdrawalRequest,
-  opts: { idempotencyKey?: string | null } = {},
-): Promise<StoredAnswer<WithdrawalCreation>> {
+  opts: IdempotentCreateOptions = {},
+): Promise<IdempotentResult<WithdrawalCreated>> {
   const idempotencyKey = checkIdempotencyKey(opts.idempotencyKey);
   const rail = railFor(s.config);
-  const fingerprint = requestFingerprint(s.masterKey, SCOPE.method, SCOPE.path, input);
+  const fingerprint = requestFingerprint(s.masterKey, OPERATION, input);
   const externalRef = input.external_ref ?? null;
 
   // a replay answers what was stored, even if the rules or a DNS answer have changed since: checkRequest
   // runs only for a request that is not one
-  const answer = await runIdempotent<WithdrawalCreation, Checked>(
-    s.db, { accountId, ...SCOPE, key: idempotencyKey }, fingerprint, () => s.clock.now(),
+  const answer = await runIdempotent<WithdrawalCreated, Checked>(
+    s.db, { accountId, operation: OPERATION, key: idempotencyKey }, fingerprint, () => s.clock.now(),
     async (tx, checked) => {
       const at = s.clock.now();
       const iso = at.toISOString();
@@ -137,7 +121,7 @@ export async function createWithdrawal(
         });
       } catch (err) {
         if (err instanceof DomainError && err.code === 'INSUFFICIENT_FUNDS') {
-          throw withdrawFail(`the available balance does not cover ${input.amount} cents`);
+          throw new DomainError('INSUFFICIENT_FUNDS', `the available balance does not cover ${input.amount} cents`);
         }
         throw err;
       }
@@ -155,13 +139,10 @@ export async function createWithdrawal(
       }
       const view = await withdrawalView(tx, accountId, id);
       await recordEvent(tx, { accountId, type: 'withdraw.requested', resourceId: id, payload: view, at });
-      const body: WithdrawalCreation = {
-        statusCode: 201,
-        message: 'WITHDRAW_REQUEST',
-        data: batches.map((b) => ({ amount: b.amount, event: 'WITHDRAWAL', identifier: b.id, status: 'PENDING', timestamp: iso })),
-        timestamp: iso,
+      return {
+        withdrawal: { id, amount: input.amount, created_at: iso },
+        batches: batches.map((b) => ({ identifier: b.id, amount: b.amount })),
       };
-      return { status: 201, body };
     },
     () => checkRequest(s, input),
   );

@@ -71,13 +71,13 @@ export function withdrawalPageQuery(db: DrizzleDb, accountId: string, f: ListFil
 }
 
 /** The dashboard's list: one query for the page, one for all of its batches. */
-export async function listWithdrawals(db: DrizzleDb, accountId: string, f: ListFilter): Promise<{ items: WithdrawalListItem[]; nextCursor: string | null }> {
+export async function listWithdrawals(db: DrizzleDb, accountId: string, f: ListFilter): Promise<{ items: WithdrawalListItem[]; next_cursor: string | null }> {
   const limit = f.limit ?? DEFAULT_LIST_LIMIT;
   const rows = await withdrawalPageQuery(db, accountId, f).all();
   const page = rows.slice(0, limit);
   const last = page[page.length - 1];
   return {
     items: await withdrawalViews(db, page),
-    nextCursor: rows.length > limit && last ? encodeCursor({ createdAt: last.createdAt, id: last.id }) : null,
+    next_cursor: rows.length > limit && last ? encodeCursor({ createdAt: last.createdAt, id: last.id }) : null,
   };
 }

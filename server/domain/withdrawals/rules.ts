@@ -1,10 +1,9 @@
 // The pure rules of a withdrawal (DECISIONS "Withdrawals"): how an amount is split into batches and
 // what the withdrawal's status is given its batches'. No database here, so they are unit-tested alone.
 
-export type BatchStatus = 'PENDING' | 'PAID' | 'ERROR';
-export type WithdrawalStatus = 'REQUESTED' | 'PARTIALLY_PAID' | 'PAID' | 'ERROR';
+export { WITHDRAWAL_STATUSES, type BatchStatus, type WithdrawalStatus } from '../enums';
+import type { BatchStatus, WithdrawalStatus } from '../enums';
 
-export const WITHDRAWAL_STATUSES: readonly WithdrawalStatus[] = ['REQUESTED', 'PARTIALLY_PAID', 'PAID', 'ERROR'];
 
 /**
  * Bounds the work one request can cause: every batch is a row, a receipt in each event payload and a

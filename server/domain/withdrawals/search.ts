@@ -67,7 +67,7 @@ export function withdrawalSearchConditions(accountId: string, q: string | undefi
 }
 
 /** The dashboard's withdrawal search: readings of `q` merged, status, Brasília date range, keyset pages. */
-export async function searchWithdrawals(db: DrizzleDb, accountId: string, f: WithdrawalSearch): Promise<{ items: WithdrawalView[]; nextCursor: string | null }> {
+export async function searchWithdrawals(db: DrizzleDb, accountId: string, f: WithdrawalSearch): Promise<{ items: WithdrawalView[]; next_cursor: string | null }> {
   const limit = f.limit ?? 20;
   const conditions = withdrawalSearchConditions(accountId, f.q);
   const pages = await Promise.all(conditions.map((c) => withdrawalSearchQuery(db, accountId, f, c).all()));
@@ -76,6 +76,6 @@ export async function searchWithdrawals(db: DrizzleDb, accountId: string, f: Wit
   const last = page[page.length - 1];
   return {
     items: await withdrawalViews(db, page),
-    nextCursor: rows.length > limit && last ? encodeCursor({ createdAt: last.createdAt, id: last.id }) : null,
+    next_cursor: rows.length > limit && last ? encodeCursor({ createdAt: last.createdAt, id: last.id }) : null,
   };
 }

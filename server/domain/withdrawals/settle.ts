@@ -30,12 +30,35 @@ export function duePaymentOrdersQuery(db: DrizzleDb, now: Date, limit = SETTLEME
     .limit(limit);
 }
 
+const ph = (name: string) => sql.placeholder(name);
+/** The query above with its values bound per call: prepared once per connection (it runs after every commit). */
+const dueOrders = perConnection((db) => db.select({
+  batchId: withdrawalBatches.id, withdrawalId: withdrawalBatches.withdrawalId, accountId: withdrawalBatches.accountId,
+  seq: withdrawalBatches.seq, amount: withdrawalBatches.amount,
+  key: withdrawals.key, keyType: withdrawals.keyType, receiverName: withdrawals.detailsName, receiverDocument: withdrawals.detailsDocument,
+}).from(withdrawalBatches)
+  .innerJoin(withdrawals, eq(withdrawals.id, withdrawalBatches.withdrawalId))
+  .where(and(eq(withdrawalBatches.status, 'PENDING'), lte(withdrawalBatches.dueAt, ph('now'))))
+  .orderBy(asc(withdrawalBatches.dueAt))
+  .limit(ph('limit'))
+  .prepare());
+
 /** Due batches with what the rail needs to pay them. */
 export async function duePaymentOrders(db: DrizzleDb, now: Date, limit = SETTLEMENT_PASS_SIZE): Promise<PixPaymentOrder[]> {
-  return duePaymentOrdersQuery(db, now, limit).all();
+  return dueOrders(db).all({ now: now.toISOString(), limit });
 }
 
 const settlementLookups = perConnection((db) => ({
+  retryLater: db.update(withdrawalBatches).set({ dueAt: ph('dueAt') as unknown as string, updatedAt: ph('at') as unknown as string })
+    .where(eq(withdrawalBatches.id, ph('id'))).prepare(),
+  paid: db.update(withdrawalBatches).set({
+    status: 'PAID', endToEnd: ph('endToEnd') as unknown as string, receiverName: ph('receiverName') as unknown as string,
+    receiverBank: ph('receiverBank') as unknown as string, receiverBankIspb: ph('receiverBankIspb') as unknown as string, updatedAt: ph('at') as unknown as string,
+  }).where(eq(withdrawalBatches.id, ph('id'))).prepare(),
+  failed: db.update(withdrawalBatches).set({ status: 'ERROR', failureCode: ph('code') as unknown as 'REJECTED', failureReason: ph('reason') as unknown as string, updatedAt: ph('at') as unknown as string })
+    .where(eq(withdrawalBatches.id, ph('id'))).prepare(),
+  withdrawalStatusTo: db.update(withdrawals).set({ status: ph('status') as unknown as 'PAID', updatedAt: ph('at') as unknown as string })
+    .where(eq(withdrawals.id, ph('id'))).prepare(),
   batch: db.select({ status: withdrawalBatches.status, amount: withdrawalBatches.amount, withdrawalId: withdrawalBatches.withdrawalId, accountId: withdrawalBatches.accountId })
     .from(withdrawalBatches).where(eq(withdrawalBatches.id, sql.placeholder('id'))).prepare(),
   withdrawalStatus: db.select({ status: withdrawals.status }).from(withdrawals).where(eq(withdrawals.id, sql.placeholder('id'))).prepare(),
@@ -59,23 +82,21 @@ export async function applyPaymentOutcome(s: Services, order: PixPaymentOrder, o
     const { accountId, withdrawalId, amount } = batch;
 
     if (outcome.status === 'PENDING') {
-      await tx.update(withdrawalBatches).set({ dueAt: outcome.retryAt.toISOString(), updatedAt: iso })
-        .where(eq(withdrawalBatches.id, order.batchId)).run();
+      lookups.retryLater.run({ id: order.batchId, dueAt: outcome.retryAt.toISOString(), at: iso });
       return true;
     }
     if (outcome.status === 'PAID') {
-      await tx.update(withdrawalBatches).set({
-        status: 'PAID', endToEnd: outcome.endToEndId, receiverName: outcome.receiverName,
-        receiverBank: outcome.receiverBank, receiverBankIspb: outcome.receiverBankIspb, updatedAt: iso,
-      }).where(eq(withdrawalBatches.id, order.batchId)).run();
+      lookups.paid.run({
+        id: order.batchId, endToEnd: outcome.endToEndId, receiverName: outcome.receiverName,
+        receiverBank: outcome.receiverBank, receiverBankIspb: outcome.receiverBankIspb, at: iso,
+      });
       await transfer(tx, {
         accountId, kind: 'withdrawal_paid', resourceId: order.batchId, amount, at,
         from: { account: accountId, book: 'withdrawals_in_flight' }, to: { system: 'pix_out' },
         description: `Pix batch paid (${outcome.endToEndId})`,
       });
     } else {
-      await tx.update(withdrawalBatches).set({ status: 'ERROR', failureCode: outcome.code, failureReason: outcome.reason.slice(0, 500), updatedAt: iso })
-        .where(eq(withdrawalBatches.id, order.batchId)).run();
+      lookups.failed.run({ id: order.batchId, code: outcome.code, reason: outcome.reason.slice(0, 500), at: iso });
       await transfer(tx, {
         accountId, kind: 'withdrawal_failed', resourceId: order.batchId, amount, at,
         from: { account: accountId, book: 'withdrawals_in_flight' }, to: { account: accountId, book: 'available' },
@@ -87,7 +108,7 @@ export async function applyPaymentOutcome(s: Services, order: PixPaymentOrder, o
     if (!w) throw new Error(`withdrawal ${withdrawalId} of batch ${order.batchId} is missing`);
     const statuses = (await lookups.batchStatuses.all({ id: withdrawalId })).map((r) => r.status);
     const after = withdrawalStatusOf(statuses);
-    await tx.update(withdrawals).set({ status: after, updatedAt: iso }).where(eq(withdrawals.id, withdrawalId)).run();
+    lookups.withdrawalStatusTo.run({ id: withdrawalId, status: after, at: iso });
     const type = eventForTransition(w.status, after, isSettled(statuses));
     if (isSettled(statuses) && after !== 'REQUESTED') reportOutcome({ resource: 'withdrawal', status: after });
     if (type) {

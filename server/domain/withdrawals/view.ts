@@ -5,41 +5,13 @@ import type { PixKeyType } from '../pix/keys';
 import type { FailureCode } from '../rails';
 import { perConnection } from '../../../db/prepared';
 import type { BatchStatus, WithdrawalStatus } from './rules';
+import type { z } from 'zod';
+import type { receipt, withdrawalResponse } from '../../routers/withdrawals/schemas';
 
-/**
- * One batch as `receipt[]` shows it; the receiver fields (from the rail's directory, never the typed
- * details) are null until the batch is paid, the failure fields null unless it failed.
- */
-export interface Receipt {
-  status: BatchStatus;
-  endtoend: string | null;
-  identifier: string;
-  amount: number;
-  receiver_name: string | null;
-  receiver_bank: string | null;
-  receiver_bank_ispb: string | null;
-  failure_code: FailureCode | null;
-  failure_reason: string | null;
-}
+export type Receipt = z.infer<typeof receipt>;
 
-/** The spec's Withdrawal (response of GET /withdraw), plus created_at / updated_at. */
-export interface WithdrawalView {
-  id: string;
-  status: WithdrawalStatus;
-  amount: number;
-  operation: {
-    amount: number;
-    key: string;
-    key_type: PixKeyType;
-    description: string | null;
-    details: { name: string; document: string };
-    postback: string | null;
-    external_ref: string | null;
-  };
-  receipt: Receipt[];
-  created_at: string;
-  updated_at: string;
-}
+/** The spec's withdrawal query shape; its type is the contract's. */
+export type WithdrawalView = z.infer<typeof withdrawalResponse>;
 
 /** An item of the dashboard's list (withdrawals.list): the same view. */
 export type WithdrawalListItem = WithdrawalView;

@@ -6,14 +6,14 @@ import { balanceResponse, statementQuery, statementResponse, topUpRequest } from
 
 export const accountRouter = router({
   balance: merchantProcedure
-    .meta({ auth: 'bearer', openapi: { method: 'GET', path: '/balance', tags: ['account'], summary: 'Available and blocked balance', errorResponses: { 401: 'Missing or invalid access token', 429: 'Rate limited' } } })
+    .meta({ auth: 'bearer', envelope: 'payments', openapi: { method: 'GET', path: '/balance', tags: ['account'], summary: 'Available and blocked balance', errorResponses: { 401: 'Missing or invalid access token', 429: 'Rate limited' } } })
     .input(z.strictObject({}).optional())
     .output(balanceResponse)
     .query(({ ctx }) => accountBalance(ctx.services, ctx.auth.accountId)),
 
   statement: merchantProcedure
     .meta({
-      auth: 'bearer',
+      auth: 'bearer', envelope: 'payments',
       openapi: {
         method: 'GET', path: '/balance/statement', tags: ['account'], summary: 'Statement: the movements of the available balance',
         description: 'Newest first, keyset-paged (pass `next_cursor` back as `cursor`). Each movement carries the balance right after it, so a page reconciles on its own: each `balance_after` equals the one below it plus its `amount`.',
@@ -25,7 +25,7 @@ export const accountRouter = router({
     .query(({ ctx, input }) => accountStatement(ctx.services, ctx.auth.accountId, input)),
 
   sandboxTopUp: merchantProcedure
-    .meta({ auth: 'bearer', successStatus: 201, openapi: { method: 'POST', path: '/sandbox/topup', tags: ['sandbox'], summary: 'Add sandbox money to the balance through the ledger', errorResponses: { 400: 'Invalid input', 401: 'Missing or invalid access token', 404: 'Sandbox is off' } } })
+    .meta({ auth: 'bearer', envelope: 'payments', successStatus: 201, openapi: { method: 'POST', path: '/sandbox/topup', tags: ['sandbox'], summary: 'Add sandbox money to the balance through the ledger', errorResponses: { 400: 'Invalid input', 401: 'Missing or invalid access token', 404: 'Sandbox is off' } } })
     .input(topUpRequest)
     .output(balanceResponse)
     .mutation(({ ctx, input }) => sandboxTopUpAccount(ctx.services, ctx.auth.accountId, input.amount)),

@@ -6,7 +6,7 @@ import { revokeResponse, tokenRequest, tokenResponse } from './schemas';
 
 export const authRouter = router({
   token: publicProcedure
-    .meta({ auth: 'none', openapi: { method: 'POST', path: '/auth/token', protect: false, tags: ['auth'], summary: 'Exchange the client code and token for an access token', errorResponses: { 400: 'Invalid input', 401: 'Wrong code or token', 429: 'Too many failed attempts' } } })
+    .meta({ auth: 'none', envelope: 'payments', openapi: { method: 'POST', path: '/auth/token', protect: false, tags: ['auth'], summary: 'Exchange the client code and token for an access token', errorResponses: { 400: 'Invalid input', 401: 'Wrong code or token', 429: 'Too many failed attempts' } } })
     .input(tokenRequest)
     .output(tokenResponse)
     .mutation(async ({ ctx, input }) => {
@@ -14,7 +14,7 @@ export const authRouter = router({
     }),
 
   revoke: merchantProcedure
-    .meta({ auth: 'bearer', openapi: { method: 'POST', path: '/auth/revoke', tags: ['auth'], summary: 'Revoke the access token used to call this endpoint', errorResponses: { 401: 'Missing or invalid access token' } } })
+    .meta({ auth: 'bearer', envelope: 'payments', openapi: { method: 'POST', path: '/auth/revoke', tags: ['auth'], summary: 'Revoke the access token used to call this endpoint', errorResponses: { 401: 'Missing or invalid access token' } } })
     .input(z.strictObject({}).optional())
     .output(revokeResponse)
     .mutation(async ({ ctx }) => {

@@ -6,7 +6,7 @@ import { pixKeyLookupInput, pixKeyLookupResponse } from './schemas';
 export const pixRouter = router({
   lookupKey: merchantProcedure
     .meta({
-      auth: 'bearer',
+      auth: 'bearer', envelope: 'payments',
       openapi: {
         method: 'GET', path: '/pix/keys', tags: ['pix'], summary: 'Look up a Pix key',
         description: 'Who holds the key and at which institution, as the Pix directory (DICT) answers the rail: the holder\'s name, the CPF/CNPJ with only its middle digits shown, the bank and its ISPB. Check it before requesting a withdrawal; a paid batch\'s receipt carries the same holder and bank. In the sandbox, EMAIL unknown@sandbox.test is not registered.',

@@ -1,5 +1,6 @@
 import { z } from 'zod';
-import { checkPixKey, PIX_KEY_TYPE_VALUES, pixKeyField, pixKeyTypeField } from '../withdrawals/schemas';
+import { PIX_KEY_TYPES } from '../../domain/enums';
+import { checkPixKey, pixKeyField, pixKeyTypeField } from '../withdrawals/schemas';
 
 /** The zod contract of GET /pix/keys (DECISIONS "Pix key lookup and receipts"). */
 
@@ -10,7 +11,7 @@ export const pixKeyLookupInput = z.strictObject({
 
 export const pixKeyLookupResponse = z.object({
   key: z.string().describe('The key as the directory stores it (normalised)'),
-  key_type: z.enum(PIX_KEY_TYPE_VALUES),
+  key_type: z.enum(PIX_KEY_TYPES),
   holder: z.object({
     name: z.string().describe('Name of the key holder'),
     document_masked: z.string().describe('CPF or CNPJ with only the middle digits shown: ***.982.247-** or **.345.678/0001-**'),

@@ -9,7 +9,7 @@ const sandboxErrors = { 401: 'Missing or invalid access token', 404: 'No such re
 export const sandboxRouter = router({
   pay: merchantProcedure
     .meta({
-      auth: 'bearer',
+      auth: 'bearer', envelope: 'payments',
       openapi: {
         method: 'POST', path: '/sandbox/transactions/{id}/pay', tags: ['sandbox'], summary: 'Pay a PENDING PIX or INVOICE transaction',
         description: 'PENDING → APPROVED and the amount credited once; a PIX gets its end-to-end id. Paying an APPROVED transaction again answers it unchanged. REFUSED, expired or CARD → 422.',
@@ -22,7 +22,7 @@ export const sandboxRouter = router({
 
   openDispute: merchantProcedure
     .meta({
-      auth: 'bearer', successStatus: 201,
+      auth: 'bearer', envelope: 'payments', successStatus: 201,
       openapi: {
         method: 'POST', path: '/sandbox/transactions/{id}/dispute', tags: ['sandbox'], summary: 'Open a dispute on an APPROVED CARD transaction',
         description: 'Holds the amount: available → blocked. One dispute per transaction.',
@@ -35,7 +35,7 @@ export const sandboxRouter = router({
 
   resolveDispute: merchantProcedure
     .meta({
-      auth: 'bearer',
+      auth: 'bearer', envelope: 'payments',
       openapi: {
         method: 'POST', path: '/sandbox/disputes/{id}/{outcome}', tags: ['sandbox'], summary: 'Win or lose an open dispute',
         description: 'won: blocked → available. lost: the held amount is charged back. The same outcome again answers the dispute unchanged.',

@@ -17,10 +17,10 @@ export const sessionRouter = router({
       const session = await signInLimited(s, input.email, input.password, ctx.ip);
       const maxAgeSeconds = Math.max(0, Math.floor((session.expiresAt.getTime() - s.clock.now().getTime()) / 1000));
       const secure = cookiesAreSecure(s.config, ctx.https);
-      ctx.response.headers['set-cookie'] = [
+      for (const c of [
         ...sessionCookies({ sessionToken: session.sessionToken, csrfToken: session.csrfToken, maxAgeSeconds, secure }),
         localeCookie(session.locale, secure),
-      ];
+      ]) ctx.resHeaders.append('set-cookie', c);
       const account = await getAccount(s.db.read, session.accountId);
       return { email: session.email, account_id: account.id, account_name: account.name, expires_at: session.expiresAt.toISOString(), locale: session.locale };
     }),
@@ -32,7 +32,7 @@ export const sessionRouter = router({
     .mutation(async ({ ctx }) => {
       const token = parseCookies(ctx.headers.cookie)[SESSION_COOKIE];
       if (token) await signOut(ctx.services.db, token, ctx.services.clock.now());
-      ctx.response.headers['set-cookie'] = clearedSessionCookies(cookiesAreSecure(ctx.services.config, ctx.https));
+      for (const c of clearedSessionCookies(cookiesAreSecure(ctx.services.config, ctx.https))) ctx.resHeaders.append('set-cookie', c);
       return { signed_out: true as const };
     }),
 
@@ -44,7 +44,7 @@ export const sessionRouter = router({
       const userId = ctx.auth.userId;
       if (!userId) throw new DomainError('FORBIDDEN', 'settings belong to a signed-in person');
       await setUserLocale(ctx.services.db, userId, input.locale);
-      ctx.response.headers['set-cookie'] = [localeCookie(input.locale, cookiesAreSecure(ctx.services.config, ctx.https))];
+      ctx.resHeaders.append('set-cookie', localeCookie(input.locale, cookiesAreSecure(ctx.services.config, ctx.https)));
       return { locale: input.locale };
     }),
 

@@ -3,7 +3,7 @@ import { createTransaction } from '../../domain/transactions/create';
 import { getTransaction, listTransactions, paymentDetails, transactionDisputes } from '../../domain/transactions/query';
 import { refundTransaction } from '../../domain/transactions/refunds';
 import { listDisputes, searchTransactions } from '../../domain/transactions/search';
-import { merchantProcedure, router, noteReplay } from '../../trpc';
+import { merchantProcedure, router, markReplayed } from '../../trpc';
 import {
   createTransactionRequest, disputeListResponse, disputeView, getTransactionInput, idempotencyHeaders, listTransactionsInput,
   paymentDetails as paymentDetailsOutput, refundTransactionRequest, searchTransactionsInput, transactionCreated, transactionIdInput,
@@ -13,7 +13,7 @@ import {
 export const transactionsRouter = router({
   create: merchantProcedure
     .meta({
-      auth: 'bearer', successStatus: 201,
+      auth: 'bearer', envelope: 'payments', successStatus: 201,
       openapi: {
         method: 'POST', path: '/transaction', tags: ['transactions'], summary: 'Create a transaction (PIX, CARD or INVOICE)',
         requestHeaders: idempotencyHeaders,
@@ -23,14 +23,14 @@ export const transactionsRouter = router({
     .input(createTransactionRequest)
     .output(transactionCreated)
     .mutation(async ({ ctx, input }) => {
-      const answer = await createTransaction(ctx.services, ctx.auth.accountId, input, ctx.headers['idempotency-key']);
-      noteReplay(ctx, answer);
-      return answer.body;
+      const { transaction, replayed } = await createTransaction(ctx.services, ctx.auth.accountId, input, { idempotencyKey: ctx.headers['idempotency-key'] });
+      markReplayed(ctx, replayed);
+      return transaction;
     }),
 
   get: merchantProcedure
     .meta({
-      auth: 'bearer',
+      auth: 'bearer', envelope: 'payments',
       openapi: {
         method: 'GET', path: '/transaction', tags: ['transactions'], summary: 'Query a transaction by id, identifier, endtoend or external_ref',
         description: 'At least one parameter; every one given must match the same transaction. A POST /transaction with no body and these query parameters answers the same.',
@@ -43,7 +43,7 @@ export const transactionsRouter = router({
 
   refund: merchantProcedure
     .meta({
-      auth: 'bearer', successStatus: 201,
+      auth: 'bearer', envelope: 'payments', successStatus: 201,
       openapi: {
         method: 'POST', path: '/transaction/{id}/refund', tags: ['transactions'], summary: 'Refund an APPROVED transaction, partly or in full',
         description: 'Without `amount`, refunds everything still refundable. Debits the available balance at once; the rail settles the refund like a withdrawal batch (a PIX refund gets a `D…` end-to-end id; a failed refund returns its amount). Answers the transaction in its query shape. Send `idempotency-key` to make retries safe.',
@@ -60,9 +60,9 @@ export const transactionsRouter = router({
     .output(transactionView)
     .mutation(async ({ ctx, input }) => {
       const { id, ...body } = input;
-      const answer = await refundTransaction(ctx.services, ctx.auth.accountId, id, body, { idempotencyKey: ctx.headers['idempotency-key'] });
-      noteReplay(ctx, answer);
-      return answer.body;
+      const { transaction, replayed } = await refundTransaction(ctx.services, ctx.auth.accountId, id, body, { idempotencyKey: ctx.headers['idempotency-key'] });
+      markReplayed(ctx, replayed);
+      return transaction;
     }),
 
   list: merchantProcedure

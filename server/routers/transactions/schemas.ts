@@ -1,9 +1,7 @@
 import { z } from 'zod';
 import { boundedString, cents, isoTimestamp, listInput, strictBool, strictInt } from '../common';
+import { DISPUTE_STATUSES, REFUND_STATUSES, TRANSACTION_METHODS, TRANSACTION_STATUSES } from '../../domain/enums';
 
-export const TRANSACTION_METHODS = ['PIX', 'CARD', 'INVOICE'] as const;
-export const TRANSACTION_STATUSES = ['CREATED', 'PENDING', 'REFUSED', 'APPROVED'] as const;
-export const REFUND_STATUSES = ['PENDING', 'PAID', 'ERROR'] as const;
 export const REFUND_REASON_MAX = 140;
 export const transactionMethod = z.enum(TRANSACTION_METHODS);
 export const transactionStatus = z.enum(TRANSACTION_STATUSES);
@@ -145,7 +143,7 @@ export const listTransactionsInput = z.strictObject({
 
 export const transactionPage = z.object({
   items: z.array(transactionView),
-  nextCursor: z.string().nullable(),
+  next_cursor: z.string().nullable(),
 });
 
 /** The dashboard's search: one text read as id, e2e id, e-mail, CPF/CNPJ, amount, reference or name. */
@@ -161,14 +159,14 @@ export const searchTransactionsInput = z.strictObject({
 
 export const transactionSearchPage = z.object({
   items: z.array(transactionView.extend({
-    dispute: z.enum(['OPEN', 'WON', 'LOST']).nullable().describe('The open dispute, else the latest one'),
+    dispute: z.enum(DISPUTE_STATUSES).nullable().describe('The open dispute, else the latest one'),
   })),
-  nextCursor: z.string().nullable(),
+  next_cursor: z.string().nullable(),
 });
 
 export const disputeListResponse = z.object({
   items: z.array(z.object({
-    id: z.string(), transaction_id: z.string(), status: z.enum(['OPEN', 'WON', 'LOST']),
+    id: z.string(), transaction_id: z.string(), status: z.enum(DISPUTE_STATUSES),
     amount: z.number().int(), held: z.number().int().describe('Cents held from the balance now (open disputes)'),
     customer_name: z.string(), method: transactionMethod, created_at: isoTimestamp, updated_at: isoTimestamp,
   })),

@@ -1,12 +1,13 @@
 import { z } from 'zod';
-import { DomainError } from '../../errors';
-import { confirmPassword } from '../../domain/sessions';
 import { getDelivery, listDeliveries, listPostbackDeliveries, resendDelivery, sendTestEvent } from '../../domain/webhooks/deliveries';
+import { confirmPassword } from '../../domain/sessions';
+import type { Context } from '../../context';
+import { DomainError, validationError } from '../../errors';
 import {
   createWebhook, deleteWebhook, listWebhooks, pauseWebhook, resumeWebhook, revealWebhookSecret, rotateWebhookSecret, updateWebhook,
   type SecretDisclosure,
 } from '../../domain/webhooks/subscriptions';
-import { dashboardProcedure, router, webhookApiProcedure, noteReplay, type AuthedContext } from '../../trpc';
+import { dashboardProcedure, markReplayed, router, webhookApiProcedure, type AuthedContext } from '../../trpc';
 import {
   createWebhookHeaders, createWebhookRequest, deliveryFound, deliveryIdInput, deliveryList, deliveryPage, deliveryResent, listDeliveriesInput,
   listPostbackDeliveriesInput, revealSecretRequest, testEventSent, updateWebhookRequest, webhookCreated, webhookDeleted, webhookIdInput,
@@ -19,10 +20,16 @@ const NOT_FOUND_404 = 'No such webhook of this account';
 /** The webhook API sees secrets as it always did; a dashboard session sees them masked (reveal asks for the password). */
 const disclosure = (ctx: AuthedContext): SecretDisclosure => (ctx.auth.kind === 'session' ? 'masked' : 'plain');
 
+/** The webhook API's success envelope (spec "Webhook"): shaped here, never by the domain. */
+function envelope<T>(code: number, content: T, message: string, timestamp: string) {
+  return { code, content, message, timestamp };
+}
+const now = (ctx: Context) => ctx.services.clock.now().toISOString();
+
 export const webhooksRouter = router({
   create: webhookApiProcedure
     .meta({
-      auth: 'webhook-api', successStatus: 201,
+      auth: 'webhook-api', envelope: 'webhooks', successStatus: 201,
       openapi: {
         method: 'POST', path: '/api/webhooks', tags: ['webhooks'], summary: 'Create a webhook',
         description: 'Registers a callback URL for the categories in `events`. `idempotency-key` is required. Deliveries are signed with Standard Webhooks headers using the returned `secret`.',
@@ -33,22 +40,23 @@ export const webhooksRouter = router({
     .input(createWebhookRequest)
     .output(webhookCreated)
     .mutation(async ({ ctx, input }) => {
-      const { replayed, ...answer } = await createWebhook(ctx.services, {
-        accountId: ctx.auth.accountId, input, idempotencyKey: ctx.headers['idempotency-key'], requireKey: ctx.transport === 'rest',
-      });
-      noteReplay(ctx, { replayed, status: answer.code });
-      return answer;
+      const idempotencyKey = ctx.headers['idempotency-key'];
+      // REST requires the key (DECISIONS "Idempotency"); tRPC callers (the dashboard) may omit it
+      if (idempotencyKey === undefined && ctx.transport === 'rest') throw validationError([{ path: 'idempotency-key', message: 'header is required' }]);
+      const { webhook, replayed } = await createWebhook(ctx.services, ctx.auth.accountId, input, { idempotencyKey });
+      markReplayed(ctx, replayed);
+      // the creation time, not now: a replay is the same bytes as the first answer
+      return envelope(201, webhook, 'Webhook created', webhook.created_at);
     }),
 
   list: webhookApiProcedure
-    .meta({ auth: 'webhook-api', openapi: { method: 'GET', path: '/api/webhooks', tags: ['webhooks'], summary: 'List webhooks', description: 'Every webhook of the account that is not deleted, with its secret.', errorResponses: { 401: AUTH_401, 429: 'Rate limited' } } })
+    .meta({ auth: 'webhook-api', envelope: 'webhooks', openapi: { method: 'GET', path: '/api/webhooks', tags: ['webhooks'], summary: 'List webhooks', description: 'Every webhook of the account that is not deleted, with its secret.', errorResponses: { 401: AUTH_401, 429: 'Rate limited' } } })
     .input(z.strictObject({}).optional())
     .output(webhookList)
-    .query(({ ctx }) => listWebhooks(ctx.services, ctx.auth.accountId, { secrets: disclosure(ctx) })),
-
+    .query(async ({ ctx }) => envelope(200, await listWebhooks(ctx.services, ctx.auth.accountId, { secrets: disclosure(ctx) }), 'Webhooks listed', now(ctx))),
   update: webhookApiProcedure
     .meta({
-      auth: 'webhook-api',
+      auth: 'webhook-api', envelope: 'webhooks',
       openapi: {
         method: 'PATCH', path: '/api/webhooks/{magic_id}', tags: ['webhooks'], summary: 'Edit a webhook',
         description: 'Changes the URL and/or the subscribed categories. A new URL passes the same checks as at creation; deliveries still pending move to it. New categories apply to events from now on.',
@@ -57,11 +65,11 @@ export const webhooksRouter = router({
     })
     .input(updateWebhookRequest)
     .output(webhookUpdated)
-    .mutation(({ ctx, input: { magic_id, ...changes } }) => updateWebhook(ctx.services, ctx.auth.accountId, magic_id, changes, disclosure(ctx))),
+    .mutation(async ({ ctx, input: { magic_id, ...changes } }) => envelope(200, await updateWebhook(ctx.services, ctx.auth.accountId, magic_id, changes, disclosure(ctx)), 'Webhook updated', now(ctx))),
 
   pause: webhookApiProcedure
     .meta({
-      auth: 'webhook-api',
+      auth: 'webhook-api', envelope: 'webhooks',
       openapi: {
         method: 'POST', path: '/api/webhooks/{magic_id}/pause', tags: ['webhooks'], summary: 'Pause a webhook',
         description: 'Nothing is delivered to a paused webhook. Events recorded while it is paused are not queued for it (they are skipped); deliveries queued before the pause wait, unattempted, and go out in order on resume.',
@@ -70,11 +78,11 @@ export const webhooksRouter = router({
     })
     .input(webhookIdInput)
     .output(webhookUpdated)
-    .mutation(({ ctx, input }) => pauseWebhook(ctx.services, ctx.auth.accountId, input.magic_id, disclosure(ctx))),
+    .mutation(async ({ ctx, input }) => envelope(200, await pauseWebhook(ctx.services, ctx.auth.accountId, input.magic_id, disclosure(ctx)), 'Webhook paused', now(ctx))),
 
   resume: webhookApiProcedure
     .meta({
-      auth: 'webhook-api',
+      auth: 'webhook-api', envelope: 'webhooks',
       openapi: {
         method: 'POST', path: '/api/webhooks/{magic_id}/resume', tags: ['webhooks'], summary: 'Resume a webhook',
         description: 'Ends a pause (the deliveries that waited are sent) and re-enables a webhook disabled after a 410.',
@@ -83,11 +91,11 @@ export const webhooksRouter = router({
     })
     .input(webhookIdInput)
     .output(webhookUpdated)
-    .mutation(({ ctx, input }) => resumeWebhook(ctx.services, ctx.auth.accountId, input.magic_id, disclosure(ctx))),
+    .mutation(async ({ ctx, input }) => envelope(200, await resumeWebhook(ctx.services, ctx.auth.accountId, input.magic_id, disclosure(ctx)), 'Webhook resumed', now(ctx))),
 
   rotateSecret: webhookApiProcedure
     .meta({
-      auth: 'webhook-api',
+      auth: 'webhook-api', envelope: 'webhooks',
       openapi: {
         method: 'POST', path: '/api/webhooks/{magic_id}/rotate-secret', tags: ['webhooks'], summary: 'Rotate the signing secret',
         description: 'Answers the new secret. For 24 hours every delivery carries two v1 signatures in webhook-signature (new secret first, then the previous one, space-separated, as Standard Webhooks allows), so receivers can switch without losing events; x-webhook-signature uses the new secret.',
@@ -96,10 +104,10 @@ export const webhooksRouter = router({
     })
     .input(webhookIdInput)
     .output(webhookUpdated)
-    .mutation(({ ctx, input }) => {
+    .mutation(async ({ ctx, input }) => {
       // the answer is the new secret in plain: a session must confirm the password (rotateSecretConfirmed)
       if (ctx.auth.kind === 'session') throw new DomainError('FORBIDDEN', 'confirm your password to rotate a secret');
-      return rotateWebhookSecret(ctx.services, ctx.auth.accountId, input.magic_id);
+      return envelope(200, await rotateWebhookSecret(ctx.services, ctx.auth.accountId, input.magic_id), 'Webhook secret rotated', now(ctx));
     }),
 
   /** Dashboard: rotate after re-entering the password (a miss counts as a failed sign-in). */
@@ -108,18 +116,20 @@ export const webhooksRouter = router({
     .output(webhookUpdated)
     .mutation(async ({ ctx, input }) => {
       await confirmPassword(ctx.services, ctx.auth.userId!, input.password, ctx.ip);
-      return rotateWebhookSecret(ctx.services, ctx.auth.accountId, input.magic_id);
+      return envelope(200, await rotateWebhookSecret(ctx.services, ctx.auth.accountId, input.magic_id), 'Webhook secret rotated', now(ctx));
     }),
 
   /** Dashboard: the signing secret again, after re-entering the password (a miss counts as a failed sign-in). */
   revealSecret: dashboardProcedure
     .input(revealSecretRequest)
     .output(webhookUpdated)
-    .mutation(({ ctx, input }) => revealWebhookSecret(ctx.services, { accountId: ctx.auth.accountId, userId: ctx.auth.userId!, ip: ctx.ip }, input.magic_id, input.password)),
+    .mutation(async ({ ctx, input }) => envelope(200,
+      await revealWebhookSecret(ctx.services, { accountId: ctx.auth.accountId, userId: ctx.auth.userId!, ip: ctx.ip }, input.magic_id, input.password),
+      'Webhook secret revealed', now(ctx))),
 
   test: webhookApiProcedure
     .meta({
-      auth: 'webhook-api', successStatus: 202,
+      auth: 'webhook-api', envelope: 'webhooks', successStatus: 202,
       openapi: {
         method: 'POST', path: '/api/webhooks/{magic_id}/test', tags: ['webhooks'], summary: 'Send a test event',
         description: 'Signs and sends a `webhook.test` event (category webhook, x-webhook-event: TEST; data: the webhook\'s magic_id, url and events) to this webhook only, like any delivery: same headers, attempt log and retries. Answers the delivery id.',
@@ -128,17 +138,20 @@ export const webhooksRouter = router({
     })
     .input(webhookIdInput)
     .output(testEventSent)
-    .mutation(({ ctx, input }) => sendTestEvent(ctx.services, ctx.auth.accountId, input.magic_id)),
+    .mutation(async ({ ctx, input }) => envelope(202, await sendTestEvent(ctx.services, ctx.auth.accountId, input.magic_id), 'Test event queued', now(ctx))),
 
   delete: webhookApiProcedure
-    .meta({ auth: 'webhook-api', openapi: { method: 'DELETE', path: '/api/webhooks/{magic_id}', tags: ['webhooks'], summary: 'Delete a webhook', description: 'It disappears from the list; its pending deliveries stop (FAILED, "webhook deleted").', errorResponses: { 401: AUTH_401, 404: 'No such webhook of this account', 429: 'Rate limited' } } })
+    .meta({ auth: 'webhook-api', envelope: 'webhooks', openapi: { method: 'DELETE', path: '/api/webhooks/{magic_id}', tags: ['webhooks'], summary: 'Delete a webhook', description: 'It disappears from the list; its pending deliveries stop (FAILED, "webhook deleted").', errorResponses: { 401: AUTH_401, 404: 'No such webhook of this account', 429: 'Rate limited' } } })
     .input(webhookIdInput)
     .output(webhookDeleted)
-    .mutation(({ ctx, input }) => deleteWebhook(ctx.services, ctx.auth.accountId, input.magic_id)),
+    .mutation(async ({ ctx, input }) => {
+      const { deleted_at } = await deleteWebhook(ctx.services, ctx.auth.accountId, input.magic_id);
+      return { code: 200, message: 'Webhook deleted', timestamp: deleted_at };
+    }),
 
   deliveries: webhookApiProcedure
     .meta({
-      auth: 'webhook-api',
+      auth: 'webhook-api', envelope: 'webhooks',
       openapi: {
         method: 'GET', path: '/api/webhooks/{magic_id}/deliveries', tags: ['webhooks'], summary: 'List a webhook\'s deliveries',
         description: 'Newest first, each with its attempts (oldest first: when, HTTP status, duration, first 1 KiB of the answer, error). Keyset paging: pass next_cursor as cursor.',
@@ -147,11 +160,14 @@ export const webhooksRouter = router({
     })
     .input(listDeliveriesInput)
     .output(deliveryList)
-    .query(({ ctx, input }) => listDeliveries(ctx.services, ctx.auth.accountId, input)),
+    .query(async ({ ctx, input }) => {
+      const page = await listDeliveries(ctx.services, ctx.auth.accountId, input);
+      return { code: 200, content: page.items, next_cursor: page.next_cursor, message: 'Deliveries listed', timestamp: now(ctx) };
+    }),
 
   delivery: webhookApiProcedure
     .meta({
-      auth: 'webhook-api',
+      auth: 'webhook-api', envelope: 'webhooks',
       openapi: {
         method: 'GET', path: '/api/webhooks/deliveries/{delivery_id}', tags: ['webhooks'], summary: 'One delivery with its payload',
         description: 'A delivery (webhook or postback) with its attempts and `payload`, the exact body every attempt sent.',
@@ -160,7 +176,7 @@ export const webhooksRouter = router({
     })
     .input(deliveryIdInput)
     .output(deliveryFound)
-    .query(({ ctx, input }) => getDelivery(ctx.services, ctx.auth.accountId, input.delivery_id)),
+    .query(async ({ ctx, input }) => envelope(200, await getDelivery(ctx.services, ctx.auth.accountId, input.delivery_id), 'Delivery found', now(ctx))),
 
   /** The account's postback deliveries, to find one to resend (tRPC only). */
   postbackDeliveries: webhookApiProcedure
@@ -170,7 +186,7 @@ export const webhooksRouter = router({
 
   resend: webhookApiProcedure
     .meta({
-      auth: 'webhook-api', successStatus: 202,
+      auth: 'webhook-api', envelope: 'webhooks', successStatus: 202,
       openapi: {
         method: 'POST', path: '/api/webhooks/deliveries/{delivery_id}/resend', tags: ['webhooks'], summary: 'Resend a delivery',
         description: 'Queues a new attempt of a delivery (webhook or postback) now, with the same body and webhook-id. A finished delivery gets one attempt, which starts no new retry schedule; a pending one is attempted now. The webhook must exist and be active.',
@@ -179,5 +195,6 @@ export const webhooksRouter = router({
     })
     .input(deliveryIdInput)
     .output(deliveryResent)
-    .mutation(({ ctx, input }) => resendDelivery(ctx.services, ctx.auth.accountId, input.delivery_id)),
+    .mutation(async ({ ctx, input }) =>
+      envelope(202, await resendDelivery(ctx.services, ctx.auth.accountId, input.delivery_id), 'Delivery queued for resend', now(ctx))),
 });

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { MAX_WEBHOOK_URL_LENGTH, WEBHOOK_CATEGORIES } from '../../domain/webhooks/categories';
-import { isoTimestamp, queryInt } from '../common';
+import { DELIVERY_STATUSES, DELIVERY_TARGETS } from '../../domain/enums';
+import { isoTimestamp, queryInt, strictInt } from '../common';
 
 const category = z.enum(WEBHOOK_CATEGORIES, { error: 'must be one of transaction, withdraw, dispute' });
 
@@ -55,7 +56,7 @@ export const webhookDeleted = z.object({ code: z.number().int(), message: z.stri
 
 export const webhookUpdated = envelope(webhookView);
 
-const deliveryStatus = z.enum(['PENDING', 'DELIVERED', 'FAILED']);
+const deliveryStatus = z.enum(DELIVERY_STATUSES);
 
 export const deliveryAttemptView = z.object({
   at: isoTimestamp.describe('When the attempt started'),
@@ -75,7 +76,7 @@ export const deliveryView = z.object({
   next_attempt_at: z.string().nullable(),
   created_at: isoTimestamp,
   webhook_id: z.string().nullable(),
-  target: z.enum(['webhook', 'postback']),
+  target: z.enum(DELIVERY_TARGETS),
   url: z.string(),
   resource_id: z.string(),
   attempt_count: z.number().int(),

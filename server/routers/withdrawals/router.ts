@@ -1,14 +1,35 @@
 import { z } from 'zod';
-import { createWithdrawal } from '../../domain/withdrawals/create';
+import { createWithdrawal, type WithdrawalCreated } from '../../domain/withdrawals/create';
+import { DomainError } from '../../errors';
 import { findWithdrawal, listWithdrawals } from '../../domain/withdrawals/query';
 import { searchWithdrawals } from '../../domain/withdrawals/search';
-import { merchantProcedure, router, noteReplay } from '../../trpc';
-import { searchWithdrawalsInput, withdrawalCreationResponse, withdrawalListInput, withdrawalListResponse, withdrawalQuery, withdrawalRequest, withdrawalResponse } from './schemas';
+import { merchantProcedure, router, markReplayed } from '../../trpc';
+import { searchWithdrawalsInput, withdrawalCreationResponse, withdrawalListInput, withdrawalListResponse, withdrawalQuery, withdrawalRequest, withdrawalResponse, type WithdrawalCreationResponse } from './schemas';
+
+/** The spec's "Withdrawal creation response": every batch PENDING, stamped with the creation time. */
+function withdrawRequest({ withdrawal, batches }: WithdrawalCreated): WithdrawalCreationResponse {
+  return {
+    statusCode: 201,
+    message: 'WITHDRAW_REQUEST',
+    data: batches.map((b) => ({ amount: b.amount, event: 'WITHDRAWAL', identifier: b.identifier, status: 'PENDING', timestamp: withdrawal.created_at })),
+    timestamp: withdrawal.created_at,
+  };
+}
+
+/** A balance that does not cover the withdrawal answers the body DECISIONS fixes (WITHDRAW_FAIL, 422). */
+function withdrawFail(err: unknown): never {
+  if (err instanceof DomainError && err.code === 'INSUFFICIENT_FUNDS') {
+    throw new DomainError(err.code, err.detail, {
+      restBody: { statusCode: 422, message: 'WITHDRAW_FAIL', data: [], error: { code: 'INSUFFICIENT_FUNDS', detail: err.detail } },
+    });
+  }
+  throw err;
+}
 
 export const withdrawalsRouter = router({
   create: merchantProcedure
     .meta({
-      auth: 'bearer', successStatus: 201,
+      auth: 'bearer', envelope: 'payments', successStatus: 201,
       openapi: {
         method: 'POST', path: '/withdraw/pix', tags: ['withdrawals'], summary: 'Request a Pix withdrawal',
         description: 'Debits the amount at once and splits it into batches of at most PIX_MAX_BATCH_CENTS. Send `idempotency-key` to make retries safe.',
@@ -19,14 +40,15 @@ export const withdrawalsRouter = router({
     .input(withdrawalRequest)
     .output(withdrawalCreationResponse)
     .mutation(async ({ ctx, input }) => {
-      const answer = await createWithdrawal(ctx.services, ctx.auth.accountId, input, { idempotencyKey: ctx.headers['idempotency-key'] });
-      noteReplay(ctx, answer);
-      return answer.body;
+      const created = await createWithdrawal(ctx.services, ctx.auth.accountId, input, { idempotencyKey: ctx.headers['idempotency-key'] })
+        .catch(withdrawFail);
+      markReplayed(ctx, created.replayed);
+      return withdrawRequest(created);
     }),
 
   get: merchantProcedure
     .meta({
-      auth: 'bearer',
+      auth: 'bearer', envelope: 'payments',
       openapi: {
         method: 'GET', path: '/withdraw', tags: ['withdrawals'], summary: 'Query a withdrawal',
         description: 'By `identifier` (withdrawal id or any batch identifier) and/or `external_ref`; when both are given they must name the same withdrawal.',

@@ -4,12 +4,10 @@ import { normalizePixKey } from '../../domain/pix/keys';
 import { FAILURE_CODES } from '../../domain/rails/rail';
 import { DOCUMENT_RULE } from '../../domain/withdrawals/rules';
 import { boundedString, cents, listInput } from '../common';
+import { BATCH_STATUSES, PIX_KEY_TYPES, WITHDRAWAL_STATUSES } from '../../domain/enums';
 
 /** The zod contract of the withdrawal operations (spec: "Withdrawal request", "Withdrawal", …). */
 
-export const PIX_KEY_TYPE_VALUES = ['EVP', 'EMAIL', 'PHONE', 'CPF', 'CNPJ'] as const;
-export const WITHDRAWAL_STATUS_VALUES = ['REQUESTED', 'PARTIALLY_PAID', 'PAID', 'ERROR'] as const;
-export const BATCH_STATUS_VALUES = ['PENDING', 'PAID', 'ERROR'] as const;
 
 const requiredOr = (otherwise: string) => ({ error: (iss: { input?: unknown }) => (iss.input === undefined ? 'is required' : otherwise) });
 
@@ -27,10 +25,10 @@ const httpUrl = z.string(requiredOr('must be a string')).max(2048, 'at most 2048
 
 // the rules of each key type are checked by the domain (server/domain/pix/keys.ts), naming the rule
 export const pixKeyField = boundedString(255);
-export const pixKeyTypeField = z.enum(PIX_KEY_TYPE_VALUES, requiredOr(`must be one of ${PIX_KEY_TYPE_VALUES.join(', ')}`)).describe('Pix key type');
+export const pixKeyTypeField = z.enum(PIX_KEY_TYPES, requiredOr(`must be one of ${PIX_KEY_TYPES.join(', ')}`)).describe('Pix key type');
 
 /** The key by the rules of its type, for any schema with `key` and `key_type`; the domain checks it again. */
-export function checkPixKey(v: { key: string; key_type: (typeof PIX_KEY_TYPE_VALUES)[number] }, ctx: z.RefinementCtx) {
+export function checkPixKey(v: { key: string; key_type: (typeof PIX_KEY_TYPES)[number] }, ctx: z.RefinementCtx) {
   // runs once the fields themselves are well-formed
   const key = normalizePixKey(v.key_type, v.key);
   if (!key.ok) ctx.addIssue({ code: 'custom', path: ['key'], message: key.message.replace(/^key: /, '') });
@@ -67,7 +65,7 @@ export const withdrawalCreationResponse = z.object({
 });
 
 export const receipt = z.object({
-  status: z.enum(BATCH_STATUS_VALUES),
+  status: z.enum(BATCH_STATUSES),
   endtoend: z.string().nullable().describe('32-character end-to-end id, once paid'),
   identifier: z.string().describe('Batch identifier'),
   amount: z.number().int().describe('Batch amount in cents'),
@@ -80,12 +78,12 @@ export const receipt = z.object({
 
 export const withdrawalResponse = z.object({
   id: z.string(),
-  status: z.enum(WITHDRAWAL_STATUS_VALUES),
+  status: z.enum(WITHDRAWAL_STATUSES),
   amount: z.number().int(),
   operation: z.object({
     amount: z.number().int(),
     key: z.string(),
-    key_type: z.enum(PIX_KEY_TYPE_VALUES),
+    key_type: z.enum(PIX_KEY_TYPES),
     description: z.string().nullable(),
     details: z.object({ name: z.string(), document: z.string() }),
     postback: z.string().nullable(),
@@ -106,7 +104,7 @@ const isoDate = z.string().max(40).refine((v) => DATE_OR_DATETIME.test(v) && !Nu
 
 export const withdrawalListInput = z.strictObject({
   ...listInput.shape,
-  status: z.enum(WITHDRAWAL_STATUS_VALUES).optional(),
+  status: z.enum(WITHDRAWAL_STATUSES).optional(),
   from: isoDate.optional().describe('created_at ≥ from'),
   to: isoDate.optional().describe('created_at < to; a bare date includes that whole day'),
 });
@@ -115,14 +113,15 @@ export const withdrawalListInput = z.strictObject({
 export const searchWithdrawalsInput = z.strictObject({
   ...listInput.shape,
   q: z.string().max(200, 'at most 200 characters').optional(),
-  status: z.enum(WITHDRAWAL_STATUS_VALUES).optional(),
+  status: z.enum(WITHDRAWAL_STATUSES).optional(),
   from: z.string().max(40).optional().describe('Brasília calendar day YYYY-MM-DD, included'),
   to: z.string().max(40).optional().describe('Brasília calendar day YYYY-MM-DD, included'),
 });
 
 export const withdrawalListResponse = z.object({
   items: z.array(withdrawalResponse),
-  nextCursor: z.string().nullable(),
+  next_cursor: z.string().nullable(),
 });
 
 export type WithdrawalRequestInput = z.infer<typeof withdrawalRequest>;
+export type WithdrawalCreationResponse = z.infer<typeof withdrawalCreationResponse>;

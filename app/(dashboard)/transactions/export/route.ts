@@ -1,7 +1,5 @@
 import { csvAmount, csvTime } from '@/server/domain/exports';
-import { searchTransactions } from '@/server/domain/transactions/search';
 import { csvExport } from '../../../_lib/csv-export';
-import { pagesDb } from '../../../_lib/session-server';
 
 export const dynamic = 'force-dynamic';
 
@@ -10,12 +8,12 @@ export function GET(request: Request) {
   return csvExport(request, {
     name: 'transacoes',
     header: () => ['criada_em', 'id', 'situacao', 'forma', 'valor', 'cliente', 'email', 'documento', 'referencia_externa', 'e2e', 'contestacao'],
-    page: async (accountId, f, cursor, t) => {
-      const r = await searchTransactions(pagesDb(), accountId, {
+    page: async (caller, f, cursor, t) => {
+      const r = await caller.transactions.search({
         q: f.q, status: f.status as never, method: f.method as never, from: f.from, to: f.to, cursor, limit: 100,
       });
       return {
-        nextCursor: r.nextCursor,
+        nextCursor: r.next_cursor,
         rows: r.items.map((x) => [
           csvTime(x.created_at), x.id, t.status(`transaction.${x.status}`), t.terms(`method.${x.method}`), csvAmount(x.total),
           x.customer.name, x.customer.email, x.customer.document, x.external_ref ?? '', x.endtoend ?? '', x.dispute ? t.status(`dispute.${x.dispute}`) : '',

@@ -1,7 +1,5 @@
 import { csvAmount, csvTime } from '@/server/domain/exports';
-import { searchWithdrawals } from '@/server/domain/withdrawals/search';
 import { csvExport } from '../../../_lib/csv-export';
-import { pagesDb } from '../../../_lib/session-server';
 
 export const dynamic = 'force-dynamic';
 
@@ -10,10 +8,10 @@ export function GET(request: Request) {
   return csvExport(request, {
     name: 'saques',
     header: () => ['criado_em', 'id', 'situacao', 'valor', 'recebedor', 'documento', 'tipo_chave', 'chave', 'referencia_externa', 'lotes', 'e2e'],
-    page: async (accountId, f, cursor, t) => {
-      const r = await searchWithdrawals(pagesDb(), accountId, { q: f.q, status: f.status as never, from: f.from, to: f.to, cursor, limit: 100 });
+    page: async (caller, f, cursor, t) => {
+      const r = await caller.withdrawals.search({ q: f.q, status: f.status as never, from: f.from, to: f.to, cursor, limit: 100 });
       return {
-        nextCursor: r.nextCursor,
+        nextCursor: r.next_cursor,
         rows: r.items.map((w) => [
           csvTime(w.created_at), w.id, t.status(`withdrawal.${w.status}`), csvAmount(w.amount), w.operation.details.name, w.operation.details.document,
           t.terms(`keyType.${w.operation.key_type}`), w.operation.key, w.operation.external_ref ?? '', w.receipt.map((b) => b.identifier).join(' '),

@@ -5,9 +5,10 @@ import { useRouter } from 'next/navigation';
 import { useState } from 'react';
 import type { inferRouterOutputs } from '@trpc/server';
 import type { AppRouter } from '@/server/routers';
+import { PIX_KEY_TYPES } from '@/server/domain/enums';
 import { maskDocument, normalizeDocument } from '@/server/domain/pix/documents';
 import { normalizePixKey } from '@/server/domain/pix/keys';
-import { PIX_KEY_TYPE_VALUES, withdrawalRequest, type WithdrawalRequestInput } from '@/server/routers/withdrawals/schemas';
+import { withdrawalRequest, type WithdrawalRequestInput } from '@/server/routers/withdrawals/schemas';
 import { BackLink, DetailList, Money, PageHeader, SelectField, TextField } from '../../../_components/ui';
 import { ApiForm, useApiForm } from '../../../_lib/api-form';
 import { apiErrorCode } from '../../../_lib/api-errors';
@@ -17,7 +18,7 @@ import { formatBRL, parseBRL } from '../../../_lib/money';
 import { normalizePhoneKey, PIX_KEY_INPUTS } from '../../../_lib/pix-keys';
 import { useTRPC } from '../../../_lib/trpc';
 
-type KeyType = (typeof PIX_KEY_TYPE_VALUES)[number];
+type KeyType = (typeof PIX_KEY_TYPES)[number];
 type KeyEntry = inferRouterOutputs<AppRouter>['pix']['lookupKey'];
 
 /**
@@ -106,7 +107,7 @@ export function WithdrawalForm() {
               hint={preview !== null && preview > 0 ? t('amountPreview', { amount: formatBRL(preview) }) : t('amountHint')} />
             <TextField label={t('description')} name="description" maxLength={140} value={form.description} onChange={set('description')} error={fields.description} />
             <SelectField label={t('keyType')} name="key_type" value={form.key_type} onChange={set('key_type')} error={fields.key_type}>
-              {PIX_KEY_TYPE_VALUES.map((k) => <option key={k} value={k}>{tt(`keyType.${k}`)}</option>)}
+              {PIX_KEY_TYPES.map((k) => <option key={k} value={k}>{tt(`keyType.${k}`)}</option>)}
             </SelectField>
             <TextField label={t('pixKey', { type: keyLabel })} name="key" type={input.type} inputMode={input.inputMode} placeholder={input.placeholder} autoComplete={input.autoComplete}
               value={form.key} onChange={set('key')} error={fields.key} hint={t(`keyHint.${form.key_type}`)} />

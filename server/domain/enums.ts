@@ -1,0 +1,36 @@
+// The contract's enumerations, declared once. Pure constants (no database, no node modules): the
+// drizzle schema, the zod contracts, the domain and the dashboard's browser bundle all import them.
+
+export const PIX_KEY_TYPES = ['EVP', 'EMAIL', 'PHONE', 'CPF', 'CNPJ'] as const;
+export type PixKeyType = (typeof PIX_KEY_TYPES)[number];
+
+export const WITHDRAWAL_STATUSES = ['REQUESTED', 'PARTIALLY_PAID', 'PAID', 'ERROR'] as const;
+export type WithdrawalStatus = (typeof WITHDRAWAL_STATUSES)[number];
+
+export const BATCH_STATUSES = ['PENDING', 'PAID', 'ERROR'] as const;
+export type BatchStatus = (typeof BATCH_STATUSES)[number];
+
+export const TRANSACTION_METHODS = ['PIX', 'CARD', 'INVOICE'] as const;
+export type TransactionMethod = (typeof TRANSACTION_METHODS)[number];
+
+export const TRANSACTION_STATUSES = ['CREATED', 'PENDING', 'REFUSED', 'APPROVED'] as const;
+export type TransactionStatus = (typeof TRANSACTION_STATUSES)[number];
+
+export const DISPUTE_STATUSES = ['OPEN', 'WON', 'LOST'] as const;
+export type DisputeStatus = (typeof DISPUTE_STATUSES)[number];
+
+/** Event categories: what a webhook subscribes to. */
+export const EVENT_CATEGORIES = ['transaction', 'withdraw', 'dispute'] as const;
+export type EventCategory = (typeof EVENT_CATEGORIES)[number];
+/** Every stored event's category: the subscribable ones plus `webhook` (test events). */
+export const STORED_EVENT_CATEGORIES = [...EVENT_CATEGORIES, 'webhook'] as const;
+export type StoredEventCategory = (typeof STORED_EVENT_CATEGORIES)[number];
+
+export const DELIVERY_STATUSES = ['PENDING', 'DELIVERED', 'FAILED'] as const;
+export type DeliveryStatus = (typeof DELIVERY_STATUSES)[number];
+
+export const DELIVERY_TARGETS = ['webhook', 'postback'] as const;
+export type DeliveryTarget = (typeof DELIVERY_TARGETS)[number];
+
+export const REFUND_STATUSES = ['PENDING', 'PAID', 'ERROR'] as const;
+export type RefundStatus = (typeof REFUND_STATUSES)[number];
