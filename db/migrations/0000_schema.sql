@@ -106,7 +106,6 @@ CREATE TABLE `events` (
 CREATE UNIQUE INDEX `events_id_unique` ON `events` (`id`);--> statement-breakpoint
 CREATE INDEX `events_account_idx` ON `events` (`account_id`,`seq`);--> statement-breakpoint
 CREATE INDEX `events_undispatched_idx` ON `events` (`dispatched_at`,`seq`);--> statement-breakpoint
-CREATE INDEX `events_resource_idx` ON `events` (`resource_id`,`seq`);--> statement-breakpoint
 CREATE TABLE `idempotency_keys` (
 	`account_id` text NOT NULL,
 	`operation` text NOT NULL,
@@ -295,7 +294,6 @@ CREATE INDEX `deliveries_due_idx` ON `deliveries` (`status`,`next_attempt_at`);-
 CREATE INDEX `deliveries_order_idx` ON `deliveries` (`url`,`resource_id`,`status`,`event_seq`);--> statement-breakpoint
 CREATE INDEX `deliveries_webhook_idx` ON `deliveries` (`webhook_id`,`created_at`);--> statement-breakpoint
 CREATE INDEX `deliveries_account_target_idx` ON `deliveries` (`account_id`,`target`,`created_at`);--> statement-breakpoint
-CREATE INDEX `deliveries_event_idx` ON `deliveries` (`event_id`);--> statement-breakpoint
 CREATE TABLE `delivery_attempts` (
 	`id` integer PRIMARY KEY AUTOINCREMENT NOT NULL,
 	`delivery_id` text NOT NULL,
