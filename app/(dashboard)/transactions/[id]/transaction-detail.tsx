@@ -54,7 +54,6 @@ export function TransactionDetail({ id }: { id: string }) {
   const openCase = disputes.data?.find((d) => d.status === 'OPEN');
   const lostCase = disputes.data?.find((d) => d.status === 'LOST');
   const dispute = openCase?.status ?? lostCase?.status ?? null;
-  const disputeHolds = dispute !== null;
   const canPay = x.status === 'PENDING' && (x.method === 'PIX' || x.method === 'INVOICE');
   const canDispute = x.method === 'CARD' && x.status === 'APPROVED' && disputes.isSuccess && disputes.data.length === 0;
   const busy = pay.isPending || openDispute.isPending || resolve.isPending;
@@ -134,7 +133,7 @@ export function TransactionDetail({ id }: { id: string }) {
         ]} />
       </section>
 
-      {x.status === 'APPROVED' && disputes.isSuccess ? <RefundPanel t={x} disputeHolds={disputeHolds} onRefunded={refresh} /> : null}
+      {x.status === 'APPROVED' && disputes.isSuccess ? <RefundPanel t={x} dispute={dispute === 'OPEN' || dispute === 'LOST' ? dispute : null} onRefunded={refresh} /> : null}
 
       <section className="card" aria-labelledby="customer-title">
         <h2 id="customer-title">{t('detail.customer')}</h2>
