@@ -10,6 +10,7 @@ import { ApiForm, useApiForm } from '../../_lib/api-form';
 import { formatDateTime } from '../../_lib/dates';
 import { useTRPC } from '../../_lib/trpc';
 import { DeliveryLog } from './delivery-log';
+import { useUrlFieldText } from './words';
 
 export type Category = (typeof WEBHOOK_CATEGORIES)[number];
 
@@ -106,6 +107,7 @@ function EditEndpoint({ w, onDone }: { w: EndpointView; onDone: (message: string
   const [url, setUrl] = useState(w.url);
   const [events, setEvents] = useState<Category[]>(w.events);
   const f = useApiForm();
+  const urlText = useUrlFieldText();
   const update = useMutation(trpc.webhooks.update.mutationOptions({
     onSuccess: async () => {
       await queryClient.invalidateQueries({ queryKey: trpc.webhooks.list.queryKey() });
@@ -120,7 +122,7 @@ function EditEndpoint({ w, onDone }: { w: EndpointView; onDone: (message: string
   }
   return (
     <ApiForm form={f} onSubmit={submit} label={t('editLabel', { url: w.url })}>
-      <TextField label={t('url')} name="url" type="url" inputMode="url" value={url} onChange={(e) => setUrl(e.target.value)} error={f.fields.url}
+      <TextField label={t('url')} name="url" type="url" inputMode="url" value={url} onChange={(e) => setUrl(e.target.value)} error={urlText(f.fields.url)}
         hint={t('urlMoves')} />
       <CategoryBoxes value={events} onChange={setEvents} error={f.fields.events} />
       <div className="button-row">

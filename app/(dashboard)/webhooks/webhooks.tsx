@@ -7,6 +7,7 @@ import { ConfirmDialog, CopyValue, EmptyState, ErrorState, FormError, Loading, P
 import { ApiForm, useApiForm } from '../../_lib/api-form';
 import { useTRPC } from '../../_lib/trpc';
 import { CategoryBoxes, Endpoint, type Category } from './endpoint';
+import { useUrlFieldText } from './words';
 
 export function Webhooks() {
   const t = useTranslations('webhooks');
@@ -17,6 +18,7 @@ export function Webhooks() {
   const [events, setEvents] = useState<Category[]>(['transaction', 'withdraw', 'dispute']);
   const f = useApiForm();
   const { fields } = f;
+  const urlText = useUrlFieldText();
   const [deleting, setDeleting] = useState<{ id: string; url: string } | null>(null);
 
   const create = useMutation(trpc.webhooks.create.mutationOptions({
@@ -54,7 +56,7 @@ export function Webhooks() {
           </div>
         ) : null}
         <ApiForm form={f} onSubmit={submit} label={t('add')}>
-          <TextField label={t('url')} name="url" type="url" inputMode="url" placeholder={t('urlPlaceholder')} value={url} onChange={(e) => setUrl(e.target.value)} error={fields.url}
+          <TextField label={t('url')} name="url" type="url" inputMode="url" placeholder={t('urlPlaceholder')} value={url} onChange={(e) => setUrl(e.target.value)} error={urlText(fields.url)}
             hint={t('urlHint')} />
           <CategoryBoxes value={events} onChange={setEvents} error={fields.events} />
           <div className="button-row">

@@ -32,3 +32,21 @@ export function useAttemptErrorText() {
     return t('other');
   };
 }
+
+/**
+ * The URL checks' refusals (server/domain/webhooks/url-guard.ts answers them as field issues in English,
+ * for REST callers) in the person's language; other field messages come translated already.
+ */
+export function useUrlFieldText() {
+  const t = useTranslations('webhooks.urlError');
+  return (message: string | undefined): string | undefined => {
+    if (!message) return message;
+    if (message === 'invalid URL') return t('invalid');
+    if (message === 'only http and https URLs are allowed') return t('scheme');
+    if (message === 'credentials in the URL are not allowed') return t('credentials');
+    if (message === 'hostname required') return t('hostname');
+    if (message === 'hostname does not resolve') return t('unresolved');
+    if (message.includes('private or reserved address')) return t('private');
+    return message;
+  };
+}
