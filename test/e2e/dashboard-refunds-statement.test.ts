@@ -197,16 +197,24 @@ describe('the statement (Extrato), in Portuguese', { timeout: 120_000 }, () => {
     await page.goto(`${srv.url}/statement`);
     const today = spDay(Date.now());
     const tomorrow = spDay(Date.now() + 86_400_000);
+    const filter = () => page.getByRole('button', { name: 'Filtrar' }).click();
     await page.getByLabel('De', { exact: true }).fill(tomorrow);
+    await filter();
     await see(page, 'text=Nenhum movimento neste período');
+    expect(new URL(page.url()).searchParams.get('from')).toBe(tomorrow);
     await page.getByLabel('Até', { exact: true }).fill(today);
+    await filter();
     const to = page.locator('.field').filter({ has: page.getByLabel('Até', { exact: true }) });
     await expect.poll(() => to.locator('.field-error').textContent(), WAIT).toBe('a data final vem antes da inicial');
+    expect(new URL(page.url()).searchParams.get('to')).toBeNull(); // refused: not applied
     await page.getByLabel('De', { exact: true }).fill(today);
+    await filter();
     const rows = page.locator('table[aria-label=Extrato] tbody tr');
     await expect.poll(() => rows.count(), WAIT).toBe(50);
     expect(new URL(page.url()).searchParams.get('from')).toBe(today);
     expect(new URL(page.url()).searchParams.get('to')).toBe(today);
+    expect(await page.getByTestId('export-csv').getAttribute('href')).toContain('from=');
+    expect(await english(page, ['statement'])).toEqual([]);
 
     const [download] = await Promise.all([page.waitForEvent('download', WAIT), page.getByTestId('export-csv').click()]);
     expect(download.suggestedFilename()).toMatch(/^statement-from-.*-to-.*\.csv$/);

@@ -39,24 +39,28 @@ export function StatementView() {
   const tv = useTranslations('validation');
   const trpc = useTRPC();
   const url = useListUrl(KEYS);
-  // typed dates apply at once; the URL follows so Back returns to the previous period
+  // the period typed applies on "Filtrar" (like the search bar): the URL then holds it, so Back and
+  // shared links keep it, and a reversed range is said next to the field instead of being sent
   const [fromDay, setFromDay] = useState(url.values.from);
   const [toDay, setToDay] = useState(url.values.to);
+  const [reversed, setReversed] = useState(false);
   useEffect(() => { setFromDay(url.values.from); setToDay(url.values.to); }, [url.values.from, url.values.to]);
-  const from = dayStart(fromDay);
-  const to = dayStart(toDay, true);
-  const reversed = from !== undefined && to !== undefined && from >= to;
+  const from = dayStart(url.values.from);
+  const to = dayStart(url.values.to, true);
   const q = useQuery({
     ...trpc.account.statement.queryOptions({ from, to, cursor: url.cursor ?? undefined, limit: PAGE_SIZE }),
-    enabled: !reversed,
     placeholderData: keepPreviousData,
     select: (d) => ({ items: d.data, next_cursor: d.next_cursor }),
   });
   const csv = `/api/statement.csv?${new URLSearchParams({ ...(from ? { from } : {}), ...(to ? { to } : {}) })}`;
-  const setDay = (key: 'from' | 'to', value: string) => {
-    (key === 'from' ? setFromDay : setToDay)(value);
-    url.set({ [key]: value });
+  const apply = () => {
+    const a = dayStart(fromDay);
+    const b = dayStart(toDay, true);
+    const wrong = a !== undefined && b !== undefined && a >= b;
+    setReversed(wrong);
+    if (!wrong) url.set({ from: fromDay, to: toDay });
   };
+  const clear = () => { setFromDay(''); setToDay(''); setReversed(false); url.set({ from: '', to: '' }); };
   const typeLabel = (type: string) => (t.has(`type.${type}` as 'type.topup') ? t(`type.${type}` as 'type.topup') : t('otherType'));
 
   return (
@@ -64,28 +68,27 @@ export function StatementView() {
       <PageHeader title={t('title')} subtitle={t('subtitle')}
         actions={<a className="button secondary" href={csv} download data-testid="export-csv" title={t('exportHint')}>{t('export')}</a>} />
       <section className="card">
-        <div className="toolbar" role="group" aria-label={t('filters')}>
-          <TextField label={t('from')} name="from" type="date" value={fromDay} onChange={(e) => setDay('from', e.target.value)} />
-          <TextField label={t('to')} name="to" type="date" value={toDay} onChange={(e) => setDay('to', e.target.value)}
+        <form className="toolbar" role="search" aria-label={t('filters')} noValidate onSubmit={(e) => { e.preventDefault(); apply(); }}>
+          <TextField label={t('from')} name="from" type="date" value={fromDay} onChange={(e) => setFromDay(e.target.value)} />
+          <TextField label={t('to')} name="to" type="date" value={toDay} onChange={(e) => setToDay(e.target.value)}
             error={reversed ? tv('dateRange') : undefined} />
-          {fromDay || toDay ? (
-            <button type="button" className="button secondary small" onClick={() => { setFromDay(''); setToDay(''); url.set({ from: '', to: '' }); }}>{t('clear')}</button>
-          ) : null}
-        </div>
-        {reversed ? null : (
-          <PagedTable query={q} pages={url} label={t('tableLabel')}
-            empty={<EmptyState title={from || to ? t('emptyFiltered') : t('empty')}>{from || to ? null : <Link href="/transactions/new" className="button primary">{t('createCharge')}</Link>}</EmptyState>}
-            columns={[
-              { label: t('col.date'), nowrap: true, cell: (m) => formatDateTime(m.created_at) },
-              { label: t('col.movement'), cell: (m) => <span data-type={m.type}>{typeLabel(m.type)}</span> },
-              { label: t('col.reference'), cell: (m) => {
-                const href = resourceHref(m.resource.type, m.resource.id);
-                return href ? <Link href={href} className="mono small">{m.resource.id}</Link> : <span className="mono small muted">{m.resource.id}</span>;
-              } },
-              { label: t('col.amount'), numeric: true, nowrap: true, cell: (m) => <Money cents={Math.abs(m.amount)} sign={m.amount >= 0 ? 'in' : 'out'} /> },
-              { label: t('col.balance'), numeric: true, nowrap: true, cell: (m) => <span data-testid="balance-after"><Money cents={m.balance_after} /></span> },
-            ]} />
-        )}
+          <div className="button-row">
+            <button type="submit" className="button primary">{t('apply')}</button>
+            {url.values.from || url.values.to || fromDay || toDay ? <button type="button" className="button secondary" onClick={clear}>{t('clear')}</button> : null}
+          </div>
+        </form>
+        <PagedTable query={q} pages={url} label={t('tableLabel')}
+          empty={<EmptyState title={from || to ? t('emptyFiltered') : t('empty')}>{from || to ? null : <Link href="/transactions/new" className="button primary">{t('createCharge')}</Link>}</EmptyState>}
+          columns={[
+            { label: t('col.date'), nowrap: true, cell: (m) => formatDateTime(m.created_at) },
+            { label: t('col.movement'), cell: (m) => <span data-type={m.type}>{typeLabel(m.type)}</span> },
+            { label: t('col.reference'), cell: (m) => {
+              const href = resourceHref(m.resource.type, m.resource.id);
+              return href ? <Link href={href} className="mono small">{m.resource.id}</Link> : <span className="mono small muted">{m.resource.id}</span>;
+            } },
+            { label: t('col.amount'), numeric: true, nowrap: true, cell: (m) => <Money cents={Math.abs(m.amount)} sign={m.amount >= 0 ? 'in' : 'out'} /> },
+            { label: t('col.balance'), numeric: true, nowrap: true, cell: (m) => <span data-testid="balance-after"><Money cents={m.balance_after} /></span> },
+          ]} />
       </section>
     </>
   );

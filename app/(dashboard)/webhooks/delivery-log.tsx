@@ -24,8 +24,7 @@ export function DeliveryLog({ webhookId }: { webhookId: string }) {
     refetchInterval: 2_000,
   });
   const resend = useMutation(trpc.webhooks.resend.mutationOptions({
-    onSuccess: async (r) => {
-      setResent(r.content.id);
+    onSuccess: async () => {
       await queryClient.invalidateQueries({ queryKey: trpc.webhooks.deliveries.pathKey() });
     },
   }));
@@ -40,6 +39,8 @@ export function DeliveryLog({ webhookId }: { webhookId: string }) {
   return (
     <div className="delivery-log">
       {filter}
+      {/* above the list, not in the row: a resent delivery may leave the failed-only list at once */}
+      {resent ? <p className="alert alert-ok small" role="status" data-testid="resend-feedback">{t('resendQueued', { what: resent })}</p> : null}
       <FormError error={resend.isError ? resend.error : null} />
       {q.data.content.length === 0 ? (
         <EmptyState title={failedOnly ? t('noFailed') : t('noDeliveries')}>
@@ -59,12 +60,12 @@ export function DeliveryLog({ webhookId }: { webhookId: string }) {
                 <div className="button-row">
                   <StatusBadge kind="delivery" status={d.status} />
                   <button type="button" className="button small secondary" disabled={resend.isPending && resend.variables?.delivery_id === d.id}
-                    onClick={() => { setResent(null); resend.mutate({ delivery_id: d.id }); }}>{t('resend')}</button>
+                    onClick={() => {
+                      setResent(null);
+                      resend.mutate({ delivery_id: d.id }, { onSuccess: () => setResent(`${eventLabel(d.event_type)}, ${formatDateTime(d.created_at)}`) });
+                    }}>{t('resend')}</button>
                 </div>
               </div>
-              {resent === d.id ? (
-                <p className="alert alert-ok small" role="status" data-testid="resend-feedback">{t('resendQueued')}</p>
-              ) : null}
               {d.attempts.length ? (
                 <table className="attempts-table">
                     <caption className="sr-only">{t('attemptsCaption')}</caption>
