@@ -104,6 +104,8 @@ describe('refunds on the charge page, in Portuguese', { timeout: 90_000 }, () =>
     await see(page, '[data-testid=refund] [data-status=PAID]');
     expect(await row.locator('[data-status]').textContent()).toBe('Estornado');
     expect(await row.locator('.money').textContent()).toBe('R$ 30,00');
+    // the API keeps the charge APPROVED; the page says what happened to it
+    expect(await page.getByTestId('transaction-status').textContent()).toBe('Parcialmente estornada');
     expect(await english(page, ['refunds', 'transactions'])).toEqual([]);
     await shot(page, 'refund-desktop');
     await mobile.goto(`${srv.url}/transactions/${chargeId}`);
@@ -121,6 +123,7 @@ describe('refunds on the charge page, in Portuguese', { timeout: 90_000 }, () =>
     await dialog.getByRole('button', { name: 'Estornar', exact: true }).click();
     await expect.poll(() => page.getByTestId('refunded-amount').textContent(), WAIT).toBe('R$ 100,00');
     await see(page, 'text=Cobrança totalmente estornada.');
+    await expect.poll(() => page.getByTestId('transaction-status').textContent(), WAIT).toBe('Estornada');
     expect(await page.getByRole('button', { name: 'Estornar…' }).count()).toBe(0);
     expect(await page.getByTestId('refund').count()).toBe(2);
     expect(await refunded()).toBe(10_000);

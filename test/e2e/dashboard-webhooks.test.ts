@@ -144,7 +144,7 @@ describe('operating a webhook on the Webhooks page, in Portuguese', { timeout: 9
     await endpoint().getByRole('button', { name: 'Pausar' }).click();
     await endpoint().locator('[data-status=PAUSED]').waitFor(WAIT);
     expect(await endpoint().locator('[data-status=PAUSED]').textContent()).toBe('Pausado');
-    await see(page, 'text=Pausado: nada é entregue até você retomar');
+    await see(page, 'text=Pausado: nada é enviado a este endpoint.');
     expect(await endpoint().getByRole('button', { name: 'Enviar evento de teste' }).isDisabled()).toBe(true);
     expect(await english(page)).toEqual([]);
     await shot(page, 'webhooks-paused-desktop');

@@ -26,6 +26,7 @@ function dayStart(day: string, next = false): string | undefined {
 function resourceHref(type: string, id: string): string | null {
   if (type === 'transaction') return `/transactions/${id}`;
   if (type === 'withdrawal') return `/withdrawals/${id}`;
+  if (type === 'dispute') return '/disputes';
   return null;
 }
 
