@@ -31,7 +31,7 @@ export function DeliveryLog({ webhookId }: { webhookId: string }) {
 
   const filter = (
     <label className="checkbox small">
-      <input type="checkbox" checked={failedOnly} onChange={(e) => { pages.reset(); setFailedOnly(e.target.checked); }} /> {t('failedOnly')}
+      <input type="checkbox" checked={failedOnly} onChange={(e) => { pages.reset(); setResent(null); setFailedOnly(e.target.checked); }} /> {t('failedOnly')}
     </label>
   );
   if (q.isPending) return <Loading label={t('loadingDeliveries')} />;

@@ -56,8 +56,9 @@ export function Endpoint({ w, onDelete }: { w: EndpointView; onDelete: () => voi
       await queryClient.invalidateQueries({ queryKey: trpc.webhooks.deliveries.pathKey() });
     },
   }));
-  const pause = useMutation(trpc.webhooks.pause.mutationOptions({ onSuccess: async () => { setNotice(t('paused')); await refresh(); } }));
-  const resume = useMutation(trpc.webhooks.resume.mutationOptions({ onSuccess: async () => { setNotice(t('resumed')); await refresh(); } }));
+  // each action's message replaces the previous one: an old notice must not read as the latest news
+  const pause = useMutation(trpc.webhooks.pause.mutationOptions({ onMutate: () => setNotice(null), onSuccess: async () => { setNotice(t('paused')); await refresh(); } }));
+  const resume = useMutation(trpc.webhooks.resume.mutationOptions({ onMutate: () => setNotice(null), onSuccess: async () => { setNotice(t('resumed')); await refresh(); } }));
   const failure = [test, pause, resume].find((m) => m.isError)?.error;
   const status = w.paused ? 'PAUSED' : w.active ? 'ACTIVE' : 'INACTIVE';
   // the previous secret is accepted for 24 h after a rotation: the merchant sees until when
