@@ -58,7 +58,7 @@ export async function fanOut(tx: DrizzleDb, now: Date, schedule: number[], limit
   if (batch.length === 0) return { events: 0, deliveries: 0 };
 
   const accountIds = [...new Set(batch.map((e) => e.accountId))];
-  const hooks = st.hooksOf.all({ accountIds: JSON.stringify(accountIds) });
+  const hooks = await st.hooksOf.execute({ accountIds: JSON.stringify(accountIds) });
   const hooksByAccount = new Map<string, { id: string; url: string; categories: Set<string> }[]>();
   for (const h of hooks) {
     const list = hooksByAccount.get(h.accountId) ?? [];
@@ -104,28 +104,28 @@ async function postbackUrls(tx: DrizzleDb, batch: { category: StoredEventCategor
 
   const withdrawIds = ids('withdraw');
   if (withdrawIds.length) {
-    const found = st.withdrawalPostbacks.all({ ids: JSON.stringify(withdrawIds) });
+    const found = await st.withdrawalPostbacks.execute({ ids: JSON.stringify(withdrawIds) });
     for (const r of found) put('withdraw', r.id, r.postback);
     const seen = new Set(found.map((r) => r.id));
     const missing = withdrawIds.filter((id) => !seen.has(id));
     if (missing.length) {
-      const viaBatch = st.batchPostbacks.all({ ids: JSON.stringify(missing) });
+      const viaBatch = await st.batchPostbacks.execute({ ids: JSON.stringify(missing) });
       for (const r of viaBatch) put('withdraw', r.id, r.postback);
     }
   }
   const transactionIds = ids('transaction');
   if (transactionIds.length) {
-    const found = st.transactionPostbacks.all({ ids: JSON.stringify(transactionIds) });
+    const found = await st.transactionPostbacks.execute({ ids: JSON.stringify(transactionIds) });
     for (const r of found) put('transaction', r.id, r.postback);
   }
   const disputeIds = ids('dispute');
   if (disputeIds.length) {
-    const found = st.disputePostbacks.all({ ids: JSON.stringify(disputeIds) });
+    const found = await st.disputePostbacks.execute({ ids: JSON.stringify(disputeIds) });
     for (const r of found) put('dispute', r.id, r.postback);
     const seen = new Set(found.map((r) => r.id));
     const missing = disputeIds.filter((id) => !seen.has(id));
     if (missing.length) {
-      const direct = st.transactionPostbacks.all({ ids: JSON.stringify(missing) });
+      const direct = await st.transactionPostbacks.execute({ ids: JSON.stringify(missing) });
       for (const r of direct) put('dispute', r.id, r.postback);
     }
   }
