@@ -1,4 +1,4 @@
-import pg from 'pg';
+import postgres from 'postgres';
 import { getTableConfig } from 'drizzle-orm/pg-core';
 import { isTable } from 'drizzle-orm';
 import * as pgSchema from './pg/schema';
@@ -55,6 +55,7 @@ const REASONS: Record<string, string> = {
   ENOTFOUND: 'the host name does not resolve',
   EAI_AGAIN: 'the host name does not resolve',
   ETIMEDOUT: 'it did not answer',
+  CONNECT_TIMEOUT: 'it did not answer in time',
   EHOSTUNREACH: 'the host is unreachable',
   '28P01': 'it refused the user name or password',
   '28000': 'it refused the connection for this user',
@@ -67,21 +68,20 @@ const REASONS: Record<string, string> = {
  * into). Throws EngineConfigError with one line otherwise.
  */
 export async function checkPostgres(engine: Extract<Engine, { kind: 'postgres' }>, o: { connectTimeoutMs?: number } = {}): Promise<{ version: number; empty: boolean }> {
-  const client = new pg.Client({ connectionString: engine.url, connectionTimeoutMillis: o.connectTimeoutMs ?? 5000 });
-  // a connection dropped after the check must not become an unhandled 'error' event
-  client.on('error', () => {});
+  const sql = postgres(engine.url, { max: 1, connect_timeout: Math.ceil((o.connectTimeoutMs ?? 5000) / 1000), onnotice: () => {} });
+  let version: number;
   try {
-    await client.connect();
+    version = Number((await sql`SHOW server_version_num`)[0].server_version_num);
   } catch (err) {
+    await sql.end({ timeout: 1 }).catch(() => {});
     const code = (err as { code?: string }).code ?? '';
     const reason = REASONS[code] ?? (/timeout/i.test(String((err as Error).message)) ? 'it did not answer in time' : `${code || 'error'}: ${String((err as Error).message).split('\n')[0]}`);
     throw new EngineConfigError(`cannot use the PostgreSQL database at ${engine.where} (DATABASE_URL): ${reason}`);
   }
   try {
-    const version = Number((await client.query('SHOW server_version_num')).rows[0].server_version_num);
     if (version < 150000) throw new EngineConfigError(`the database at ${engine.where} runs PostgreSQL ${Math.floor(version / 10000)}; this service needs 15 or later`);
-    const rows = (await client.query(`SELECT c.relname AS name FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
-      WHERE n.nspname = 'public' AND c.relkind IN ('r', 'p', 'v', 'm', 'f') ORDER BY 1`)).rows as { name: string }[];
+    const rows = await sql<{ name: string }[]>`SELECT c.relname AS name FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
+      WHERE n.nspname = 'public' AND c.relkind IN ('r', 'p', 'v', 'm', 'f') ORDER BY 1`;
     const own = ownTables();
     const foreign = rows.map((r) => r.name).filter((n) => !own.has(n));
     if (foreign.length) {
@@ -93,7 +93,7 @@ export async function checkPostgres(engine: Extract<Engine, { kind: 'postgres' }
     if (err instanceof EngineConfigError) throw err;
     throw new EngineConfigError(`cannot use the PostgreSQL database at ${engine.where} (DATABASE_URL): ${String((err as Error).message).split('\n')[0]}`);
   } finally {
-    await client.end().catch(() => {});
+    await sql.end({ timeout: 1 }).catch(() => {});
   }
 }
 

@@ -1,17 +1,16 @@
-import { drizzle } from 'drizzle-orm/node-postgres';
-import { migrate } from 'drizzle-orm/node-postgres/migrator';
+import { drizzle } from 'drizzle-orm/postgres-js';
+import { migrate } from 'drizzle-orm/postgres-js/migrator';
 import { fileURLToPath } from 'node:url';
-import pg from 'pg';
+import postgres from 'postgres';
 
 export const PG_MIGRATIONS = fileURLToPath(new URL('./migrations', import.meta.url));
 
 /** Applies db/pg/migrations (schema, then the PL/pgSQL ledger triggers) to the database at `url`. */
 export async function migratePostgres(url: string): Promise<void> {
-  const client = new pg.Client({ connectionString: url });
-  await client.connect();
+  const sql = postgres(url, { max: 1, onnotice: () => {} });
   try {
-    await migrate(drizzle(client), { migrationsFolder: PG_MIGRATIONS });
+    await migrate(drizzle(sql), { migrationsFolder: PG_MIGRATIONS });
   } finally {
-    await client.end();
+    await sql.end({ timeout: 5 });
   }
 }

@@ -4,7 +4,7 @@ import { chownSync, existsSync, mkdtempSync, readdirSync, rmSync, writeFileSync 
 import { createServer } from 'node:net';
 import { tmpdir, userInfo } from 'node:os';
 import { join } from 'node:path';
-import pg from 'pg';
+import postgres from 'postgres';
 
 /**
  * A throwaway PostgreSQL for tests, benchmarks and `npm run cluster`: Debian's `postgresql` binaries,
@@ -137,9 +137,8 @@ export async function startThrowawayPostgres(o: StartOptions = {}): Promise<Thro
     const base = `postgres://postgres:${encodeURIComponent(password)}@127.0.0.1:${port}`;
     const createDatabase = async (name: string) => {
       if (!/^[a-z_][a-z0-9_]*$/.test(name)) throw new Error(`database name ${name} is not a plain identifier`);
-      const admin = new pg.Client({ connectionString: `${base}/postgres` });
-      await admin.connect();
-      try { await admin.query(`CREATE DATABASE ${name}`); } finally { await admin.end(); }
+      const admin = postgres(`${base}/postgres`, { max: 1, onnotice: () => {} });
+      try { await admin.unsafe(`CREATE DATABASE ${name}`); } finally { await admin.end({ timeout: 5 }); }
       return `${base}/${name}`;
     };
     const database = o.database ?? 'payments';

@@ -1,6 +1,6 @@
 import { spawn } from 'node:child_process';
 import { createServer } from 'node:net';
-import pg from 'pg';
+import postgres from 'postgres';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { checkPostgres, chooseEngine, EngineConfigError, ownTables } from '../../db/engine';
 import { migratePostgres } from '../../db/pg/migrate';
@@ -66,10 +66,9 @@ describe('DATABASE_URL', () => {
     beforeAll(async () => {
       server = await startTestPostgres();
       foreignUrl = await server.createDatabase('shop');
-      const c = new pg.Client({ connectionString: foreignUrl });
-      await c.connect();
-      await c.query('CREATE TABLE orders (id int primary key)');
-      await c.end();
+      const sql = postgres(foreignUrl, { max: 1, onnotice: () => {} });
+      await sql`CREATE TABLE orders (id int primary key)`;
+      await sql.end();
       migratedUrl = await server.createDatabase('migrated');
       await migratePostgres(migratedUrl);
     });

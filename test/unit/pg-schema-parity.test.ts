@@ -2,7 +2,7 @@ import Database from 'better-sqlite3';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import pg from 'pg';
+import postgres from 'postgres';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { applyMigrations } from '../../db/client';
 import { startTestPostgres, type ThrowawayPostgres } from '../support/pg';
@@ -61,8 +61,8 @@ function sqliteCatalog(conn: Database.Database): Catalog {
   return c;
 }
 
-async function pgCatalog(client: pg.Client): Promise<Catalog> {
-  const q = async <T>(text: string) => (await client.query(text)).rows as T[];
+async function pgCatalog(sql: postgres.Sql): Promise<Catalog> {
+  const q = async <T>(text: string) => (await sql.unsafe(text)) as unknown as T[];
   const tables = (await q<{ name: string }>(`SELECT table_name AS name FROM information_schema.tables WHERE table_schema = 'public' AND table_type = 'BASE TABLE' ORDER BY 1`)).map((r) => r.name);
   const c: Catalog = { tables, columns: {}, primaryKeys: [], unique: [], checks: [], foreignKeys: [], indexes: [], triggers: [] };
   for (const col of await q<{ t: string; name: string; type: string; nullable: string; generated: string }>(
@@ -108,9 +108,8 @@ describe('the SQLite and PostgreSQL schemas are the same', () => {
     lite = sqliteCatalog(conn);
     conn.close();
     pgServer = await startTestPostgres({ migrated: true });
-    const client = new pg.Client({ connectionString: pgServer.url });
-    await client.connect();
-    try { post = await pgCatalog(client); } finally { await client.end(); }
+    const sql = postgres(pgServer.url, { max: 1, onnotice: () => {} });
+    try { post = await pgCatalog(sql); } finally { await sql.end(); }
   });
   afterAll(async () => {
     await pgServer?.stop();
