@@ -6,6 +6,7 @@ import { getAccount, rotateClientToken } from './accounts';
 import { merchantBalance } from './ledger';
 import { addDays, localDay, startOfLocalDay } from './local-time';
 import { decryptSecret } from './webhooks/secrets';
+import { first } from '../../db/query';
 
 /**
  * Reads only the dashboard needs. Money in and out come from the ledger: a line on a system book
@@ -24,8 +25,8 @@ export interface DailyVolume { date: string; money_in: number; money_out: number
 export async function signedInUser(s: Services, auth: { accountId: string; userId?: string }) {
   const account = await getAccount(s.db.read, auth.accountId);
   const user = auth.userId
-    ? await s.db.read.select({ email: dashboardUsers.email, locale: dashboardUsers.locale }).from(dashboardUsers)
-      .where(and(eq(dashboardUsers.id, auth.userId), eq(dashboardUsers.accountId, auth.accountId))).get()
+    ? await first(s.db.read.select({ email: dashboardUsers.email, locale: dashboardUsers.locale }).from(dashboardUsers)
+      .where(and(eq(dashboardUsers.id, auth.userId), eq(dashboardUsers.accountId, auth.accountId))))
     : undefined;
   return { email: user?.email ?? '', account_id: account.id, account_name: account.name, expires_at: null, locale: user?.locale ?? DEFAULT_LOCALE };
 }
@@ -129,7 +130,7 @@ export async function developerCredentials(s: Services, accountId: string) {
 
 /** The key postbacks are signed with; stored encrypted because it must stay readable to sign. */
 export async function postbackSecret(s: Services, accountId: string) {
-  const row = await s.db.read.select({ enc: accounts.postbackSecretEnc }).from(accounts).where(eq(accounts.id, accountId)).get();
+  const row = await first(s.db.read.select({ enc: accounts.postbackSecretEnc }).from(accounts).where(eq(accounts.id, accountId)));
   if (!row) throw new DomainError('NOT_FOUND', 'account not found');
   return { postback_secret: decryptSecret(row.enc, s.masterKey) };
 }
