@@ -1,7 +1,5 @@
-import postgres from 'postgres';
-import { getTableConfig } from 'drizzle-orm/pg-core';
-import { isTable } from 'drizzle-orm';
-import * as pgSchema from './pg/schema';
+// The PostgreSQL driver and schema are loaded only when DATABASE_URL asks for them: the SQLite path
+// (every command's start-up included) pays nothing for the second engine.
 
 /**
  * Which database engine this process uses, decided once at start from the environment (DECISIONS
@@ -44,7 +42,8 @@ export function chooseEngine(env: Record<string, string | undefined> = process.e
 }
 
 /** The tables this service creates on PostgreSQL (db/pg/schema), which a database may already hold. */
-export function ownTables(): Set<string> {
+export async function ownTables(): Promise<Set<string>> {
+  const [{ getTableConfig }, { isTable }, pgSchema] = await Promise.all([import('drizzle-orm/pg-core'), import('drizzle-orm'), import('./pg/schema')]);
   const names = new Set<string>();
   for (const value of Object.values(pgSchema)) if (isTable(value)) names.add(getTableConfig(value as never).name);
   return names;
@@ -68,6 +67,7 @@ const REASONS: Record<string, string> = {
  * into). Throws EngineConfigError with one line otherwise.
  */
 export async function checkPostgres(engine: Extract<Engine, { kind: 'postgres' }>, o: { connectTimeoutMs?: number } = {}): Promise<{ version: number; empty: boolean }> {
+  const { default: postgres } = await import('postgres');
   const sql = postgres(engine.url, { max: 1, connect_timeout: Math.ceil((o.connectTimeoutMs ?? 5000) / 1000), onnotice: () => {} });
   let version: number;
   try {
@@ -82,7 +82,7 @@ export async function checkPostgres(engine: Extract<Engine, { kind: 'postgres' }
     if (version < 150000) throw new EngineConfigError(`the database at ${engine.where} runs PostgreSQL ${Math.floor(version / 10000)}; this service needs 15 or later`);
     const rows = await sql<{ name: string }[]>`SELECT c.relname AS name FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
       WHERE n.nspname = 'public' AND c.relkind IN ('r', 'p', 'v', 'm', 'f') ORDER BY 1`;
-    const own = ownTables();
+    const own = await ownTables();
     const foreign = rows.map((r) => r.name).filter((n) => !own.has(n));
     if (foreign.length) {
       const list = foreign.slice(0, 5).join(', ') + (foreign.length > 5 ? `, … (${foreign.length} in all)` : '');

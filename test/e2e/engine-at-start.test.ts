@@ -77,7 +77,7 @@ describe('DATABASE_URL', () => {
     it('accepts an empty database and one this service migrated, and no other', async () => {
       expect(await checkPostgres(chooseEngine({ DATABASE_URL: server.url }) as never)).toMatchObject({ empty: true });
       expect(await checkPostgres(chooseEngine({ DATABASE_URL: migratedUrl }) as never)).toMatchObject({ empty: false });
-      expect(ownTables().size).toBeGreaterThan(15);
+      expect((await ownTables()).size).toBeGreaterThan(15);
       await expect(checkPostgres(chooseEngine({ DATABASE_URL: foreignUrl }) as never)).rejects.toThrow(/tables this service did not create \(orders\)/);
     });
 
