@@ -1,4 +1,7 @@
-import { spawn } from 'node:child_process';
+import { spawn, type ChildProcess } from 'node:child_process';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { createServer } from 'node:net';
 import postgres from 'postgres';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -8,14 +11,24 @@ import { startTestPostgres, type ThrowawayPostgres } from '../support/pg';
 import { SERVER_TEST_TIMEOUT_MS } from '../support/server';
 
 const ROOT = new URL('../..', import.meta.url).pathname;
+/** Where SQLite would be: the process must not create it when DATABASE_URL is set. */
+const dir = mkdtempSync(join(tmpdir(), 'pix-engine-'));
+const SQLITE_PATH = join(dir, 'must-not-exist.db');
+const started = new Set<ChildProcess>();
+afterAll(() => {
+  // a process that did not stop as it should (the test then fails) is not left running
+  for (const child of started) if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+  rmSync(dir, { recursive: true, force: true });
+});
 
 /** Runs `entry` with DATABASE_URL, as the README's commands do (tsx), and collects what it printed. */
 function run(entry: string, databaseUrl: string): Promise<{ code: number | null; stdout: string; stderr: string }> {
   return new Promise((resolve) => {
     const child = spawn(process.execPath, ['--import', 'tsx', entry], {
-      cwd: ROOT, env: { ...process.env, DATABASE_URL: databaseUrl, DATABASE_PATH: '/nonexistent/never-created.db', PORT: '0', DASHBOARD: 'false' },
+      cwd: ROOT, env: { ...process.env, DATABASE_URL: databaseUrl, DATABASE_PATH: SQLITE_PATH, PORT: '0', DASHBOARD: 'false' },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
+    started.add(child);
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (c) => { stdout += c; });
@@ -40,6 +53,7 @@ function expectOneLine(r: { code: number | null; stdout: string; stderr: string 
   expect(lines).toHaveLength(1);
   expect(lines[0]).toMatch(pattern);
   expect(r.stderr).not.toMatch(/\n\s+at /); // no stack trace
+  expect(existsSync(SQLITE_PATH)).toBe(false); // no silent fall-back to SQLite
 }
 
 describe('DATABASE_URL', () => {
