@@ -6,7 +6,7 @@ import { getAccount, rotateClientToken } from './accounts';
 import { merchantBalance } from './ledger';
 import { addDays, localDay, startOfLocalDay } from './local-time';
 import { decryptSecret } from './webhooks/secrets';
-import { first } from '../../db/query';
+import { first, rawRows } from '../../db/query';
 
 /**
  * Reads only the dashboard needs. Money in and out come from the ledger: a line on a system book
@@ -50,7 +50,7 @@ export async function overview(s: Services, accountId: string) {
   const firstDay = localDay(new Date(now.getTime() - (OVERVIEW_DAYS - 1) * 86_400_000));
   const since = startOfLocalDay(monthStart < firstDay ? monthStart : firstDay).toISOString();
   // per Brasília day, per kind of entry and system book: the lines that cross the account's boundary
-  const rows = await db.all<{ day: string; entry_kind: string; book: string; money_in: number; money_out: number; entries: number }>(sql`
+  const rows = await rawRows<{ day: string; entry_kind: string; book: string; money_in: number; money_out: number; entries: number }>(db, sql`
     SELECT date(e.created_at, ${LOCAL_OFFSET}) AS day, e.kind AS entry_kind, b.kind AS book,
            coalesce(sum(CASE WHEN l.amount < 0 THEN -l.amount ELSE 0 END), 0) AS money_in,
            coalesce(sum(CASE WHEN l.amount > 0 THEN l.amount ELSE 0 END), 0) AS money_out,
@@ -92,7 +92,7 @@ export async function overview(s: Services, accountId: string) {
   }
   // recent activity: the account's latest events, newest first (events_account_idx), once each
   // a dispute's page is its charge's: its event names the transaction it belongs to
-  const recent = await db.all<{ id: string; type: string; resource_id: string; created_at: string; amount: number | null; status: string | null; transaction_id: string | null; method: string | null; who: string | null }>(sql`
+  const recent = await rawRows<{ id: string; type: string; resource_id: string; created_at: string; amount: number | null; status: string | null; transaction_id: string | null; method: string | null; who: string | null }>(db, sql`
     SELECT id, type, resource_id, created_at,
            coalesce(json_extract(payload, '$.amount'), json_extract(payload, '$.total')) AS amount,
            json_extract(payload, '$.status') AS status,

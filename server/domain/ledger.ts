@@ -4,7 +4,7 @@ import { perConnection } from '../../db/prepared';
 import { BALANCE_CEILING_CENTS, ledgerBooks, ledgerEntries, ledgerLines } from '../../db/schema';
 import { DomainError } from '../errors';
 import { newId } from './ids';
-import { first } from '../../db/query';
+import { first, rawRows } from '../../db/query';
 
 /**
  * Double-entry ledger. Every movement is an entry whose lines sum to zero; a trigger applies each line
@@ -137,7 +137,7 @@ export function sandboxTopUp(tx: DrizzleDb, accountId: string, amount: number, a
 /** For tests and audits: every book's balance equals the sum of its lines, and all lines sum to zero. */
 export async function auditLedger(db: DrizzleDb): Promise<{ total: number; mismatched: string[] }> {
   const total = (await first(db.select({ s: sql<number>`coalesce(sum(${ledgerLines.amount}), 0)` }).from(ledgerLines)))?.s ?? 0;
-  const rows = await db.all<{ id: string; balance: number; lines: number }>(sql`
+  const rows = await rawRows<{ id: string; balance: number; lines: number }>(db, sql`
     SELECT b.id, b.balance, coalesce((SELECT sum(amount) FROM ledger_lines l WHERE l.book_id = b.id), 0) AS lines
     FROM ledger_books b`);
   return { total, mismatched: rows.filter((r) => r.balance !== r.lines).map((r) => r.id) };
