@@ -289,7 +289,6 @@ CREATE INDEX "ledger_lines_entry_idx" ON "ledger_lines" USING btree ("entry_id")
 CREATE INDEX "ledger_lines_book_created_idx" ON "ledger_lines" USING btree ("book_id","created_at","id");--> statement-breakpoint
 CREATE INDEX "events_account_idx" ON "events" USING btree ("account_id","seq");--> statement-breakpoint
 CREATE INDEX "events_undispatched_idx" ON "events" USING btree ("dispatched_at","seq");--> statement-breakpoint
-CREATE INDEX "events_resource_idx" ON "events" USING btree ("resource_id","seq");--> statement-breakpoint
 CREATE INDEX "idempotency_keys_expires_idx" ON "idempotency_keys" USING btree ("expires_at");--> statement-breakpoint
 CREATE INDEX "withdrawal_batches_withdrawal_idx" ON "withdrawal_batches" USING btree ("withdrawal_id","seq");--> statement-breakpoint
 CREATE INDEX "withdrawal_batches_due_idx" ON "withdrawal_batches" USING btree ("status","due_at");--> statement-breakpoint
@@ -323,6 +322,5 @@ CREATE INDEX "deliveries_due_idx" ON "deliveries" USING btree ("status","next_at
 CREATE INDEX "deliveries_order_idx" ON "deliveries" USING btree ("url","resource_id","status","event_seq");--> statement-breakpoint
 CREATE INDEX "deliveries_webhook_idx" ON "deliveries" USING btree ("webhook_id","created_at");--> statement-breakpoint
 CREATE INDEX "deliveries_account_target_idx" ON "deliveries" USING btree ("account_id","target","created_at");--> statement-breakpoint
-CREATE INDEX "deliveries_event_idx" ON "deliveries" USING btree ("event_id");--> statement-breakpoint
 CREATE INDEX "delivery_attempts_delivery_idx" ON "delivery_attempts" USING btree ("delivery_id","id");--> statement-breakpoint
 CREATE INDEX "webhooks_account_idx" ON "webhooks" USING btree ("account_id");

@@ -19,7 +19,6 @@ export const events = pgTable('events', {
 }, (t) => [
   index('events_account_idx').on(t.accountId, t.seq),
   index('events_undispatched_idx').on(t.dispatchedAt, t.seq),
-  index('events_resource_idx').on(t.resourceId, t.seq),
 ]);
 
 export const idempotencyKeys = pgTable('idempotency_keys', {

@@ -47,7 +47,6 @@ export const deliveries = pgTable('deliveries', {
   index('deliveries_order_idx').on(t.url, t.resourceId, t.status, t.eventSeq),
   index('deliveries_webhook_idx').on(t.webhookId, t.createdAt),
   index('deliveries_account_target_idx').on(t.accountId, t.target, t.createdAt),
-  index('deliveries_event_idx').on(t.eventId),
   check('deliveries_manual_bool', sql`${t.manual} IN (0, 1)`),
   check('deliveries_attempts_nonneg', sql`${t.attempts} >= 0`),
 ]);
