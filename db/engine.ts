@@ -99,16 +99,23 @@ export async function checkPostgres(engine: Extract<Engine, { kind: 'postgres' }
 
 /**
  * For the entry points (server, worker, commands): the engine to use, or — for a DATABASE_URL that
- * cannot be used — one line on stderr and exit code 2, no stack trace. PostgreSQL is checked and then
- * refused while the domain runs on SQLite only (issue 12 is not finished): the process says so rather
- * than serving from SQLite behind the operator's back.
+ * cannot be used — one line on stderr and exit code 2, no stack trace. On PostgreSQL the database is
+ * checked and brought up to db/pg/migrations. Commands that only exist for SQLite's file (backup,
+ * restore) pass `postgres: false` and are refused on PostgreSQL with one line.
  */
-export async function engineAtStartOrExit(env: Record<string, string | undefined> = process.env): Promise<Extract<Engine, { kind: 'sqlite' }>> {
+export async function engineAtStartOrExit(env: Record<string, string | undefined> = process.env, o: { postgres?: boolean } = {}): Promise<Engine> {
   try {
     const engine = chooseEngine(env);
     if (engine.kind === 'sqlite') return engine;
     await checkPostgres(engine);
-    throw new EngineConfigError(`DATABASE_URL points at PostgreSQL (${engine.where}), which this build cannot serve from yet: the PostgreSQL engine is not finished (only its schema and migrations exist); unset DATABASE_URL to use SQLite at DATABASE_PATH`);
+    if (o.postgres === false) throw new EngineConfigError(`DATABASE_URL points at PostgreSQL (${engine.where}): this command works on SQLite's database file only; unset DATABASE_URL to use it with SQLite at DATABASE_PATH`);
+    const { migratePostgres } = await import('./pg/migrate');
+    try {
+      await migratePostgres(engine.url);
+    } catch (err) {
+      throw new EngineConfigError(`cannot migrate the PostgreSQL database at ${engine.where} (DATABASE_URL): ${String((err as Error).message).split('\n')[0]}`);
+    }
+    return engine;
   } catch (err) {
     const line = err instanceof EngineConfigError ? err.message : `cannot choose the database engine: ${String((err as Error)?.message ?? err).split('\n')[0]}`;
     process.stderr.write(`${line}\n`);

@@ -3,6 +3,10 @@ import { AsyncLocalStorage, AsyncResource } from 'node:async_hooks';
 import { holdSharedUse } from './in-use';
 import { applyMigrations, drizzleOver, openConnection, type DrizzleDb } from './client';
 import { SqliteGroupCommitWriter, type Writer, type WriteJob } from './writer';
+import { onPostgres } from './dialect';
+
+// PostgreSQL's driver and handle are loaded only when this process runs on it (db/dialect.ts)
+const pg = onPostgres ? await import('./pg/open') : null;
 
 export type { DrizzleDb } from './client';
 export type { Writer, WriteJob, GroupCommitted } from './writer';
@@ -31,7 +35,48 @@ export interface AppDatabase {
   path: string;
 }
 
+/**
+ * Runs a write job in its caller's async context (the request, for its request id) with its own
+ * after-commit effects, which run once the writer says it committed. On PostgreSQL a job may be tried
+ * again after a serialization failure: each try starts with no effects, so only the committed try's count.
+ */
+function runJobs(writer: Writer) {
+  return <T>(job: WriteJob<T>): Promise<T> => {
+    let effects: (() => void)[] = [];
+    // (runInAsyncScope rather than AsyncResource.bind: bind defines a deprecated getter on every call,
+    // about 1 % of a withdrawal's CPU.)
+    const caller = new AsyncResource('db.write');
+    const bound = (tx: DrizzleDb) => {
+      effects = [];
+      const mine = effects;
+      return caller.runInAsyncScope(() => jobScope.run(mine, () => job(tx)));
+    };
+    return writer.write(bound).then((v) => {
+      // committed: an effect that throws must not make the caller believe the write failed
+      for (const fn of effects) { try { fn(); } catch (err) { process.emitWarning(`after-commit effect failed: ${String(err)}`); } }
+      return v;
+    });
+  };
+}
+
+/**
+ * SQLite at `path` (a single group-commit writer), or — with DATABASE_URL set — PostgreSQL: reads on a
+ * pool, each write job one transaction of its own with bounded retries (db/pg/writer.ts). Migrations on
+ * PostgreSQL run at start (db/engine.ts), before this is called.
+ */
 export function openDatabase(path: string): AppDatabase {
+  if (pg) {
+    const url = process.env.DATABASE_URL!.trim();
+    const opened = pg.openPostgres(url);
+    let closing: Promise<void> | null = null;
+    return {
+      path: url.replace(/\/\/[^@/]*@/, '//'),
+      read: opened.read,
+      writer: opened.writer,
+      write: runJobs(opened.writer),
+      close: () => (closing ??= opened.close()),
+    };
+  }
   const inUse = holdSharedUse(path);
   let writeConn: Database.Database;
   let readConn: Database.Database;
@@ -49,19 +94,7 @@ export function openDatabase(path: string): AppDatabase {
     path,
     read: drizzleOver(readConn),
     writer,
-    write: (job) => {
-      const effects: (() => void)[] = [];
-      // Run in the caller's async context (the request, for its request id), with its own effects list.
-      // (runInAsyncScope rather than AsyncResource.bind: bind defines a deprecated getter on every call,
-      // about 1 % of a withdrawal's CPU.)
-      const caller = new AsyncResource('db.write');
-      const bound = (tx: DrizzleDb) => caller.runInAsyncScope(() => jobScope.run(effects, () => job(tx)));
-      return writer.write(bound).then((v) => {
-        // committed: an effect that throws must not make the caller believe the write failed
-        for (const fn of effects) { try { fn(); } catch (err) { process.emitWarning(`after-commit effect failed: ${String(err)}`); } }
-        return v;
-      });
-    },
+    write: runJobs(writer),
     close() {
       closing ??= writer.close().then(() => {
         readConn.close();

@@ -1,5 +1,10 @@
 import type { SQL } from 'drizzle-orm';
 import type { DrizzleDb } from './client';
+import { onPostgres } from './dialect';
+
+/** The PostgreSQL handle behind a DrizzleDb (db/pg/open.ts casts it once); only its `execute` is used here. */
+type Executes = { execute(query: SQL): Promise<unknown[] & { count?: number }> };
+const onPg = (db: DrizzleDb) => db as unknown as Executes;
 
 /**
  * The calls the domain makes on a query, in the form both engines share (issue 12, DECISIONS "Engines"):
@@ -19,6 +24,8 @@ export async function touched(rows: PromiseLike<unknown[]> | unknown[]): Promise
 
 /** The rows of a raw SQL query (`db.all` on SQLite; `db.execute(…).rows` on PostgreSQL). */
 export async function rawRows<T>(db: DrizzleDb, query: SQL): Promise<T[]> {
+  // (db/pg/open.ts makes timestamps ISO strings and counts numbers, as SQLite returns them)
+  if (onPostgres) return [...await onPg(db).execute(query)] as T[];
   return db.all<T>(query);
 }
 
@@ -29,5 +36,11 @@ export async function rawRow<T>(db: DrizzleDb, query: SQL): Promise<T | undefine
 
 /** Runs a raw SQL statement for its effect. */
 export async function rawExec(db: DrizzleDb, query: SQL): Promise<void> {
-  db.run(query);
+  await rawChanges(db, query);
+}
+
+/** Runs a raw SQL statement; how many rows it changed. */
+export async function rawChanges(db: DrizzleDb, query: SQL): Promise<number> {
+  if (onPostgres) return (await onPg(db).execute(query)).count ?? 0;
+  return db.run(query).changes;
 }

@@ -8,7 +8,7 @@ import { CommandError, option, requireDatabaseFile, runCommand, verifyDatabase }
  * the server runs. Prints each check; exits 1 naming the first break.
  */
 // these commands work on the SQLite file; with DATABASE_URL they stop rather than touch DATABASE_PATH
-await engineAtStartOrExit();
+await engineAtStartOrExit(process.env, { postgres: false });
 await runCommand('audit', () => {
   const path = option(process.argv.slice(2), 'db') || process.env.DATABASE_PATH || './data/payments.db';
   requireDatabaseFile(path, 'database');

@@ -15,7 +15,7 @@ const PAGES_PER_STEP = 1024;
 const RESTARTS_BEFORE_ONE_STEP = 3;
 
 // these commands work on the SQLite file; with DATABASE_URL they stop rather than touch DATABASE_PATH
-await engineAtStartOrExit();
+await engineAtStartOrExit(process.env, { postgres: false });
 await runCommand('backup', async () => {
   const argv = process.argv.slice(2);
   const to = option(argv, 'to');

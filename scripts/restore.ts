@@ -12,7 +12,7 @@ import { CommandError, humanBytes, option, requireDatabaseFile, runCommand, veri
  * refusal the live database is left as it was. The replaced database is kept beside it.
  */
 // these commands work on the SQLite file; with DATABASE_URL they stop rather than touch DATABASE_PATH
-await engineAtStartOrExit();
+await engineAtStartOrExit(process.env, { postgres: false });
 await runCommand('restore', async () => {
   const from = option(process.argv.slice(2), 'from');
   if (!from) throw new CommandError('say what: npm run restore -- --from FILE');

@@ -1,6 +1,29 @@
-export * from './accounts';
-export * from './ledger';
-export * from './platform';
-export * from './withdrawals';
-export * from './transactions';
-export * from './webhooks';
+// The tables the domain queries, for the engine of this process (db/dialect.ts). The compiler sees the
+// SQLite tables; with DATABASE_URL set the same names hold the PostgreSQL tables of db/pg/schema
+// (column for column the same, test/unit/pg-schema-parity.test.ts), so the domain's queries are built
+// for the engine they run on. The PostgreSQL schema is loaded only then: SQLite's start-up pays nothing.
+import * as sqlite from './sqlite';
+import { onPostgres } from '../dialect';
+
+export * from './sqlite';
+
+const tables = (onPostgres ? await import('../pg/schema') : sqlite) as unknown as typeof sqlite;
+
+export const accessTokens = tables.accessTokens;
+export const accounts = tables.accounts;
+export const customers = tables.customers;
+export const dashboardSessions = tables.dashboardSessions;
+export const dashboardUsers = tables.dashboardUsers;
+export const deliveries = tables.deliveries;
+export const deliveryAttempts = tables.deliveryAttempts;
+export const disputes = tables.disputes;
+export const events = tables.events;
+export const idempotencyKeys = tables.idempotencyKeys;
+export const ledgerBooks = tables.ledgerBooks;
+export const ledgerEntries = tables.ledgerEntries;
+export const ledgerLines = tables.ledgerLines;
+export const refunds = tables.refunds;
+export const transactions = tables.transactions;
+export const webhooks = tables.webhooks;
+export const withdrawalBatches = tables.withdrawalBatches;
+export const withdrawals = tables.withdrawals;

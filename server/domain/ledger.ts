@@ -1,6 +1,7 @@
 import { and, eq, isNull, sql } from 'drizzle-orm';
 import type { DrizzleDb } from '../../db';
 import { perConnection } from '../../db/prepared';
+import { greatest } from '../../db/dialect';
 import { BALANCE_CEILING_CENTS, ledgerBooks, ledgerEntries, ledgerLines } from '../../db/schema';
 import { DomainError } from '../errors';
 import { newId } from './ids';
@@ -49,7 +50,7 @@ const statements = perConnection((d) => ({
   insertLine: d.insert(ledgerLines).values({
     entryId: ph('entryId'), bookId: ph('bookId'), amount: ph('amount'),
     balanceAfter: sql`(SELECT ${ledgerBooks.balance} FROM ${ledgerBooks} WHERE ${ledgerBooks.id} = ${ph('bookId')}) + ${ph('amount')}`,
-    createdAt: sql`max(${ph('createdAt')}, (SELECT ${ledgerBooks.updatedAt} FROM ${ledgerBooks} WHERE ${ledgerBooks.id} = ${ph('bookId')}))`,
+    createdAt: greatest(ph('createdAt'), sql`(SELECT ${ledgerBooks.updatedAt} FROM ${ledgerBooks} WHERE ${ledgerBooks.id} = ${ph('bookId')})`),
   }).prepare(),
   balances: d.select({ kind: ledgerBooks.kind, balance: ledgerBooks.balance }).from(ledgerBooks)
     .where(eq(ledgerBooks.accountId, ph('account'))).prepare(),

@@ -1,6 +1,7 @@
 import { sql } from 'drizzle-orm';
 import type { ReadinessResponse as ReadinessReport } from '../routers/status/schemas';
 import { pendingMigrations } from '../../db/client';
+import { rawRow } from '../../db/query';
 import { auditBooks } from '../domain/audit';
 import type { JobLoop } from '../jobs/runner';
 import { log } from '../log';
@@ -74,8 +75,8 @@ export function createReadiness(s: Services, o: { jobs?: () => JobLoop[]; auditE
     async check() {
       const checks: ReadinessCheck[] = [];
       checks.push({ name: 'shutdown', ok: !shuttingDown, detail: shuttingDown ? 'shutting down' : null });
-      checks.push(await run('database', () => {
-        s.db.read.get(sql`SELECT 1`);
+      checks.push(await run('database', async () => {
+        await rawRow(s.db.read, sql`SELECT 1`);
         return null;
       }));
       checks.push(await run('migrations', () => pendingMigrations(s.db.read)));

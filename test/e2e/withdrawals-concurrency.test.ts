@@ -1,5 +1,6 @@
 import { eq, sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { first } from '../../db/query';
 import { withdrawals } from '../../db/schema';
 import { auditLedger, merchantBalance } from '../../server/domain/ledger';
 import { api, removeDir, startServer, type RunningServer } from '../support/server';
@@ -33,7 +34,7 @@ async function fundedAccount(amount: number) {
 }
 
 const countOf = async (accountId: string) =>
-  (await dbView.db.select({ n: sql<number>`count(*)` }).from(withdrawals).where(eq(withdrawals.accountId, accountId)).get())!.n;
+  (await first(dbView.db.select({ n: sql<number>`count(*)` }).from(withdrawals).where(eq(withdrawals.accountId, accountId))))!.n;
 
 describe('concurrent withdrawals', () => {
   it('100 at once against a balance covering exactly 50: 50 × 201, 50 × 422, no 5xx, balance 0, ledger balanced', async () => {

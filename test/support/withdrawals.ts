@@ -1,4 +1,6 @@
 import { openConnection, drizzleOver, type DrizzleDb } from '../../db/client';
+import { openDatabase } from '../../db';
+import { onPostgres } from '../../db/dialect';
 import { loadConfig } from '../../server/config';
 import { createAccount, type AccountCredentials } from '../../server/domain/accounts';
 import { createServices } from '../../server/services';
@@ -21,6 +23,11 @@ export async function accountInServer(url: string, databasePath: string, o: { na
 
 /** A read-only look at a running server's database (committed data only). */
 export function readServerDb(databasePath: string): { db: DrizzleDb; close(): void } {
+  // on PostgreSQL (vitest.pg.config.ts) the server's database is the one DATABASE_URL names
+  if (onPostgres) {
+    const d = openDatabase(databasePath);
+    return { db: d.read, close: () => { void d.close(); } };
+  }
   const conn = openConnection(databasePath, { readonly: true });
   return { db: drizzleOver(conn), close: () => conn.close() };
 }

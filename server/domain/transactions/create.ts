@@ -2,6 +2,7 @@ import { reportOutcome } from '../outcomes';
 import { and, eq } from 'drizzle-orm';
 import type { DrizzleDb } from '../../../db';
 import { accounts, customers, transactions } from '../../../db/schema';
+import { first } from '../../../db/query';
 import { DomainError, validationError, type FieldIssue } from '../../errors';
 import type { Services } from '../../services';
 import { sandboxCardOutcome, validateCard, cardSummary, type CardInput } from '../cards';
@@ -91,11 +92,11 @@ export async function createTransaction(
     const at = s.clock.now();
     const iso = at.toISOString();
     if (input.externalRef !== undefined) {
-      const taken = await tx.select({ id: transactions.id }).from(transactions)
-        .where(and(eq(transactions.accountId, accountId), eq(transactions.externalRef, input.externalRef))).get();
+      const taken = await first(tx.select({ id: transactions.id }).from(transactions)
+        .where(and(eq(transactions.accountId, accountId), eq(transactions.externalRef, input.externalRef))));
       if (taken) throw new DomainError('DUPLICATE_EXTERNAL_REF', 'externalRef: another transaction of this account already uses it');
     }
-    const account = await tx.select({ name: accounts.name }).from(accounts).where(eq(accounts.id, accountId)).get();
+    const account = await first(tx.select({ name: accounts.name }).from(accounts).where(eq(accounts.id, accountId)));
     if (!account) throw new DomainError('NOT_FOUND', 'account not found');
 
     const id = newId('transaction');
@@ -136,7 +137,7 @@ export async function createTransaction(
     if (card) {
       status = card.outcome;
       await tx.update(transactions).set({ status, refusedReason: status === 'REFUSED' ? 'card_declined' : null })
-        .where(eq(transactions.id, id)).run();
+        .where(eq(transactions.id, id));
       if (status === 'APPROVED') await creditTransaction(tx, { accountId, id, method: 'CARD', amount: input.amount, at });
       await recordTransactionEvent(tx, accountId, id, status === 'APPROVED' ? 'transaction.approved' : 'transaction.refused', at);
     }

@@ -1,5 +1,6 @@
 import { and, asc, eq, isNotNull, lte, sql } from 'drizzle-orm';
 import { perConnection } from '../../../db/prepared';
+import { touched } from '../../../db/query';
 import { transactions } from '../../../db/schema';
 import type { Services } from '../../services';
 import { recordTransactionEvent } from './create';
@@ -12,7 +13,8 @@ const statements = perConnection((db) => ({
     .where(and(eq(transactions.status, 'PENDING'), isNotNull(transactions.expiresAt), lte(transactions.expiresAt, ph('now'))))
     .orderBy(asc(transactions.expiresAt)).limit(ph('limit')).prepare(),
   expire: db.update(transactions).set({ status: 'REFUSED', refusedReason: 'expired', updatedAt: ph('at') as unknown as string })
-    .where(and(eq(transactions.id, ph('id')), eq(transactions.status, 'PENDING'), lte(transactions.expiresAt, ph('at')))).prepare(),
+    .where(and(eq(transactions.id, ph('id')), eq(transactions.status, 'PENDING'), lte(transactions.expiresAt, ph('at'))))
+    .returning({ id: transactions.id }).prepare(),
 }));
 
 /**
@@ -24,7 +26,7 @@ const statements = perConnection((db) => ({
  */
 export async function expireDuePixCharges(s: Services, limit = EXPIRY_BATCH): Promise<number> {
   const now = s.clock.now().toISOString();
-  const due = statements(s.db.read).due.all({ now, limit });
+  const due = await statements(s.db.read).due.execute({ now, limit });
   if (!due.length) return 0;
   return s.db.write(async (tx) => {
     const at = s.clock.now();
@@ -32,8 +34,7 @@ export async function expireDuePixCharges(s: Services, limit = EXPIRY_BATCH): Pr
     const expire = statements(tx).expire;
     let expired = 0;
     for (const t of due) {
-      const r = expire.run({ id: t.id, at: iso });
-      if (r.changes !== 1) continue;
+      if (await touched(expire.execute({ id: t.id, at: iso })) !== 1) continue;
       await recordTransactionEvent(tx, t.accountId, t.id, 'transaction.expired', at);
       expired += 1;
     }

@@ -2,6 +2,7 @@ import { and, asc, desc, eq, inArray, lt, or, sql, type SQL } from 'drizzle-orm'
 import { log } from '../../log';
 import type { DrizzleDb } from '../../../db';
 import { deliveries, deliveryAttempts, events, webhooks } from '../../../db/schema';
+import { first, rawRows } from '../../../db/query';
 import { DomainError } from '../../errors';
 import type { Services } from '../../services';
 import { eventEnvelope, type StoredEventCategory } from '../events';
@@ -60,9 +61,9 @@ interface DueDelivery {
 export type AttemptOutcomeLabel = 'delivered' | 'http_error' | 'network_error';
 
 /** Due heads of their queues, oldest due first, leaving out those this process is already sending. */
-function dueHeads(db: DrizzleDb, now: string, exclude: string[], limit: number): DueDelivery[] {
+function dueHeads(db: DrizzleDb, now: string, exclude: string[], limit: number): Promise<DueDelivery[]> {
   const notInFlight = exclude.length ? sql`AND d.id NOT IN (${sql.join(exclude.map((id) => sql`${id}`), sql`, `)})` : sql``;
-  return db.all<DueDelivery>(sql`
+  return rawRows<DueDelivery>(db, sql`
     SELECT d.id, d.url, d.target, e.id AS event_id, e.type AS event_type, e.category AS event_category,
            e.created_at AS event_created_at, e.payload, e.request_id,
            CASE WHEN d.target = 'webhook' THEN w.secret_enc ELSE a.postback_secret_enc END AS secret_enc,
@@ -101,14 +102,14 @@ export async function recordAttempts(tx: DrizzleDb, outcomes: AttemptOutcome[], 
     id: deliveries.id, status: deliveries.status, attempts: deliveries.attempts, manual: deliveries.manual, target: deliveries.target,
     webhookId: deliveries.webhookId, webhookActive: webhooks.active, webhookDeletedAt: webhooks.deletedAt,
   }).from(deliveries).leftJoin(webhooks, eq(webhooks.id, deliveries.webhookId))
-    .where(inArray(deliveries.id, outcomes.map((o) => o.deliveryId))).all();
+    .where(inArray(deliveries.id, outcomes.map((o) => o.deliveryId)));
   const byId = new Map(rows.map((r) => [r.id, r]));
   const known = outcomes.filter((o) => byId.has(o.deliveryId));
   for (let i = 0; i < known.length; i += 500) {
     await tx.insert(deliveryAttempts).values(known.slice(i, i + 500).map(({ deliveryId, result, startedAt }) => ({
       deliveryId, attemptedAt: startedAt.toISOString(), statusCode: result.status, durationMs: result.durationMs,
       responseExcerpt: result.responseExcerpt, error: result.error,
-    }))).run();
+    })));
   }
 
   // 410 first: it disables the webhook, which stops the other deliveries of this batch to it too.
@@ -119,9 +120,9 @@ export async function recordAttempts(tx: DrizzleDb, outcomes: AttemptOutcome[], 
     const d = byId.get(deliveryId)!;
     if (result.status !== 410 || d.target !== 'webhook' || !d.webhookId || disabled.has(d.webhookId)) continue;
     disabled.add(d.webhookId);
-    await tx.update(webhooks).set({ active: 0, updatedAt: iso }).where(and(eq(webhooks.id, d.webhookId), eq(webhooks.active, 1))).run();
+    await tx.update(webhooks).set({ active: 0, updatedAt: iso }).where(and(eq(webhooks.id, d.webhookId), eq(webhooks.active, 1)));
     const stopped = await tx.update(deliveries).set({ status: 'FAILED', nextAttemptAt: null, manual: 0, lastError: DISABLED_410, updatedAt: iso })
-      .where(and(eq(deliveries.webhookId, d.webhookId), eq(deliveries.status, 'PENDING'))).returning({ id: deliveries.id }).all();
+      .where(and(eq(deliveries.webhookId, d.webhookId), eq(deliveries.status, 'PENDING'))).returning({ id: deliveries.id });
     left.push(...stopped.map((x) => x.id));
   }
 
@@ -157,7 +158,7 @@ export async function recordAttempts(tx: DrizzleDb, outcomes: AttemptOutcome[], 
   for (const g of groups.values()) {
     for (let i = 0; i < g.ids.length; i += 500) {
       await tx.update(deliveries).set({ ...g.set, attempts: sql`${deliveries.attempts} + 1` })
-        .where(inArray(deliveries.id, g.ids.slice(i, i + 500))).run();
+        .where(inArray(deliveries.id, g.ids.slice(i, i + 500)));
     }
   }
   await promoteQueueHeads(tx, left, iso);
@@ -190,7 +191,7 @@ export class DeliveryEngine {
   async tick(): Promise<number> {
     if (Date.now() - this.lastSweep >= SWEEP_EVERY_MS) {
       this.lastSweep = Date.now();
-      if (hasOrphanedWaits(this.s.db.read)) {
+      if (await hasOrphanedWaits(this.s.db.read)) {
         const at = this.s.clock.now().toISOString();
         const released = await this.s.db.write((tx) => releaseOrphanedWaits(tx, at));
         if (released) log.warn({ job: 'delivery', released }, 'released waiting deliveries with nothing ahead of them');
@@ -198,9 +199,11 @@ export class DeliveryEngine {
     }
     const room = (this.opts.maxInFlight ?? MAX_IN_FLIGHT) - this.inFlight.size;
     if (room <= 0) return 0;
-    const due = dueHeads(this.s.db.read, this.s.clock.now().toISOString(), [...this.inFlight.keys()], room);
-    for (const d of due) this.inFlight.set(d.id, this.deliver(d));
-    return due.length;
+    const due = await dueHeads(this.s.db.read, this.s.clock.now().toISOString(), [...this.inFlight.keys()], room);
+    let started = 0;
+    // (a tick that overlapped this one's read may have started some of them already)
+    for (const d of due) if (!this.inFlight.has(d.id)) { this.inFlight.set(d.id, this.deliver(d)); started += 1; }
+    return started;
   }
 
   /** Waits for sends in flight, at most `timeoutMs`; unrecorded ones are simply sent again later. */
@@ -306,7 +309,7 @@ interface DeliveryRow {
 async function withAttempts(db: DrizzleDb, rows: DeliveryRow[]): Promise<DeliveryView[]> {
   const ids = rows.map((r) => r.id);
   const attempts = ids.length
-    ? await db.select().from(deliveryAttempts).where(inArray(deliveryAttempts.deliveryId, ids)).orderBy(asc(deliveryAttempts.id)).all()
+    ? await db.select().from(deliveryAttempts).where(inArray(deliveryAttempts.deliveryId, ids)).orderBy(asc(deliveryAttempts.id))
     : [];
   const byDelivery = new Map<string, DeliveryAttemptView[]>();
   for (const a of attempts) {
@@ -342,7 +345,7 @@ async function deliveryPage(db: DrizzleDb, where: SQL | undefined, q: { cursor?:
       where,
       after ? or(lt(deliveries.createdAt, after.createdAt), and(eq(deliveries.createdAt, after.createdAt), lt(deliveries.id, after.id))) : undefined,
     ))
-    .orderBy(desc(deliveries.createdAt), desc(deliveries.id)).limit(limit + 1).all();
+    .orderBy(desc(deliveries.createdAt), desc(deliveries.id)).limit(limit + 1);
   const page = rows.slice(0, limit);
   const last = page[page.length - 1];
   return {
@@ -366,8 +369,8 @@ export async function listDeliveries(s: Services, accountId: string, q: { magic_
 export async function getDelivery(s: Services, accountId: string, deliveryId: string) {
   const db = s.db.read;
   const view = await deliveryOf(db, accountId, deliveryId);
-  const e = await db.select({ id: events.id, type: events.type, category: events.category, createdAt: events.createdAt, payload: events.payload })
-    .from(events).where(eq(events.id, view.event_id)).get();
+  const e = await first(db.select({ id: events.id, type: events.type, category: events.category, createdAt: events.createdAt, payload: events.payload })
+    .from(events).where(eq(events.id, view.event_id)));
   return { ...view, payload: eventEnvelope(e!) };
 }
 
@@ -383,8 +386,8 @@ export async function listPostbackDeliveries(s: Services, accountId: string, q: 
 }
 
 async function deliveryOf(db: DrizzleDb, accountId: string, id: string): Promise<DeliveryView> {
-  const row = await db.select(deliveryColumns).from(deliveries).innerJoin(events, eq(events.id, deliveries.eventId))
-    .where(and(eq(deliveries.id, id), eq(deliveries.accountId, accountId))).get();
+  const row = await first(db.select(deliveryColumns).from(deliveries).innerJoin(events, eq(events.id, deliveries.eventId))
+    .where(and(eq(deliveries.id, id), eq(deliveries.accountId, accountId))));
   if (!row) throw new DomainError('NOT_FOUND', 'delivery not found');
   return (await withAttempts(db, [row]))[0];
 }
@@ -396,12 +399,12 @@ async function deliveryOf(db: DrizzleDb, accountId: string, id: string): Promise
  */
 export async function resendDelivery(s: Services, accountId: string, deliveryId: string) {
   const content = await s.db.write(async (tx) => {
-    const d = await tx.select({ status: deliveries.status, target: deliveries.target, webhookId: deliveries.webhookId })
-      .from(deliveries).where(and(eq(deliveries.id, deliveryId), eq(deliveries.accountId, accountId))).get();
+    const d = await first(tx.select({ status: deliveries.status, target: deliveries.target, webhookId: deliveries.webhookId })
+      .from(deliveries).where(and(eq(deliveries.id, deliveryId), eq(deliveries.accountId, accountId))));
     if (!d) throw new DomainError('NOT_FOUND', 'delivery not found');
     let url: string | undefined;
     if (d.target === 'webhook' && d.webhookId) {
-      const hook = await tx.select({ active: webhooks.active, deletedAt: webhooks.deletedAt, pausedAt: webhooks.pausedAt, url: webhooks.url }).from(webhooks).where(eq(webhooks.id, d.webhookId)).get();
+      const hook = await first(tx.select({ active: webhooks.active, deletedAt: webhooks.deletedAt, pausedAt: webhooks.pausedAt, url: webhooks.url }).from(webhooks).where(eq(webhooks.id, d.webhookId)));
       if (!hook || hook.deletedAt) throw new DomainError('INVALID_STATE', 'the webhook of this delivery was deleted');
       if (hook.active !== 1) throw new DomainError('INVALID_STATE', 'the webhook of this delivery is inactive');
       if (hook.pausedAt) throw new DomainError('INVALID_STATE', 'the webhook of this delivery is paused; resume it first');
@@ -411,7 +414,7 @@ export async function resendDelivery(s: Services, accountId: string, deliveryId:
     const at = s.clock.now().toISOString();
     await tx.update(deliveries).set(d.status === 'PENDING'
       ? { nextAttemptAt: at, updatedAt: at, url }
-      : { status: 'PENDING', nextAttemptAt: at, manual: 1, updatedAt: at, url }).where(eq(deliveries.id, deliveryId)).run();
+      : { status: 'PENDING', nextAttemptAt: at, manual: 1, updatedAt: at, url }).where(eq(deliveries.id, deliveryId));
     return deliveryOf(tx, accountId, deliveryId);
   });
   s.wake.delivery?.();
@@ -434,12 +437,12 @@ export async function sendTestEvent(s: Services, accountId: string, webhookId: s
     const payload = JSON.stringify({ magic_id: hook.id, url: hook.url, events: JSON.parse(hook.events) as string[] });
     const [e] = await tx.insert(events).values({
       id: eventId, accountId, type: 'webhook.test', category: 'webhook', resourceId: hook.id, payload, createdAt: at, dispatchedAt: at,
-    }).returning({ seq: events.seq }).all();
+    }).returning({ seq: events.seq });
     const id = newId('delivery');
     await tx.insert(deliveries).values({
       id, eventId, eventSeq: e.seq, accountId, webhookId: hook.id, target: 'webhook', url: hook.url, resourceId: hook.id,
       status: 'PENDING', attempts: 0, nextAttemptAt: at, createdAt: at, updatedAt: at,
-    }).run();
+    });
     await holdBehindEarlier(tx, [id]);
     return id;
   });

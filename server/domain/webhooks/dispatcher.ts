@@ -1,6 +1,8 @@
 import { and, asc, eq, inArray, isNull, lte, sql } from 'drizzle-orm';
 import type { DrizzleDb } from '../../../db';
 import { perConnection } from '../../../db/prepared';
+import { jsonStringList } from '../../../db/dialect';
+import { first } from '../../../db/query';
 import { deliveries, disputes, events, transactions, webhooks, withdrawalBatches, withdrawals } from '../../../db/schema';
 import type { Services } from '../../services';
 import type { EventCategory, StoredEventCategory } from '../events';
@@ -15,7 +17,7 @@ export interface DispatchResult { events: number; deliveries: number }
 type NewDelivery = typeof deliveries.$inferInsert & { id: string };
 
 /** A JSON array of ids bound as one value, so a statement over a list of any length is prepared once. */
-const idList = (name: string) => sql`(SELECT value FROM json_each(${sql.placeholder(name)}))`;
+const idList = (name: string) => jsonStringList(sql.placeholder(name));
 
 // prepared once per connection: the probe runs after every commit of the process, the rest per pass
 const statements = perConnection((db) => ({
@@ -47,14 +49,14 @@ const statements = perConnection((db) => ({
  */
 export async function dispatchPendingEvents(s: Services, limit = DISPATCH_CHUNK): Promise<DispatchResult> {
   // Cheap probe on the read connection first: this runs after every commit of the process.
-  const probe = statements(s.db.read).probe.get();
+  const probe = await first(statements(s.db.read).probe.execute());
   if (!probe) return { events: 0, deliveries: 0 };
   return s.db.write((tx) => fanOut(tx, s.clock.now(), s.config.webhookRetryScheduleSeconds, limit));
 }
 
 export async function fanOut(tx: DrizzleDb, now: Date, schedule: number[], limit: number): Promise<DispatchResult> {
   const st = statements(tx);
-  const batch = st.undispatched.all({ limit });
+  const batch = await st.undispatched.execute({ limit });
   if (batch.length === 0) return { events: 0, deliveries: 0 };
 
   const accountIds = [...new Set(batch.map((e) => e.accountId))];
@@ -82,12 +84,12 @@ export async function fanOut(tx: DrizzleDb, now: Date, schedule: number[], limit
     if (postback) rows.push({ ...base, id: newId('delivery'), webhookId: null, target: 'postback', url: postback });
   }
   // ~14 bound values per row: stay well under SQLite's variable limit
-  for (let i = 0; i < rows.length; i += 200) await tx.insert(deliveries).values(rows.slice(i, i + 200)).run();
+  for (let i = 0; i < rows.length; i += 200) await tx.insert(deliveries).values(rows.slice(i, i + 200));
   // a resource's later event waits behind its earlier, still pending, deliveries to the same URL
   await holdBehindEarlier(tx, rows.map((r) => r.id));
   const lastSeq = batch[batch.length - 1].seq;
   // Exactly the selected events: every undispatched event up to lastSeq was in this batch.
-  st.markDispatched.run({ at, lastSeq });
+  await st.markDispatched.execute({ at, lastSeq });
   return { events: batch.length, deliveries: rows.length };
 }
 

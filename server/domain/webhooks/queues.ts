@@ -1,5 +1,6 @@
 import { sql } from 'drizzle-orm';
 import type { DrizzleDb } from '../../../db';
+import { rawChanges, rawExec, rawRows } from '../../../db/query';
 
 /*
  * Ordering queues: the PENDING deliveries of one resource to one URL, in event order. Only the head
@@ -25,7 +26,7 @@ function chunks<T>(list: T[], size = 500): T[][] {
 /** New deliveries that are not the head of their queue wait (next_attempt_at NULL). */
 export async function holdBehindEarlier(tx: DrizzleDb, deliveryIds: string[]): Promise<void> {
   for (const part of chunks(deliveryIds)) {
-    await tx.run(sql`UPDATE deliveries SET next_attempt_at = NULL
+    await rawExec(tx, sql`UPDATE deliveries SET next_attempt_at = NULL
       WHERE id IN (${ids(part)}) AND status = 'PENDING' AND EXISTS (${EARLIER_PENDING})`);
   }
 }
@@ -33,7 +34,7 @@ export async function holdBehindEarlier(tx: DrizzleDb, deliveryIds: string[]): P
 /** After these deliveries left PENDING: the head of each of their queues becomes due now, if it was waiting. */
 export async function promoteQueueHeads(tx: DrizzleDb, finishedIds: string[], at: string): Promise<void> {
   for (const part of chunks(finishedIds)) {
-    await tx.run(sql`UPDATE deliveries SET next_attempt_at = ${at}, updated_at = ${at}
+    await rawExec(tx, sql`UPDATE deliveries SET next_attempt_at = ${at}, updated_at = ${at}
       WHERE status = 'PENDING' AND next_attempt_at IS NULL AND id IN (
         SELECT (SELECT p.id FROM deliveries p
                 WHERE p.url = q.url AND p.resource_id = q.resource_id AND p.status = 'PENDING'
@@ -44,13 +45,12 @@ export async function promoteQueueHeads(tx: DrizzleDb, finishedIds: string[], at
 
 /** Safety net: waiting deliveries with nothing ahead of them become due (returns how many). */
 export async function releaseOrphanedWaits(tx: DrizzleDb, at: string): Promise<number> {
-  const r = await tx.run(sql`UPDATE deliveries SET next_attempt_at = ${at}, updated_at = ${at}
+  return rawChanges(tx, sql`UPDATE deliveries SET next_attempt_at = ${at}, updated_at = ${at}
     WHERE status = 'PENDING' AND next_attempt_at IS NULL AND NOT EXISTS (${EARLIER_PENDING})`);
-  return r.changes;
 }
 
 /** Whether any waiting delivery has nothing ahead of it (a cheap read before the write above). */
-export function hasOrphanedWaits(db: DrizzleDb): boolean {
-  return db.all(sql`SELECT 1 FROM deliveries WHERE status = 'PENDING' AND next_attempt_at IS NULL
-    AND NOT EXISTS (${EARLIER_PENDING}) LIMIT 1`).length > 0;
+export async function hasOrphanedWaits(db: DrizzleDb): Promise<boolean> {
+  return (await rawRows(db, sql`SELECT 1 FROM deliveries WHERE status = 'PENDING' AND next_attempt_at IS NULL
+    AND NOT EXISTS (${EARLIER_PENDING}) LIMIT 1`)).length > 0;
 }

@@ -1,6 +1,7 @@
 import { and, asc, count, eq, isNull } from 'drizzle-orm';
 import type { DrizzleDb } from '../../../db';
 import { deliveries, webhooks } from '../../../db/schema';
+import { first } from '../../../db/query';
 import { DomainError, validationError } from '../../errors';
 import type { Services } from '../../services';
 import { checkIdempotencyKey, requestFingerprint, runIdempotent, type IdempotentCreateOptions, type IdempotentOperation, type IdempotentResult } from '../idempotency';
@@ -66,7 +67,7 @@ export async function createWebhook(
   const secretEnc = encryptSecret(secret, s.masterKey);
   const answer = await runIdempotent<{ webhook: WebhookView }>(s.db, scope, fingerprint, () => s.clock.now(), async (tx) => {
     const [{ n }] = await tx.select({ n: count() }).from(webhooks)
-      .where(and(eq(webhooks.accountId, accountId), isNull(webhooks.deletedAt))).all();
+      .where(and(eq(webhooks.accountId, accountId), isNull(webhooks.deletedAt)));
     if (n >= MAX_WEBHOOKS_PER_ACCOUNT) {
       throw new DomainError('UNPROCESSABLE', `an account can have at most ${MAX_WEBHOOKS_PER_ACCOUNT} webhooks; delete one first`);
     }
@@ -93,14 +94,14 @@ export async function createWebhook(
 export async function listWebhooks(s: Services, accountId: string, o: { secrets: SecretDisclosure }): Promise<WebhookView[]> {
   const rows = await s.db.read.select().from(webhooks)
     .where(and(eq(webhooks.accountId, accountId), isNull(webhooks.deletedAt)))
-    .orderBy(asc(webhooks.createdAt), asc(webhooks.id)).all();
+    .orderBy(asc(webhooks.createdAt), asc(webhooks.id));
   return rows.map((r) => view(r, disclose(s, r.secretEnc, o.secrets)));
 }
 
 /** A live (not deleted) webhook of the account, or 404 (another account's id looks unknown). */
 export async function liveWebhook(db: DrizzleDb, accountId: string, id: string): Promise<WebhookRow> {
-  const row = await db.select().from(webhooks)
-    .where(and(eq(webhooks.id, id), eq(webhooks.accountId, accountId), isNull(webhooks.deletedAt))).get();
+  const row = await first(db.select().from(webhooks)
+    .where(and(eq(webhooks.id, id), eq(webhooks.accountId, accountId), isNull(webhooks.deletedAt))));
   if (!row) throw new DomainError('NOT_FOUND', 'webhook not found');
   return row;
 }
@@ -113,9 +114,9 @@ export async function deleteWebhook(s: Services, accountId: string, id: string):
   return s.db.write(async (tx) => {
     await liveWebhook(tx, accountId, id);
     const at = s.clock.now().toISOString();
-    await tx.update(webhooks).set({ deletedAt: at, active: 0, updatedAt: at }).where(eq(webhooks.id, id)).run();
+    await tx.update(webhooks).set({ deletedAt: at, active: 0, updatedAt: at }).where(eq(webhooks.id, id));
     const stopped = await tx.update(deliveries).set({ status: 'FAILED', nextAttemptAt: null, manual: 0, lastError: 'webhook deleted', updatedAt: at })
-      .where(and(eq(deliveries.webhookId, id), eq(deliveries.status, 'PENDING'))).returning({ id: deliveries.id }).all();
+      .where(and(eq(deliveries.webhookId, id), eq(deliveries.status, 'PENDING'))).returning({ id: deliveries.id });
     // another webhook or postback with the same URL may have been queued behind these
     await promoteQueueHeads(tx, stopped.map((d) => d.id), at);
     return { deleted_at: at };
@@ -163,10 +164,10 @@ export async function updateWebhook(s: Services, accountId: string, id: string, 
     const hook = await liveWebhook(tx, accountId, id);
     const at = s.clock.now().toISOString();
     const set = { url: input.url ?? hook.url, events: input.events ? JSON.stringify(input.events) : hook.events, updatedAt: at };
-    await tx.update(webhooks).set(set).where(eq(webhooks.id, id)).run();
+    await tx.update(webhooks).set(set).where(eq(webhooks.id, id));
     if (set.url !== hook.url) {
       // ordering queues are per URL: the moved deliveries keep their order among themselves
-      await tx.update(deliveries).set({ url: set.url, updatedAt: at }).where(and(eq(deliveries.webhookId, id), eq(deliveries.status, 'PENDING'))).run();
+      await tx.update(deliveries).set({ url: set.url, updatedAt: at }).where(and(eq(deliveries.webhookId, id), eq(deliveries.status, 'PENDING')));
     }
     return { ...hook, ...set };
   });
@@ -183,7 +184,7 @@ export async function pauseWebhook(s: Services, accountId: string, id: string, h
     const hook = await liveWebhook(tx, accountId, id);
     if (hook.pausedAt) return hook;
     const at = s.clock.now().toISOString();
-    await tx.update(webhooks).set({ pausedAt: at, updatedAt: at }).where(eq(webhooks.id, id)).run();
+    await tx.update(webhooks).set({ pausedAt: at, updatedAt: at }).where(eq(webhooks.id, id));
     return { ...hook, pausedAt: at, updatedAt: at };
   });
   return answer(s, row, how);
@@ -198,7 +199,7 @@ export async function resumeWebhook(s: Services, accountId: string, id: string, 
     const hook = await liveWebhook(tx, accountId, id);
     if (!hook.pausedAt && hook.active === 1) return hook;
     const at = s.clock.now().toISOString();
-    await tx.update(webhooks).set({ pausedAt: null, active: 1, updatedAt: at }).where(eq(webhooks.id, id)).run();
+    await tx.update(webhooks).set({ pausedAt: null, active: 1, updatedAt: at }).where(eq(webhooks.id, id));
     return { ...hook, pausedAt: null, active: 1, updatedAt: at };
   });
   s.wake.delivery?.();
@@ -221,7 +222,7 @@ export async function rotateWebhookSecret(s: Services, accountId: string, id: st
       secretEnc, previousSecretEnc: hook.secretEnc,
       previousSecretExpiresAt: new Date(now.getTime() + ROTATION_OVERLAP_MS).toISOString(), updatedAt: now.toISOString(),
     };
-    await tx.update(webhooks).set(set).where(eq(webhooks.id, id)).run();
+    await tx.update(webhooks).set(set).where(eq(webhooks.id, id));
     return { ...hook, ...set };
   });
   return answer(s, row, 'plain');

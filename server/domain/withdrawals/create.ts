@@ -13,6 +13,7 @@ import { railFor } from '../rails';
 import { checkWebhookUrl } from '../webhooks/url-guard';
 import { MAX_BATCHES_PER_WITHDRAWAL, batchCount, splitIntoBatches } from './rules';
 import { perConnection } from '../../../db/prepared';
+import { first } from '../../../db/query';
 import { withdrawalLookups, withdrawalView } from './view';
 
 /** The idempotency scope: REST and tRPC callers share one key space per operation. */
@@ -78,7 +79,7 @@ async function checkRequest(s: Services, input: WithdrawalRequest): Promise<Chec
 }
 
 async function externalRefTaken(tx: DrizzleDb, accountId: string, externalRef: string): Promise<boolean> {
-  return !!(await withdrawalLookups(tx).idOfExternalRef.get({ accountId, externalRef }));
+  return !!(await first(withdrawalLookups(tx).idOfExternalRef.execute({ accountId, externalRef })));
 }
 
 /**
@@ -124,7 +125,7 @@ export async function createWithdrawal(
         throw err;
       }
       const insert = inserts(tx);
-      await insert.withdrawal.run({
+      await insert.withdrawal.execute({
         id, accountId, amount: input.amount, key: input.key, keyType: input.key_type,
         description: input.description ?? null, detailsName: input.details.name, detailsDocument: checked.document,
         postback: input.postback ?? null, externalRef, createdAt: iso, updatedAt: iso,
@@ -133,7 +134,7 @@ export async function createWithdrawal(
       const dueAt = (rail ? rail.firstAttemptAt(at) : at).toISOString();
       const batches = splitIntoBatches(input.amount, s.config.pixMaxBatchCents).map((amount, seq) => ({ id: newId('batch'), seq, amount }));
       for (const b of batches) {
-        await insert.batch.run({ ...b, withdrawalId: id, accountId, dueAt, createdAt: iso, updatedAt: iso });
+        await insert.batch.execute({ ...b, withdrawalId: id, accountId, dueAt, createdAt: iso, updatedAt: iso });
       }
       const view = await withdrawalView(tx, accountId, id);
       await recordEvent(tx, { accountId, type: 'withdraw.requested', resourceId: id, payload: view, at });

@@ -8,6 +8,7 @@ import type { PixPaymentOrder, PixPaymentOutcome, PixRail } from '../rails';
 import { settleWithRail } from '../rails/pass';
 import { eventForTransition, isSettled, withdrawalStatusOf } from './rules';
 import { perConnection } from '../../../db/prepared';
+import { first } from '../../../db/query';
 import { log } from '../../log';
 import { reportOutcome } from '../outcomes';
 import { withdrawalView } from './view';
@@ -45,7 +46,7 @@ const dueOrders = perConnection((db) => db.select({
 
 /** Due batches with what the rail needs to pay them. */
 export async function duePaymentOrders(db: DrizzleDb, now: Date, limit = SETTLEMENT_PASS_SIZE): Promise<PixPaymentOrder[]> {
-  return dueOrders(db).all({ now: now.toISOString(), limit });
+  return dueOrders(db).execute({ now: now.toISOString(), limit });
 }
 
 const settlementLookups = perConnection((db) => ({
@@ -77,16 +78,16 @@ export async function applyPaymentOutcome(s: Services, order: PixPaymentOrder, o
     const at = s.clock.now();
     const iso = at.toISOString();
     const lookups = settlementLookups(tx);
-    const batch = await lookups.batch.get({ id: order.batchId });
+    const batch = await first(lookups.batch.execute({ id: order.batchId }));
     if (!batch || batch.status !== 'PENDING') return false;
     const { accountId, withdrawalId, amount } = batch;
 
     if (outcome.status === 'PENDING') {
-      lookups.retryLater.run({ id: order.batchId, dueAt: outcome.retryAt.toISOString(), at: iso });
+      await lookups.retryLater.execute({ id: order.batchId, dueAt: outcome.retryAt.toISOString(), at: iso });
       return true;
     }
     if (outcome.status === 'PAID') {
-      lookups.paid.run({
+      await lookups.paid.execute({
         id: order.batchId, endToEnd: outcome.endToEndId, receiverName: outcome.receiverName,
         receiverBank: outcome.receiverBank, receiverBankIspb: outcome.receiverBankIspb, at: iso,
       });
@@ -96,7 +97,7 @@ export async function applyPaymentOutcome(s: Services, order: PixPaymentOrder, o
         description: `Pix batch paid (${outcome.endToEndId})`,
       });
     } else {
-      lookups.failed.run({ id: order.batchId, code: outcome.code, reason: outcome.reason.slice(0, 500), at: iso });
+      await lookups.failed.execute({ id: order.batchId, code: outcome.code, reason: outcome.reason.slice(0, 500), at: iso });
       await transfer(tx, {
         accountId, kind: 'withdrawal_failed', resourceId: order.batchId, amount, at,
         from: { account: accountId, book: 'withdrawals_in_flight' }, to: { account: accountId, book: 'available' },
@@ -104,11 +105,11 @@ export async function applyPaymentOutcome(s: Services, order: PixPaymentOrder, o
       });
     }
 
-    const w = await lookups.withdrawalStatus.get({ id: withdrawalId });
+    const w = await first(lookups.withdrawalStatus.execute({ id: withdrawalId }));
     if (!w) throw new Error(`withdrawal ${withdrawalId} of batch ${order.batchId} is missing`);
-    const statuses = (await lookups.batchStatuses.all({ id: withdrawalId })).map((r) => r.status);
+    const statuses = (await lookups.batchStatuses.execute({ id: withdrawalId })).map((r) => r.status);
     const after = withdrawalStatusOf(statuses);
-    lookups.withdrawalStatusTo.run({ id: withdrawalId, status: after, at: iso });
+    await lookups.withdrawalStatusTo.execute({ id: withdrawalId, status: after, at: iso });
     const type = eventForTransition(w.status, after, isSettled(statuses));
     if (isSettled(statuses) && after !== 'REQUESTED') reportOutcome({ resource: 'withdrawal', status: after });
     if (type) {

@@ -1,0 +1,16 @@
+import { defineConfig } from 'vitest/config';
+import base from './vitest.config';
+
+/**
+ * The suites that also run against PostgreSQL (`npm test` runs them after the SQLite run): each file
+ * gets its own throwaway cluster (test/support/pg-setup.ts). A file is listed here once it passes there.
+ */
+export const PG_FILES = [
+  'test/e2e/withdrawals-concurrency.test.ts',
+];
+
+// (not mergeConfig: it would append these files to the SQLite run's include instead of replacing it)
+export default defineConfig({
+  ...base,
+  test: { ...base.test, include: PG_FILES, setupFiles: ['test/support/pg-setup.ts'] },
+});
