@@ -7,11 +7,14 @@ import { chmodSync, closeSync, existsSync, mkdirSync, openSync, statSync } from 
 import { dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import * as schema from './schema';
+import { onPostgres } from './dialect';
+import { rawRow } from './query';
 
 export type Schema = typeof schema;
 export type DrizzleDb = BetterSQLite3Database<Schema>;
 
 const MIGRATIONS = fileURLToPath(new URL('./migrations', import.meta.url));
+const PG_MIGRATIONS = fileURLToPath(new URL('./pg/migrations', import.meta.url));
 const BUSY_TIMEOUT_MS = 5000;
 
 /** Opens a connection with the pragmas the product depends on, and refuses one where they did not take. */
@@ -71,14 +74,19 @@ export function applyMigrations(conn: Database.Database): void {
 
 /**
  * Whether the database has every migration this build ships (readiness, restore): the last applied
- * migration is the last one in db/migrations. Null when current, else what is missing.
+ * migration is the last one in db/migrations (db/pg/migrations on PostgreSQL). Null when current, else
+ * what is missing.
  */
-export function pendingMigrations(db: DrizzleDb): string | null {
-  const shipped = readMigrationFiles({ migrationsFolder: MIGRATIONS });
+export async function pendingMigrations(db: DrizzleDb): Promise<string | null> {
+  const shipped = readMigrationFiles({ migrationsFolder: onPostgres ? PG_MIGRATIONS : MIGRATIONS });
   const last = shipped[shipped.length - 1];
-  const table = db.get(sql`SELECT 1 AS x FROM sqlite_master WHERE type = 'table' AND name = '__drizzle_migrations'`);
+  // drizzle keeps its journal in the "drizzle" schema on PostgreSQL, in the main database on SQLite
+  const journal = onPostgres ? sql`drizzle.__drizzle_migrations` : sql`__drizzle_migrations`;
+  const table = await rawRow(db, onPostgres
+    ? sql`SELECT 1 AS x FROM information_schema.tables WHERE table_schema = 'drizzle' AND table_name = '__drizzle_migrations'`
+    : sql`SELECT 1 AS x FROM sqlite_master WHERE type = 'table' AND name = '__drizzle_migrations'`);
   if (!table) return 'no migrations applied';
-  const applied = db.get<{ hash: string; createdAt: number } | undefined>(sql`SELECT hash, created_at AS createdAt FROM __drizzle_migrations ORDER BY created_at DESC LIMIT 1`);
+  const applied = await rawRow<{ hash: string; createdAt: number }>(db, sql`SELECT hash, created_at AS "createdAt" FROM ${journal} ORDER BY created_at DESC LIMIT 1`);
   if (!applied) return 'no migrations applied';
   if (last && Number(applied.createdAt) < last.folderMillis) return `database is behind: last applied migration ${applied.createdAt}, this build ships ${last.folderMillis}`;
   return null;

@@ -1,4 +1,6 @@
-import type { SQL } from 'drizzle-orm';
+import { sql, type AnyColumn, type SQL, type Table } from 'drizzle-orm';
+
+type AnyTable = Table;
 import type { DrizzleDb } from './client';
 import { onPostgres } from './dialect';
 
@@ -43,4 +45,15 @@ export async function rawExec(db: DrizzleDb, query: SQL): Promise<void> {
 export async function rawChanges(db: DrizzleDb, query: SQL): Promise<number> {
   if (onPostgres) return (await onPg(db).execute(query)).count ?? 0;
   return db.run(query).changes;
+}
+
+/**
+ * Inside a write job: takes the row locks of these rows, in id order, until the job commits. SQLite's
+ * single writer already runs one job at a time (nothing to do); on PostgreSQL concurrent jobs on the same
+ * rows (a balance) wait for each other here, so what each then reads of them is current.
+ */
+export async function lockRows(tx: DrizzleDb, table: AnyTable, id: AnyColumn, ids: string[]): Promise<void> {
+  if (!onPostgres || ids.length === 0) return;
+  const sorted = [...new Set(ids)].sort();
+  await onPg(tx).execute(sql`SELECT 1 FROM ${table} WHERE ${id} IN (${sql.join(sorted.map((v) => sql`${v}`), sql`, `)}) ORDER BY ${id} FOR UPDATE`);
 }

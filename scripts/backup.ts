@@ -53,7 +53,7 @@ await runCommand('backup', async () => {
     }
     if (tty) process.stderr.write('\r  copied 100%, verifying…' + ' '.repeat(30) + '\n');
 
-    const verified = verifyCopy(partial, partial);
+    const verified = await verifyCopy(partial, partial);
     if (!verified.report.ok) throw new CommandError(`the copy fails the ledger audit (${verified.report.firstBreak}); nothing written`);
     chmodSync(partial, 0o600);
     renameSync(partial, target);

@@ -28,7 +28,7 @@ export function requireDatabaseFile(path: string, what: string): void {
 export interface Verification { report: AuditReport; lastEntry: { id: string; kind: string; createdAt: string } | null; bytes: number }
 
 /** integrity_check, then the ledger audit, on an open connection (a copy, or the live file read-only). */
-export function verifyDatabase(conn: Database.Database, path: string): Verification {
+export async function verifyDatabase(conn: Database.Database, path: string): Promise<Verification> {
   let integrity: string[];
   try {
     integrity = (conn.pragma('integrity_check') as { integrity_check: string }[]).map((r) => r.integrity_check);
@@ -39,18 +39,18 @@ export function verifyDatabase(conn: Database.Database, path: string): Verificat
   const hasLedger = conn.prepare(`SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'ledger_entries'`).get();
   if (!hasLedger) throw new CommandError(`${path} is an SQLite database but not this service's (no ledger)`);
   const db = drizzleOver(conn);
-  return { report: auditBooks(db), lastEntry: lastLedgerEntry(db), bytes: statSync(path).size };
+  return { report: await auditBooks(db), lastEntry: lastLedgerEntry(db), bytes: statSync(path).size };
 }
 
 /**
  * Checks a fresh copy made by the backup API: made standalone first (one file, no -wal beside it),
  * then integrity_check and the audit. `label` names it in messages.
  */
-export function verifyCopy(copyPath: string, label: string): Verification {
+export async function verifyCopy(copyPath: string, label: string): Promise<Verification> {
   const copy = new Database(copyPath);
   try {
     copy.pragma('journal_mode = DELETE');
-    return verifyDatabase(copy, label);
+    return await verifyDatabase(copy, label);
   } finally {
     copy.close();
   }

@@ -40,7 +40,7 @@ await runCommand('restore', async () => {
     } finally {
       src.close();
     }
-    const verified = verifyCopy(staging, source);
+    const verified = await verifyCopy(staging, source);
     if (!verified.report.ok) throw new CommandError(`${source} fails the ledger audit (${verified.report.firstBreak}); nothing restored`);
     chmodSync(staging, 0o600);
     const fd = openSync(staging, 'r+');

@@ -1,6 +1,7 @@
 import { TRPCError } from '@trpc/server';
 import type { TRPC_ERROR_CODE_KEY } from '@trpc/server/rpc';
 import { ZodError } from 'zod';
+import { databaseUnavailable } from '../db/unavailable';
 
 /**
  * The one error path. Domain code throws `DomainError(code, detail)`; this file maps it to a tRPC code
@@ -24,6 +25,7 @@ export const DOMAIN_ERRORS = {
   INVALID_STATE: { status: 422, trpc: 'UNPROCESSABLE_CONTENT' },
   RATE_LIMITED: { status: 429, trpc: 'TOO_MANY_REQUESTS' },
   RAIL_UNAVAILABLE: { status: 503, trpc: 'SERVICE_UNAVAILABLE' },
+  DATABASE_UNAVAILABLE: { status: 503, trpc: 'SERVICE_UNAVAILABLE' },
   INTERNAL: { status: 500, trpc: 'INTERNAL_SERVER_ERROR' },
 } as const satisfies Record<string, { status: number; trpc: TRPC_ERROR_CODE_KEY }>;
 
@@ -62,6 +64,9 @@ export function formatIssue(i: FieldIssue): string {
 /** Turns anything thrown into the DomainError that describes it to a caller. */
 export function toDomainError(err: unknown): DomainError {
   if (err instanceof DomainError) return err;
+  // contention that outlasted the retries, or a database that is gone for now: the caller retries, never a 500
+  const wait = databaseUnavailable(err);
+  if (wait !== null) return new DomainError('DATABASE_UNAVAILABLE', 'the database is busy or unavailable right now; retry later', { retryAfterSeconds: wait });
   if (err instanceof TRPCError) {
     if (err.cause instanceof DomainError) return err.cause;
     // an answer that fails its own output schema is our fault, whatever zod says about it: never a 4xx

@@ -1,5 +1,6 @@
 import { sql } from 'drizzle-orm';
 import type { DrizzleDb } from '../../db';
+import { rawRow } from '../../db/query';
 
 /**
  * The ledger audit (`npm run audit`, and /readyz at most once a minute): the books must agree with
@@ -11,20 +12,20 @@ export type AuditCheckName = 'entries_balanced' | 'book_balances' | 'balance_flo
 export interface AuditCheck { name: AuditCheckName; ok: boolean; detail: string | null }
 export interface AuditReport { ok: boolean; checks: AuditCheck[]; firstBreak: string | null }
 
-type Probe = (db: DrizzleDb) => string | null;
+type Probe = (db: DrizzleDb) => Promise<string | null>;
 
 const probes: [AuditCheckName, Probe][] = [
   // every entry's lines sum to zero (and an entry has lines at all)
-  ['entries_balanced', (db) => {
-    const r = db.get<{ id: string; total: number | null; lines: number } | undefined>(sql`
+  ['entries_balanced', async (db) => {
+    const r = await rawRow<{ id: string; total: number | null; lines: number }>(db, sql`
       SELECT e.id, sum(l.amount) AS total, count(l.id) AS lines
       FROM ledger_entries e LEFT JOIN ledger_lines l ON l.entry_id = e.id
-      GROUP BY e.id HAVING lines < 2 OR total <> 0 LIMIT 1`);
+      GROUP BY e.id HAVING count(l.id) < 2 OR sum(l.amount) <> 0 LIMIT 1`);
     return r ? `entry ${r.id}: its ${r.lines} line(s) sum to ${r.total ?? 0}, not 0` : null;
   }],
   // every book's running balance equals the sum of its lines
-  ['book_balances', (db) => {
-    const r = db.get<{ id: string; kind: string; balance: number; lines: number } | undefined>(sql`
+  ['book_balances', async (db) => {
+    const r = await rawRow<{ id: string; kind: string; balance: number; lines: number }>(db, sql`
       SELECT b.id, b.kind, b.balance, coalesce(s.total, 0) AS lines
       FROM ledger_books b LEFT JOIN (SELECT book_id, sum(amount) AS total FROM ledger_lines GROUP BY book_id) s ON s.book_id = b.id
       WHERE b.balance <> coalesce(s.total, 0) LIMIT 1`);
@@ -32,37 +33,37 @@ const probes: [AuditCheckName, Probe][] = [
   }],
   // DECISIONS "Disputes": merchant books never go below zero, except `available`, and that only by a
   // dispute hold: replaying each available book, no other debit may leave it (or keep it) negative
-  ['balance_floors', (db) => {
-    const neg = db.get<{ id: string; kind: string; balance: number } | undefined>(sql`
+  ['balance_floors', async (db) => {
+    const neg = await rawRow<{ id: string; kind: string; balance: number }>(db, sql`
       SELECT id, kind, balance FROM ledger_books
       WHERE account_id IS NOT NULL AND kind <> 'available' AND balance < 0 LIMIT 1`);
     if (neg) return `book ${neg.id} (${neg.kind}) is at ${neg.balance}, below zero`;
-    const r = db.get<{ book: string; entry: string; kind: string; running: number } | undefined>(sql`
+    const r = await rawRow<{ book: string; entry: string; kind: string; running: number }>(db, sql`
       SELECT book, entry, kind, running FROM (
         SELECT l.book_id AS book, l.entry_id AS entry, l.amount, e.kind,
                sum(l.amount) OVER (PARTITION BY l.book_id ORDER BY l.id) AS running
         FROM ledger_lines l
         JOIN ledger_books b ON b.id = l.book_id
         JOIN ledger_entries e ON e.id = l.entry_id
-        WHERE b.account_id IS NOT NULL AND b.kind = 'available')
+        WHERE b.account_id IS NOT NULL AND b.kind = 'available') AS replay
       WHERE running < 0 AND amount < 0 AND kind <> 'dispute_hold' LIMIT 1`);
     return r ? `book ${r.book} (available): entry ${r.entry} (${r.kind}) took it to ${r.running}; only a dispute hold may go below zero` : null;
   }],
   // each withdrawal's batches add up to it
-  ['withdrawal_batches', (db) => {
-    const r = db.get<{ id: string; amount: number; batches: number } | undefined>(sql`
+  ['withdrawal_batches', async (db) => {
+    const r = await rawRow<{ id: string; amount: number; batches: number }>(db, sql`
       SELECT w.id, w.amount, coalesce(sum(b.amount), 0) AS batches
       FROM withdrawals w LEFT JOIN withdrawal_batches b ON b.withdrawal_id = w.id
-      GROUP BY w.id HAVING batches <> w.amount LIMIT 1`);
+      GROUP BY w.id HAVING coalesce(sum(b.amount), 0) <> w.amount LIMIT 1`);
     return r ? `withdrawal ${r.id}: amount ${r.amount} but its batches add up to ${r.batches}` : null;
   }],
   // each approved transaction is credited exactly once, and no other transaction is credited
-  ['transaction_credits', (db) => {
-    const r = db.get<{ id: string; status: string; credits: number } | undefined>(sql`
+  ['transaction_credits', async (db) => {
+    const r = await rawRow<{ id: string; status: string; credits: number }>(db, sql`
       SELECT id, status, credits FROM (
         SELECT t.id, t.status,
                (SELECT count(*) FROM ledger_entries e WHERE e.resource_id = t.id AND e.kind = 'transaction_credit') AS credits
-        FROM transactions t)
+        FROM transactions t) AS credited
       WHERE (status = 'APPROVED' AND credits <> 1) OR (status <> 'APPROVED' AND credits <> 0) LIMIT 1`);
     return r ? `transaction ${r.id} (${r.status}) is credited ${r.credits} time(s)` : null;
   }],
@@ -71,16 +72,17 @@ const probes: [AuditCheckName, Probe][] = [
 export const AUDIT_CHECKS: readonly AuditCheckName[] = probes.map(([name]) => name);
 
 /** Runs every check; `firstBreak` names the first one that failed and where. */
-export function auditBooks(db: DrizzleDb): AuditReport {
-  const checks: AuditCheck[] = probes.map(([name, probe]) => {
-    const detail = probe(db);
-    return { name, ok: detail === null, detail };
-  });
+export async function auditBooks(db: DrizzleDb): Promise<AuditReport> {
+  const checks: AuditCheck[] = [];
+  for (const [name, probe] of probes) {
+    const detail = await probe(db);
+    checks.push({ name, ok: detail === null, detail });
+  }
   const first = checks.find((c) => !c.ok);
   return { ok: !first, checks, firstBreak: first ? `${first.name}: ${first.detail}` : null };
 }
 
-/** The last committed ledger entry (for the backup's printout). */
+/** The last committed ledger entry (for the backup's printout; SQLite's file only, hence rowid). */
 export function lastLedgerEntry(db: DrizzleDb): { id: string; kind: string; createdAt: string } | null {
   return db.get<{ id: string; kind: string; createdAt: string } | undefined>(sql`
     SELECT id, kind, created_at AS createdAt FROM ledger_entries ORDER BY rowid DESC LIMIT 1`) ?? null;

@@ -5,7 +5,7 @@ import { greatest } from '../../db/dialect';
 import { BALANCE_CEILING_CENTS, ledgerBooks, ledgerEntries, ledgerLines } from '../../db/schema';
 import { DomainError } from '../errors';
 import { newId } from './ids';
-import { first, rawRows } from '../../db/query';
+import { first, lockRows, rawRows } from '../../db/query';
 
 /**
  * Double-entry ledger. Every movement is an entry whose lines sum to zero; a trigger applies each line
@@ -98,8 +98,12 @@ export async function postEntry(tx: DrizzleDb, e: PostEntry): Promise<string> {
   await st.insertEntry.execute({ id, accountId: e.accountId, kind: e.kind, resourceId: e.resourceId ?? null, description: e.description ?? null, createdAt: at });
   // Debits first, so an overdraft is refused before any credit is applied.
   const ordered = [...e.lines].sort((a, b) => a.amount - b.amount);
-  for (const l of ordered) {
-    const book = await bookId(tx, l.book, e.at);
+  const books: string[] = [];
+  for (const l of ordered) books.push(await bookId(tx, l.book, e.at));
+  // each line is computed from its book's balance: concurrent entries on a book take turns (PostgreSQL)
+  await lockRows(tx, ledgerBooks, ledgerBooks.id, books);
+  for (const [i, l] of ordered.entries()) {
+    const book = books[i];
     try {
       await st.insertLine.execute({ entryId: id, bookId: book, amount: l.amount, createdAt: at });
     } catch (err) {

@@ -1,6 +1,7 @@
 import client from 'prom-client';
-import { sql } from 'drizzle-orm';
+import { sql, type SQL } from 'drizzle-orm';
 import type { AppDatabase } from '../../db';
+import { rawRow } from '../../db/query';
 import { onOutcome } from '../domain/outcomes';
 import type { Clock } from '../clock';
 
@@ -60,24 +61,26 @@ export function createMetrics(o: { db: AppDatabase; clock: Clock }): Metrics {
 
   // Queue depths and ages are read from the database at scrape time: the queues are rows, shared
   // with any other process (the worker) working on them.
-  const queue = () => {
+  const queue = async () => {
     const now = o.clock.now();
     const iso = now.toISOString();
-    const batches = o.db.read.get<{ n: number; oldest: string | null }>(sql`
-      SELECT count(*) AS n, min(due_at) AS oldest FROM withdrawal_batches WHERE status = 'PENDING'`);
-    const due = o.db.read.get<{ n: number; oldest: string | null }>(sql`
-      SELECT count(*) AS n, min(next_attempt_at) AS oldest FROM deliveries WHERE status = 'PENDING' AND next_attempt_at <= ${iso}`);
-    const undispatched = o.db.read.get<{ n: number }>(sql`SELECT count(*) AS n FROM events WHERE dispatched_at IS NULL`);
+    const count = (q: SQL) => rawRow<{ n: number; oldest: string | null }>(o.db.read, q).then((r) => r ?? { n: 0, oldest: null });
+    const [batches, due, undispatched] = await Promise.all([
+      count(sql`SELECT count(*) AS n, min(due_at) AS oldest FROM withdrawal_batches WHERE status = 'PENDING'`),
+      count(sql`SELECT count(*) AS n, min(next_attempt_at) AS oldest FROM deliveries WHERE status = 'PENDING' AND next_attempt_at <= ${iso}`),
+      count(sql`SELECT count(*) AS n FROM events WHERE dispatched_at IS NULL`),
+    ]);
     const age = (t: string | null) => (t ? Math.max(0, (now.getTime() - Date.parse(t)) / 1000) : 0);
     return { batches, due, undispatched: undispatched.n, age };
   };
-  let snapshot: ReturnType<typeof queue> | null = null;
-  const gauge = (name: string, help: string, read: (q: ReturnType<typeof queue>) => number, first = false) => new client.Gauge({
+  type Queue = Awaited<ReturnType<typeof queue>>;
+  let snapshot: Promise<Queue> | null = null;
+  const gauge = (name: string, help: string, read: (q: Queue) => number, first = false) => new client.Gauge({
     name, help, registers: [registry],
-    collect() {
+    async collect() {
       // one set of queries per scrape, shared by the queue gauges (the first one refreshes it)
       if (first || !snapshot) snapshot = queue();
-      this.set(read(snapshot));
+      this.set(read(await snapshot));
     },
   });
   gauge('withdrawal_batches_pending', 'Withdrawal batches waiting for the rail.', (q) => q.batches.n, true);

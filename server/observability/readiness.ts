@@ -45,11 +45,11 @@ export function createReadiness(s: Services, o: { jobs?: () => JobLoop[]; auditE
   let shuttingDown = false;
   let audit: { at: number; ok: boolean } | null = null;
 
-  function ledger(): ReadinessCheck {
+  async function ledger(): Promise<ReadinessCheck> {
     const now = Date.now();
     if (!audit || now - audit.at >= auditEveryMs) {
       try {
-        const report = auditBooks(s.db.read);
+        const report = await auditBooks(s.db.read);
         if (!report.ok) log.error({ check: 'ledger', first_break: report.firstBreak }, 'ledger audit found a break');
         audit = { at: now, ok: report.ok };
       } catch (err) {
@@ -94,7 +94,7 @@ export function createReadiness(s: Services, o: { jobs?: () => JobLoop[]; auditE
         return null;
       }));
       // the audit only when everything under it works (it needs the database)
-      if (checks.every((c) => c.ok)) checks.push(ledger());
+      if (checks.every((c) => c.ok)) checks.push(await ledger());
       const failed = checks.find((c) => !c.ok)?.name ?? null;
       return { ready: failed === null, failed, checks, audited_at: audit ? new Date(audit.at).toISOString() : null };
     },

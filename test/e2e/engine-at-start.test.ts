@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { checkPostgres, chooseEngine, EngineConfigError, ownTables } from '../../db/engine';
 import { migratePostgres } from '../../db/pg/migrate';
 import { startTestPostgres, type ThrowawayPostgres } from '../support/pg';
-import { SERVER_TEST_TIMEOUT_MS } from '../support/server';
+import { accessToken, api, removeDir, SERVER_TEST_TIMEOUT_MS, startServer } from '../support/server';
 
 const ROOT = new URL('../..', import.meta.url).pathname;
 /** Where SQLite would be: the process must not create it when DATABASE_URL is set. */
@@ -122,9 +122,33 @@ describe('DATABASE_URL', () => {
       expectOneLine(foreign, /holds tables this service did not create \(orders\)/);
     }, SERVER_TEST_TIMEOUT_MS);
 
-    it('says plainly that PostgreSQL cannot be served from yet, for the server and the worker, rather than falling back to SQLite', async () => {
-      const [srv, worker] = await Promise.all([run('server/main.ts', migratedUrl), run('server/worker.ts', migratedUrl)]);
-      for (const r of [srv, worker]) expectOneLine(r, /points at PostgreSQL \(127\.0\.0\.1:\d+\/migrated\), which this build cannot serve from yet/);
+    it('serves from PostgreSQL: an empty database is migrated at start, the API and /readyz answer, nothing goes to SQLite', async () => {
+      const url = await server.createDatabase('served');
+      const srv = await startServer({ env: { DATABASE_URL: url, DATABASE_PATH: SQLITE_PATH } });
+      try {
+        const token = await accessToken(srv.url, srv.demo.code, srv.demo.token);
+        const before = (await api(srv.url, '/balance', { token })).json.available as number;
+        const top = await api(srv.url, '/sandbox/topup', { token, body: { amount: 12_345 } });
+        expect(top.status).toBe(201);
+        expect((await api(srv.url, '/balance', { token })).json.available).toBe(before + 12_345);
+        const ready = await fetch(`${srv.url}/readyz`);
+        expect(ready.status, await ready.clone().text()).toBe(200);
+        const sql = postgres(url, { max: 1, onnotice: () => {} });
+        try {
+          expect((await sql`SELECT sum(balance)::int AS total FROM ledger_books`)[0].total).toBe(0);
+        } finally {
+          await sql.end();
+        }
+        expect(existsSync(SQLITE_PATH)).toBe(false);
+      } finally {
+        await srv.stop();
+        removeDir(srv.dir);
+      }
+    }, SERVER_TEST_TIMEOUT_MS);
+
+    it('refuses the commands that only exist for SQLite\'s file (backup, restore) with one line', async () => {
+      const backup = await run('scripts/backup.ts', migratedUrl);
+      expectOneLine(backup, /points at PostgreSQL \(127\.0\.0\.1:\d+\/migrated\): this command works on SQLite's database file only/);
     }, SERVER_TEST_TIMEOUT_MS);
   });
 });
