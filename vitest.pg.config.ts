@@ -7,6 +7,8 @@ import base from './vitest.config';
  */
 export const PG_FILES = [
   'test/e2e/withdrawals-concurrency.test.ts',
+  'test/e2e/webhooks-flow.test.ts',
+  'test/e2e/pix-keys.test.ts',
 ];
 
 // (not mergeConfig: it would append these files to the SQLite run's include instead of replacing it)

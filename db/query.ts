@@ -57,3 +57,16 @@ export async function lockRows(tx: DrizzleDb, table: AnyTable, id: AnyColumn, id
   const sorted = [...new Set(ids)].sort();
   await onPg(tx).execute(sql`SELECT 1 FROM ${table} WHERE ${id} IN (${sql.join(sorted.map((v) => sql`${v}`), sql`, `)}) ORDER BY ${id} FOR UPDATE`);
 }
+
+/**
+ * Runs reads that must agree with each other (a resource and its parts, read by several statements)
+ * on one snapshot. SQLite's read connection sees one committed state between the single writer's
+ * groups and needs nothing; on PostgreSQL each statement on the pool may otherwise see a different
+ * commit (a withdrawal still REQUESTED beside batches already PAID), so they run in one read-only
+ * REPEATABLE READ transaction.
+ */
+export function oneSnapshot<T>(db: DrizzleDb, reads: (db: DrizzleDb) => Promise<T>): Promise<T> {
+  if (!onPostgres) return reads(db);
+  type Transacts = { transaction<R>(fn: (tx: unknown) => Promise<R>, o: { isolationLevel: 'repeatable read'; accessMode: 'read only' }): Promise<R> };
+  return (db as unknown as Transacts).transaction((tx) => reads(tx as DrizzleDb), { isolationLevel: 'repeatable read', accessMode: 'read only' });
+}

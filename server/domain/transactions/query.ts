@@ -8,7 +8,7 @@ import { DomainError, validationError } from '../../errors';
 import { selectTransactionViews, toDisputeView, toTransactionViews, type DisputeView, type TransactionMethod, type TransactionStatus, type TransactionView } from './view';
 import type { z } from 'zod';
 import type { paymentDetails as paymentDetailsSchema, transactionPage } from '../../routers/transactions/schemas';
-import { first } from '../../../db/query';
+import { first, oneSnapshot } from '../../../db/query';
 
 export interface TransactionLookup { id?: string; identifier?: string; endtoend?: string; external_ref?: string }
 
@@ -47,9 +47,12 @@ export async function getTransaction(db: DrizzleDb, accountId: string, q: Transa
   }
   const params: Record<string, string> = { accountId };
   for (const k of keys) params[k] = q[k]!;
-  const rows = await lookupStatements(db)(keys).execute(params);
-  if (rows.length !== 1) throw new DomainError('NOT_FOUND', 'transaction not found');
-  return (await toTransactionViews(db, rows))[0];
+  // the charge and its refunds as of one commit
+  return oneSnapshot(db, async (r) => {
+    const rows = await lookupStatements(r)(keys).execute(params);
+    if (rows.length !== 1) throw new DomainError('NOT_FOUND', 'transaction not found');
+    return (await toTransactionViews(r, rows))[0];
+  });
 }
 
 export interface TransactionListQuery {

@@ -6,7 +6,7 @@ import { DomainError, validationError } from '../../errors';
 import { ID_PREFIX } from '../ids';
 import type { WithdrawalStatus } from './rules';
 import { withdrawalLookups, withdrawalView, withdrawalViews, type WithdrawalListItem, type WithdrawalView } from './view';
-import { first } from '../../../db/query';
+import { first, oneSnapshot } from '../../../db/query';
 
 /**
  * GET /withdraw: by `identifier` (the withdrawal id or any of its batch identifiers) and/or
@@ -33,7 +33,8 @@ export async function findWithdrawal(db: DrizzleDb, accountId: string, q: { iden
     if (!row || (id !== null && row.id !== id)) throw notFound();
     id = row.id;
   }
-  const view = id === null ? null : await withdrawalView(db, accountId, id);
+  const found = id;
+  const view = found === null ? null : await oneSnapshot(db, (r) => withdrawalView(r, accountId, found));
   if (!view) throw notFound();
   return view;
 }
