@@ -9,6 +9,9 @@ export const PG_FILES = [
   'test/e2e/withdrawals-concurrency.test.ts',
   'test/e2e/webhooks-flow.test.ts',
   'test/e2e/pix-keys.test.ts',
+  'test/e2e/edge.test.ts',
+  'test/e2e/client-retries.test.ts',
+  'test/e2e/withdrawals.test.ts',
 ];
 
 // (not mergeConfig: it would append these files to the SQLite run's include instead of replacing it)

@@ -64,9 +64,10 @@ function runJobs(writer: Writer) {
  * pool, each write job one transaction of its own with bounded retries (db/pg/writer.ts). Migrations on
  * PostgreSQL run at start (db/engine.ts), before this is called.
  */
-export function openDatabase(path: string): AppDatabase {
+export function openDatabase(path: string, o: { url?: string } = {}): AppDatabase {
   if (pg) {
-    const url = process.env.DATABASE_URL!.trim();
+    // (a test may name another database of the same cluster)
+    const url = o.url ?? process.env.DATABASE_URL!.trim();
     const opened = pg.openPostgres(url);
     let closing: Promise<void> | null = null;
     return {

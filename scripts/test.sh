@@ -30,4 +30,10 @@ echo "== next build"
 NEXT_TELEMETRY_DISABLED=1 node node_modules/next/dist/bin/next build > /tmp/pix-next-build.log 2>&1 || { cat /tmp/pix-next-build.log; exit 1; }
 tail -n 3 /tmp/pix-next-build.log
 echo "== vitest"
-exec node node_modules/vitest/vitest.mjs run "$@"
+node node_modules/vitest/vitest.mjs run "$@"
+# the same service on PostgreSQL: the files of vitest.pg.config.ts, each on a throwaway cluster of its own
+# (skipped when the run was narrowed to some files)
+if [ "$#" -eq 0 ]; then
+  echo "== vitest on PostgreSQL"
+  exec node node_modules/vitest/vitest.mjs run -c vitest.pg.config.ts
+fi

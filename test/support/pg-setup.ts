@@ -1,5 +1,6 @@
 import { afterAll } from 'vitest';
 import { startTestPostgres } from './pg';
+import { TEST_POSTGRES } from './server';
 
 /**
  * vitest.pg.config.ts's setup: the test file runs against PostgreSQL. One throwaway cluster per file,
@@ -9,4 +10,6 @@ import { startTestPostgres } from './pg';
  */
 const cluster = await startTestPostgres({ migrated: true });
 process.env.DATABASE_URL = cluster.url;
+// every server a test starts gets a database of its own on this cluster (test/support/server.ts)
+(globalThis as Record<symbol, unknown>)[TEST_POSTGRES] = cluster;
 afterAll(() => cluster.stop());

@@ -18,6 +18,30 @@ export interface RunningServer {
 
 const ROOT = new URL('../..', import.meta.url).pathname;
 
+/** The throwaway cluster of a file run by vitest.pg.config.ts (test/support/pg-setup.ts), if any. */
+export const TEST_POSTGRES = Symbol.for('pix.testPostgres');
+const databases = new Map<string, string>();
+
+/**
+ * On PostgreSQL, each server's database is its own, as each server's SQLite file is: one database of
+ * the file's cluster per DATABASE_PATH (a restart in the same dir finds its data again). Undefined on SQLite.
+ */
+/** The PostgreSQL database of the server started over `databasePath` (undefined on SQLite). */
+export function serverDatabaseUrl(databasePath: string): string | undefined {
+  return databases.get(databasePath);
+}
+
+export async function postgresDatabaseFor(databasePath: string): Promise<string | undefined> {
+  const cluster = (globalThis as Record<symbol, { createDatabase(name: string): Promise<string> } | undefined>)[TEST_POSTGRES];
+  if (!cluster) return undefined;
+  let url = databases.get(databasePath);
+  if (!url) {
+    url = await cluster.createDatabase(`server_${databases.size + 1}`);
+    databases.set(databasePath, url);
+  }
+  return url;
+}
+
 /**
  * The per-test bound for a test that starts (or restarts) a server or CLI process in its body: booting
  * tsx under load on a shared 2-core machine can take tens of seconds, far past vitest's 30 s default.
@@ -33,6 +57,7 @@ export const SERVER_TEST_TIMEOUT_MS = 120_000;
 export async function startServer(o: { env?: Record<string, string>; pages?: boolean; dir?: string; timeoutMs?: number } = {}): Promise<RunningServer> {
   const dir = o.dir ?? mkdtempSync(join(tmpdir(), 'pix-e2e-'));
   const databasePath = join(dir, 'payments.db');
+  const databaseUrl = o.env?.DATABASE_URL ?? await postgresDatabaseFor(databasePath);
   const child = spawn(process.execPath, ['--import', 'tsx', 'server/main.ts'], {
     cwd: ROOT,
     env: {
@@ -40,6 +65,7 @@ export async function startServer(o: { env?: Record<string, string>; pages?: boo
       PORT: '0',
       HOST: '127.0.0.1',
       DATABASE_PATH: databasePath,
+      ...(databaseUrl ? { DATABASE_URL: databaseUrl } : {}),
       DASHBOARD: o.pages ? 'true' : 'false',
       RATE_LIMIT_RPS: '0',
       SANDBOX_SETTLEMENT_DELAY_MS: '50',

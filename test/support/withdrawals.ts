@@ -3,8 +3,8 @@ import { openDatabase } from '../../db';
 import { onPostgres } from '../../db/dialect';
 import { loadConfig } from '../../server/config';
 import { createAccount, type AccountCredentials } from '../../server/domain/accounts';
-import { createServices } from '../../server/services';
-import { accessToken } from './server';
+import { loadMasterKey } from '../../server/domain/master-key';
+import { accessToken, serverDatabaseUrl } from './server';
 
 /**
  * Creates another account in a running server's database (as `npm run account:create` would): its own
@@ -12,7 +12,9 @@ import { accessToken } from './server';
  * an access token obtained over HTTP.
  */
 export async function accountInServer(url: string, databasePath: string, o: { name?: string; balance?: number } = {}): Promise<AccountCredentials & { accessToken: string }> {
-  const s = createServices({ config: loadConfig({ databasePath, rateLimitRps: 0 }) });
+  const config = loadConfig({ databasePath, rateLimitRps: 0 });
+  // on PostgreSQL: the server's own database (test/support/server.ts), not the file's
+  const s = { db: openDatabase(databasePath, { url: serverDatabaseUrl(databasePath) }), masterKey: loadMasterKey(config.databasePath, config.secretsKeyPath) };
   try {
     const creds = await createAccount({ db: s.db, masterKey: s.masterKey, now: () => new Date() }, { name: o.name ?? 'Second Merchant', balance: o.balance });
     return { ...creds, accessToken: await accessToken(url, creds.code, creds.token) };
@@ -23,9 +25,9 @@ export async function accountInServer(url: string, databasePath: string, o: { na
 
 /** A read-only look at a running server's database (committed data only). */
 export function readServerDb(databasePath: string): { db: DrizzleDb; close(): void } {
-  // on PostgreSQL (vitest.pg.config.ts) the server's database is the one DATABASE_URL names
+  // on PostgreSQL (vitest.pg.config.ts): the server's own database on the file's cluster
   if (onPostgres) {
-    const d = openDatabase(databasePath);
+    const d = openDatabase(databasePath, { url: serverDatabaseUrl(databasePath) });
     return { db: d.read, close: () => { void d.close(); } };
   }
   const conn = openConnection(databasePath, { readonly: true });
