@@ -15,7 +15,6 @@ export type SearchReading =
   | { kind: 'document'; value: string }
   | { kind: 'amount'; value: number }
   | { kind: 'reference'; value: string }
-  | { kind: 'name'; value: string }
   /**
    * Word prefixes of a name ("silva" or "mar sil" for "Maria da Silva"): the longest typed word `key`
    * walks its stem in name_words; every other typed word must begin a word of the same name.
@@ -37,13 +36,14 @@ export function wordsForSearch(s: string): string[] {
 }
 
 /**
- * A name as the merchant types it: when one of its words has a stem, the words found anywhere in the
- * name; otherwise (only one or two letters, "jo") the start of the whole name, a short range of it.
+ * A name as the merchant types it: its longest word walks that word's stem in name_words, the other
+ * words are checked in the name. Null when no word has a stem's three letters ("jo"): two letters would
+ * match a quarter of a million names at 1M rows, none of them in the order of a page.
  */
-function nameReading(q: string): SearchReading {
+function nameReading(q: string): SearchReading | null {
   const words = wordsForSearch(q);
   const key = words.reduce((a, b) => (b.length > a.length ? b : a), '');
-  if (key.length < STEM_LENGTH) return { kind: 'name', value: foldForSearch(q) };
+  if (key.length < STEM_LENGTH) return null;
   const others = [...words];
   others.splice(words.indexOf(key), 1);
   return { kind: 'words', stem: key.slice(0, STEM_LENGTH), key, others };
@@ -92,7 +92,8 @@ export function readSearch(text: string): SearchReading[] {
   // anything may also be the merchant's own reference; a text that is nothing more specific is a name
   const specific = readings.some((r) => r.kind !== 'amount');
   readings.push({ kind: 'reference', value: q });
-  if (!specific && /\p{L}/u.test(q)) readings.push(nameReading(q));
+  const name = !specific && /\p{L}/u.test(q) ? nameReading(q) : null;
+  if (name) readings.push(name);
   return readings;
 }
 

@@ -29,3 +29,15 @@ export async function shot(p: Page, name: string) {
   await p.evaluate(() => window.scrollTo(0, 0)); // the sticky header stays at the top of the picture
   await p.screenshot({ path: join(ARTIFACTS, `${name}.png`), fullPage: true });
 }
+
+/**
+ * Signs the demo user in through the form, as a person would. The form itself waits out a 429's
+ * retry-after (the per-email delay after a wrong password), so this only waits for the home page.
+ */
+export async function signIn(p: Page, url: string, who: { email: string; password: string }) {
+  await p.goto(`${url}/sign-in`);
+  await p.getByLabel('E-mail').fill(who.email);
+  await p.getByLabel('Senha').fill(who.password);
+  await p.getByRole('button', { name: 'Entrar' }).click();
+  await p.waitForURL(`${url}/`, WAIT);
+}

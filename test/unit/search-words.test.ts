@@ -43,11 +43,11 @@ describe('the words of a name, in SQL and in JS', () => {
     expect(asRows(s.withdrawal)).toEqual(want);
   });
 
-  it('reads typed words: the longest walks its stem, the others are checked in the name; one or two letters read the whole name', () => {
+  it('reads typed words: the longest walks its stem, the others are checked in the name; a name needs a word of three letters', () => {
     expect(readSearch('silva').at(-1)).toEqual({ kind: 'words', stem: 'sil', key: 'silva', others: [] });
     expect(readSearch('Sil José').at(-1)).toEqual({ kind: 'words', stem: 'jos', key: 'jose', others: ['sil'] });
     expect(readSearch('ana-maria').at(-1)).toEqual({ kind: 'words', stem: 'mar', key: 'maria', others: ['ana'] });
-    expect(readSearch('Jo').at(-1)).toEqual({ kind: 'name', value: 'jo' });
-    expect(readSearch('a b').at(-1)).toEqual({ kind: 'name', value: 'a b' });
+    expect(readSearch('Jo')).toEqual([{ kind: 'reference', value: 'Jo' }]);
+    expect(readSearch('a b')).toEqual([{ kind: 'reference', value: 'a b' }]);
   });
 });

@@ -29,8 +29,6 @@ function readingCondition(r: SearchReading): SQL | null {
     case 'document': return eq(customers.document, r.value);
     case 'amount': return eq(transactions.amount, r.value);
     case 'reference': return eq(transactions.externalRef, r.value);
-    // a prefix of the folded name: an index range of the account's customers
-    case 'name': return and(gte(customers.nameSearch, r.value), lt(customers.nameSearch, `${r.value}\u{10FFFF}`))!;
     // the stem's rows of name_words (the walk's index), the key word among them, the other words in the name
     case 'words': return and(
       eq(nameWords.subject, 'transaction'), eq(nameWords.stem, r.stem), sql`instr(${nameWords.words}, ${`,${r.key}`}) > 0`,
@@ -44,7 +42,7 @@ function readingCondition(r: SearchReading): SQL | null {
 /** Readings that name at most one charge: no order to keep, so the planner goes straight to their index. */
 const SINGLE = new Set<SearchReading['kind']>(['id', 'endtoend', 'reference']);
 /** Readings about the customer: the customer index is read first (CROSS JOIN fixes SQLite's join order). */
-const BY_CUSTOMER = new Set<SearchReading['kind']>(['email', 'document', 'name']);
+const BY_CUSTOMER = new Set<SearchReading['kind']>(['email', 'document']);
 
 /**
  * One keyset page of one reading (or of no search at all), newest first. Exported for the plan test:

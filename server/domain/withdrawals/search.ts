@@ -29,7 +29,6 @@ function readingConditions(accountId: string, r: SearchReading): SQL[] {
     case 'document': return [eq(withdrawals.detailsDocument, r.value), eq(withdrawals.key, r.value)];
     case 'amount': return [eq(withdrawals.amount, r.value)];
     case 'reference': return [eq(withdrawals.externalRef, r.value)];
-    case 'name': return [and(gte(withdrawals.detailsNameSearch, r.value), lt(withdrawals.detailsNameSearch, `${r.value}\u{10FFFF}`))!];
     // walked in name_words (see withdrawalSearchQuery): the key word in the stem's row, the others in the name
     case 'words': return [and(
       eq(nameWords.subject, 'withdrawal'), eq(nameWords.stem, r.stem), sql`instr(${nameWords.words}, ${`,${r.key}`}) > 0`,
