@@ -282,6 +282,7 @@ describe('a Brazilian merchant in Chromium', { timeout: 90_000 }, () => {
     await page.getByRole('button', { name: 'Copiar linha digitável' }).click();
     await see(page, 'button >> text=Copiado');
     expect(await page.evaluate(() => navigator.clipboard.readText())).toBe((await line.textContent())!.replace(/\D/g, ''));
+    await both(`/transactions/${ids.invoice}`, 'invoice', '[data-testid=digitable-line]');
   });
 
   it('10: at 390 px the navigation is one row with a menu, lists are compact, and a Pix charge can be shared and its QR downloaded', async () => {
@@ -317,6 +318,8 @@ describe('a Brazilian merchant in Chromium', { timeout: 90_000 }, () => {
     await qr.evaluate((n) => n.scrollIntoView({ block: 'center' }));
     expect(decodeQr(await qr.screenshot())).toBe(shown);
     await shot(mobile, 'pix-charge-390');
+    await page.goto(`${srv.url}/transactions/${ids.pending}`);
+    await see(page, '[data-testid=brcode]');
     await shot(page, 'pix-charge-desktop');
   });
 
