@@ -16,6 +16,8 @@ import enWebhooks from './en/webhooks.json';
 import enWithdrawals from './en/withdrawals.json';
 import enPayout from './en/payout.json';
 import enStatusPage from './en/statusPage.json';
+import enRefunds from './en/refunds.json';
+import enStatement from './en/statement.json';
 import ptCommon from './pt-BR/common.json';
 import ptErrors from './pt-BR/errors.json';
 import ptSettings from './pt-BR/settings.json';
@@ -33,6 +35,8 @@ import ptWebhooks from './pt-BR/webhooks.json';
 import ptWithdrawals from './pt-BR/withdrawals.json';
 import ptPayout from './pt-BR/payout.json';
 import ptStatusPage from './pt-BR/statusPage.json';
+import ptRefunds from './pt-BR/refunds.json';
+import ptStatement from './pt-BR/statement.json';
 
 /**
  * The dashboard's catalogs: one JSON file per namespace and language (messages/<locale>/<namespace>.json),
@@ -58,6 +62,8 @@ const ptBR = {
   withdrawals: ptWithdrawals,
   payout: ptPayout,
   statusPage: ptStatusPage,
+  refunds: ptRefunds,
+  statement: ptStatement,
 };
 
 export type Messages = typeof ptBR;
@@ -80,6 +86,8 @@ const en: Messages = {
   withdrawals: enWithdrawals,
   payout: enPayout,
   statusPage: enStatusPage,
+  refunds: enRefunds,
+  statement: enStatement,
 };
 
 export const CATALOGS: Record<DashboardLocale, Messages> = { 'pt-BR': ptBR, en };

@@ -1,5 +1,6 @@
 import { and, eq, gt, isNull, sql } from 'drizzle-orm';
 import { perConnection } from '../../db/prepared';
+import { first, touched } from '../../db/query';
 import type { AppDatabase, DrizzleDb } from '../../db';
 import { accessTokens, accounts, dashboardUsers } from '../../db/schema';
 import { DomainError } from '../errors';
@@ -58,7 +59,7 @@ export async function createAccount(s: AccountServices, input: CreateAccountInpu
     await openMerchantBooks(tx, creds.account_id, at);
     if (input.balance) await sandboxTopUp(tx, creds.account_id, input.balance, at);
     if (email && passwordHash) {
-      const taken = await tx.select({ id: dashboardUsers.id }).from(dashboardUsers).where(eq(dashboardUsers.email, email)).get();
+      const taken = await first(tx.select({ id: dashboardUsers.id }).from(dashboardUsers).where(eq(dashboardUsers.email, email)));
       if (taken) throw new DomainError('CONFLICT', 'email: a dashboard user with this email already exists');
       await tx.insert(dashboardUsers).values({ id: newId('dashboardUser'), accountId: creds.account_id, email, passwordHash, createdAt: iso });
     }
@@ -68,7 +69,7 @@ export async function createAccount(s: AccountServices, input: CreateAccountInpu
 
 /** Exchanges the client pair for an opaque access token. Unknown code and wrong token look alike. */
 export async function issueAccessToken(s: AccountServices, code: string, token: string) {
-  const account = await s.db.read.select({ id: accounts.id, tokenHash: accounts.tokenHash }).from(accounts).where(eq(accounts.code, code)).get();
+  const account = await first(s.db.read.select({ id: accounts.id, tokenHash: accounts.tokenHash }).from(accounts).where(eq(accounts.code, code)));
   const presented = hashSecret(token);
   // compare against a dummy hash when the code is unknown, so both paths cost the same
   const ok = safeEqualHex(presented, account?.tokenHash ?? hashSecret('no-such-account')) && !!account;
@@ -109,14 +110,14 @@ export async function accountForAccessToken(db: DrizzleDb, token: string, now: D
   if (!token.startsWith('at_') || token.length > 200) return null;
   const hash = hashSecret(token);
   // the lookup is by hash, so timing reveals nothing about the token; the compare is belt and braces
-  const row = tokenByHash(db).get({ hash, now: now.toISOString() });
+  const row = await first(tokenByHash(db).execute({ hash, now: now.toISOString() }));
   if (!row || !safeEqualHex(hash, row.tokenHash)) return null;
   return row.accountId;
 }
 
 /** The webhook API's pair: a public api key and an access token, both of one account. */
 export async function accountForApiKey(db: DrizzleDb, apiKey: string, token: string, now: Date): Promise<string | null> {
-  const byKey = await db.select({ id: accounts.id, apiKey: accounts.apiKey }).from(accounts).where(eq(accounts.apiKey, apiKey)).get();
+  const byKey = await first(db.select({ id: accounts.id, apiKey: accounts.apiKey }).from(accounts).where(eq(accounts.apiKey, apiKey)));
   const byToken = await accountForAccessToken(db, token, now);
   if (!byKey || !byToken || !safeEqualHex(byKey.apiKey, apiKey) || byKey.id !== byToken) return null;
   return byKey.id;
@@ -125,9 +126,8 @@ export async function accountForApiKey(db: DrizzleDb, apiKey: string, token: str
 export async function revokeAccessToken(s: AccountServices, token: string): Promise<boolean> {
   const hash = hashSecret(token);
   return s.db.write(async (tx) => {
-    const r = await tx.update(accessTokens).set({ revokedAt: s.now().toISOString() })
-      .where(and(eq(accessTokens.tokenHash, hash), isNull(accessTokens.revokedAt))).run();
-    return r.changes > 0;
+    return (await touched(tx.update(accessTokens).set({ revokedAt: s.now().toISOString() })
+      .where(and(eq(accessTokens.tokenHash, hash), isNull(accessTokens.revokedAt))).returning({ id: accessTokens.id }))) > 0;
   });
 }
 
@@ -136,20 +136,20 @@ export async function rotateClientToken(s: AccountServices, accountId: string): 
   const token = randomSecret('sk_');
   return s.db.write(async (tx) => {
     const at = s.now().toISOString();
-    const row = await tx.update(accounts).set({ tokenHash: hashSecret(token), updatedAt: at }).where(eq(accounts.id, accountId)).returning({ code: accounts.code }).get();
+    const row = await first(tx.update(accounts).set({ tokenHash: hashSecret(token), updatedAt: at }).where(eq(accounts.id, accountId)).returning({ code: accounts.code }));
     if (!row) throw new DomainError('NOT_FOUND', 'account not found');
-    await tx.update(accessTokens).set({ revokedAt: at }).where(and(eq(accessTokens.accountId, accountId), isNull(accessTokens.revokedAt))).run();
+    await tx.update(accessTokens).set({ revokedAt: at }).where(and(eq(accessTokens.accountId, accountId), isNull(accessTokens.revokedAt)));
     return { code: row.code, token };
   });
 }
 
 export async function getAccount(db: DrizzleDb, accountId: string) {
-  const row = await db.select({ id: accounts.id, name: accounts.name, code: accounts.code, apiKey: accounts.apiKey, createdAt: accounts.createdAt })
-    .from(accounts).where(eq(accounts.id, accountId)).get();
+  const row = await first(db.select({ id: accounts.id, name: accounts.name, code: accounts.code, apiKey: accounts.apiKey, createdAt: accounts.createdAt })
+    .from(accounts).where(eq(accounts.id, accountId)));
   if (!row) throw new DomainError('NOT_FOUND', 'account not found');
   return row;
 }
 
 export async function countAccounts(db: DrizzleDb): Promise<number> {
-  return (await db.select({ id: accounts.id }).from(accounts).limit(1).all()).length;
+  return (await db.select({ id: accounts.id }).from(accounts).limit(1)).length;
 }

@@ -6,6 +6,7 @@ import { getAccount, rotateClientToken } from './accounts';
 import { merchantBalance } from './ledger';
 import { addDays, localDay, startOfLocalDay } from './local-time';
 import { decryptSecret } from './webhooks/secrets';
+import { first, rawRows } from '../../db/query';
 
 /**
  * Reads only the dashboard needs. Money in and out come from the ledger: a line on a system book
@@ -24,8 +25,8 @@ export interface DailyVolume { date: string; money_in: number; money_out: number
 export async function signedInUser(s: Services, auth: { accountId: string; userId?: string }) {
   const account = await getAccount(s.db.read, auth.accountId);
   const user = auth.userId
-    ? await s.db.read.select({ email: dashboardUsers.email, locale: dashboardUsers.locale }).from(dashboardUsers)
-      .where(and(eq(dashboardUsers.id, auth.userId), eq(dashboardUsers.accountId, auth.accountId))).get()
+    ? await first(s.db.read.select({ email: dashboardUsers.email, locale: dashboardUsers.locale }).from(dashboardUsers)
+      .where(and(eq(dashboardUsers.id, auth.userId), eq(dashboardUsers.accountId, auth.accountId))))
     : undefined;
   return { email: user?.email ?? '', account_id: account.id, account_name: account.name, expires_at: null, locale: user?.locale ?? DEFAULT_LOCALE };
 }
@@ -49,7 +50,7 @@ export async function overview(s: Services, accountId: string) {
   const firstDay = localDay(new Date(now.getTime() - (OVERVIEW_DAYS - 1) * 86_400_000));
   const since = startOfLocalDay(monthStart < firstDay ? monthStart : firstDay).toISOString();
   // per Brasília day, per kind of entry and system book: the lines that cross the account's boundary
-  const rows = await db.all<{ day: string; entry_kind: string; book: string; money_in: number; money_out: number; entries: number }>(sql`
+  const rows = await rawRows<{ day: string; entry_kind: string; book: string; money_in: number; money_out: number; entries: number }>(db, sql`
     SELECT date(e.created_at, ${LOCAL_OFFSET}) AS day, e.kind AS entry_kind, b.kind AS book,
            coalesce(sum(CASE WHEN l.amount < 0 THEN -l.amount ELSE 0 END), 0) AS money_in,
            coalesce(sum(CASE WHEN l.amount > 0 THEN l.amount ELSE 0 END), 0) AS money_out,
@@ -91,7 +92,7 @@ export async function overview(s: Services, accountId: string) {
   }
   // recent activity: the account's latest events, newest first (events_account_idx), once each
   // a dispute's page is its charge's: its event names the transaction it belongs to
-  const recent = await db.all<{ id: string; type: string; resource_id: string; created_at: string; amount: number | null; status: string | null; transaction_id: string | null; method: string | null; who: string | null }>(sql`
+  const recent = await rawRows<{ id: string; type: string; resource_id: string; created_at: string; amount: number | null; status: string | null; transaction_id: string | null; method: string | null; who: string | null }>(db, sql`
     SELECT id, type, resource_id, created_at,
            coalesce(json_extract(payload, '$.amount'), json_extract(payload, '$.total')) AS amount,
            json_extract(payload, '$.status') AS status,
@@ -129,7 +130,7 @@ export async function developerCredentials(s: Services, accountId: string) {
 
 /** The key postbacks are signed with; stored encrypted because it must stay readable to sign. */
 export async function postbackSecret(s: Services, accountId: string) {
-  const row = await s.db.read.select({ enc: accounts.postbackSecretEnc }).from(accounts).where(eq(accounts.id, accountId)).get();
+  const row = await first(s.db.read.select({ enc: accounts.postbackSecretEnc }).from(accounts).where(eq(accounts.id, accountId)));
   if (!row) throw new DomainError('NOT_FOUND', 'account not found');
   return { postback_secret: decryptSecret(row.enc, s.masterKey) };
 }

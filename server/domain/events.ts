@@ -16,6 +16,7 @@ export const EVENT_TYPES = [
 export type EventType = (typeof EVENT_TYPES)[number];
 export type { EventCategory, StoredEventCategory } from './enums';
 import type { StoredEventCategory } from './enums';
+import { first } from '../../db/query';
 
 export function categoryOf(type: EventType): StoredEventCategory {
   return type.slice(0, type.indexOf('.')) as StoredEventCategory;
@@ -48,10 +49,11 @@ export async function recordEvent(
   const id = newId('event');
   const createdAt = e.at.toISOString();
   const category = categoryOf(e.type);
-  const row = insertEvent(tx).get({
+  const row = await first(insertEvent(tx).execute({
     id, accountId: e.accountId, type: e.type, category, resourceId: e.resourceId,
     payload: JSON.stringify(e.payload), createdAt, requestId: currentRequestId(),
-  });
+  }));
+  if (!row) throw new Error('the event insert returned no row');
   return { id, seq: row.seq, type: e.type, category, resourceId: e.resourceId, createdAt };
 }
 

@@ -4,6 +4,7 @@ import { perConnection } from '../../db/prepared';
 import type { AppDatabase, DrizzleDb } from '../../db';
 import { idempotencyKeys } from '../../db/schema';
 import { DomainError } from '../errors';
+import { first, touched } from '../../db/query';
 
 export const IDEMPOTENCY_TTL_MS = 24 * 3600 * 1000;
 export const MAX_IDEMPOTENCY_KEY_LENGTH = 255;
@@ -101,13 +102,13 @@ export async function runIdempotent<T extends object, C = undefined>(
   try {
     let checked: { value: C } | null = check ? null : { value: undefined as C };
     // the usual case (no key, or a key never seen): check first, then one write job
-    if (!checked && !(slot && liveAnswer(lookup(db.read).get(slot), now()))) checked = { value: await check!() };
+    if (!checked && !(slot && liveAnswer(await first(lookup(db.read).execute(slot)), now()))) checked = { value: await check!() };
     for (;;) {
       const answer = await db.write(async (tx): Promise<IdempotentResult<T> | typeof NOT_CHECKED> => {
         const at = now();
         const st = statements(tx);
         if (slot) {
-          const row = st.find.get(slot);
+          const row = await first(st.find.execute(slot));
           if (row && liveAnswer(row, at)) {
             if (row.fingerprint !== fingerprint) {
               throw new DomainError('IDEMPOTENCY_KEY_REUSED', 'this idempotency-key was used with a different request');
@@ -115,11 +116,11 @@ export async function runIdempotent<T extends object, C = undefined>(
             return { ...(JSON.parse(row.result) as T), replayed: true };
           }
           if (!checked) return NOT_CHECKED;
-          if (row) st.remove.run(slot);
+          if (row) await st.remove.execute(slot);
         }
         const result = await effect(tx, checked!.value);
         if (slot) {
-          st.insert.run({
+          await st.insert.execute({
             ...slot, fingerprint, result: JSON.stringify(result),
             createdAt: at.toISOString(), expiresAt: new Date(at.getTime() + IDEMPOTENCY_TTL_MS).toISOString(),
           });
@@ -141,5 +142,5 @@ function liveAnswer(row: { expiresAt: string } | undefined, at: Date): boolean {
 
 /** Forgets answers older than 24 h; run by a background job. */
 export async function purgeExpiredIdempotencyKeys(db: AppDatabase, now: Date): Promise<number> {
-  return db.write(async (tx) => (await tx.delete(idempotencyKeys).where(lt(idempotencyKeys.expiresAt, now.toISOString())).run()).changes);
+  return db.write(async (tx) => touched(tx.delete(idempotencyKeys).where(lt(idempotencyKeys.expiresAt, now.toISOString())).returning({ key: idempotencyKeys.key })));
 }

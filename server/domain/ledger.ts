@@ -4,6 +4,7 @@ import { perConnection } from '../../db/prepared';
 import { BALANCE_CEILING_CENTS, ledgerBooks, ledgerEntries, ledgerLines } from '../../db/schema';
 import { DomainError } from '../errors';
 import { newId } from './ids';
+import { first, rawRows } from '../../db/query';
 
 /**
  * Double-entry ledger. Every movement is an entry whose lines sum to zero; a trigger applies each line
@@ -57,14 +58,14 @@ const statements = perConnection((d) => ({
 async function bookId(tx: DrizzleDb, ref: BookRef, at: Date): Promise<string> {
   const st = statements(tx);
   if ('account' in ref) {
-    const row = st.merchantBook.get({ account: ref.account, kind: ref.book });
+    const row = await first(st.merchantBook.execute({ account: ref.account, kind: ref.book }));
     if (row) return row.id;
     // accounts opened before a book kind existed get it on first use (always inside a write job)
     const id = newId('ledgerBook');
     await tx.insert(ledgerBooks).values({ id, accountId: ref.account, kind: ref.book, allowNegative: 0, balance: 0, updatedAt: at.toISOString() });
     return id;
   }
-  const row = st.systemBook.get({ kind: ref.system });
+  const row = await first(st.systemBook.execute({ kind: ref.system }));
   if (row) return row.id;
   const id = newId('ledgerBook');
   await tx.insert(ledgerBooks).values({ id, accountId: null, kind: ref.system, allowNegative: 1, balance: 0, updatedAt: at.toISOString() });
@@ -93,13 +94,13 @@ export async function postEntry(tx: DrizzleDb, e: PostEntry): Promise<string> {
   const id = newId('ledgerEntry');
   const at = e.at.toISOString();
   const st = statements(tx);
-  st.insertEntry.run({ id, accountId: e.accountId, kind: e.kind, resourceId: e.resourceId ?? null, description: e.description ?? null, createdAt: at });
+  await st.insertEntry.execute({ id, accountId: e.accountId, kind: e.kind, resourceId: e.resourceId ?? null, description: e.description ?? null, createdAt: at });
   // Debits first, so an overdraft is refused before any credit is applied.
   const ordered = [...e.lines].sort((a, b) => a.amount - b.amount);
   for (const l of ordered) {
     const book = await bookId(tx, l.book, e.at);
     try {
-      st.insertLine.run({ entryId: id, bookId: book, amount: l.amount, createdAt: at });
+      await st.insertLine.execute({ entryId: id, bookId: book, amount: l.amount, createdAt: at });
     } catch (err) {
       if (failedConstraint(err, 'ledger_books_balance_non_negative')) throw new DomainError('INSUFFICIENT_FUNDS', 'the available balance does not cover this amount');
       if (failedConstraint(err, 'ledger_books_balance_ceiling')) {
@@ -123,7 +124,7 @@ export interface Balance { available: number; blocked: number; inFlight: number 
 
 /** O(1) in the number of entries: reads the running balances kept on the books. */
 export async function merchantBalance(db: DrizzleDb, accountId: string): Promise<Balance> {
-  const rows = statements(db).balances.all({ account: accountId });
+  const rows = await statements(db).balances.execute({ account: accountId });
   const get = (k: string) => rows.find((r) => r.kind === k)?.balance ?? 0;
   return { available: get('available'), blocked: get('blocked'), inFlight: get('withdrawals_in_flight') };
 }
@@ -135,8 +136,8 @@ export function sandboxTopUp(tx: DrizzleDb, accountId: string, amount: number, a
 
 /** For tests and audits: every book's balance equals the sum of its lines, and all lines sum to zero. */
 export async function auditLedger(db: DrizzleDb): Promise<{ total: number; mismatched: string[] }> {
-  const total = (await db.select({ s: sql<number>`coalesce(sum(${ledgerLines.amount}), 0)` }).from(ledgerLines).get())?.s ?? 0;
-  const rows = await db.all<{ id: string; balance: number; lines: number }>(sql`
+  const total = (await first(db.select({ s: sql<number>`coalesce(sum(${ledgerLines.amount}), 0)` }).from(ledgerLines)))?.s ?? 0;
+  const rows = await rawRows<{ id: string; balance: number; lines: number }>(db, sql`
     SELECT b.id, b.balance, coalesce((SELECT sum(amount) FROM ledger_lines l WHERE l.book_id = b.id), 0) AS lines
     FROM ledger_books b`);
   return { total, mismatched: rows.filter((r) => r.balance !== r.lines).map((r) => r.id) };

@@ -6,6 +6,7 @@ import type { Services } from '../services';
 import { addressKey } from '../rate-limit';
 import { newId } from './ids';
 import { hashPassword, hashSecret, randomSecret, safeEqualHex, verifyPassword } from './secrets';
+import { first } from '../../db/query';
 
 export const SESSION_COOKIE = 'pp_session';
 export const CSRF_COOKIE = 'pp_csrf';
@@ -20,7 +21,7 @@ export interface SignedIn { sessionToken: string; csrfToken: string; expiresAt: 
 
 /** Checks email + password and opens a session; null on any mismatch (the caller says only "wrong email or password"). */
 export async function signIn(db: AppDatabase, email: string, password: string, now: Date): Promise<SignedIn | null> {
-  const user = await db.read.select().from(dashboardUsers).where(eq(dashboardUsers.email, email.trim().toLowerCase())).get();
+  const user = await first(db.read.select().from(dashboardUsers).where(eq(dashboardUsers.email, email.trim().toLowerCase())));
   dummyHash ??= hashPassword('not-a-real-password');
   const ok = await verifyPassword(password, user?.passwordHash ?? (await dummyHash));
   if (!ok || !user) return null;
@@ -54,8 +55,8 @@ export async function signInLimited(s: Services, email: string, password: string
  * miss answers 403, not 401, because the session itself is still good.
  */
 export async function confirmPassword(s: Services, userId: string, password: string, address: string): Promise<void> {
-  const user = await s.db.read.select({ email: dashboardUsers.email, passwordHash: dashboardUsers.passwordHash })
-    .from(dashboardUsers).where(eq(dashboardUsers.id, userId)).get();
+  const user = await first(s.db.read.select({ email: dashboardUsers.email, passwordHash: dashboardUsers.passwordHash })
+    .from(dashboardUsers).where(eq(dashboardUsers.id, userId)));
   if (!user) throw new DomainError('UNAUTHORIZED', 'sign in first');
   await passwordAttempt(s, user.email, address, async () => ((await verifyPassword(password, user.passwordHash)) ? true : null),
     new DomainError('FORBIDDEN', 'wrong password'));
@@ -91,13 +92,13 @@ function tooMany(wait: number) {
 /** The person's language for the dashboard, kept on their user so every device and session shows it. */
 export async function setUserLocale(db: AppDatabase, userId: string, locale: DashboardLocale) {
   await db.write(async (tx) => {
-    await tx.update(dashboardUsers).set({ locale }).where(eq(dashboardUsers.id, userId)).run();
+    await tx.update(dashboardUsers).set({ locale }).where(eq(dashboardUsers.id, userId));
   });
 }
 
 export async function signOut(db: AppDatabase, sessionToken: string, now: Date) {
   await db.write(async (tx) => {
-    await tx.update(dashboardSessions).set({ revokedAt: now.toISOString() }).where(eq(dashboardSessions.tokenHash, hashSecret(sessionToken))).run();
+    await tx.update(dashboardSessions).set({ revokedAt: now.toISOString() }).where(eq(dashboardSessions.tokenHash, hashSecret(sessionToken)));
   });
 }
 
@@ -106,11 +107,11 @@ export interface SessionAuth { accountId: string; userId: string; email: string;
 export async function sessionFor(db: DrizzleDb, sessionToken: string, now: Date): Promise<SessionAuth | null> {
   if (!sessionToken.startsWith('ses_') || sessionToken.length > 200) return null;
   const hash = hashSecret(sessionToken);
-  const row = await db.select({
+  const row = await first(db.select({
     accountId: dashboardSessions.accountId, userId: dashboardSessions.userId, csrfToken: dashboardSessions.csrfToken,
     tokenHash: dashboardSessions.tokenHash, email: dashboardUsers.email, locale: dashboardUsers.locale,
   }).from(dashboardSessions).innerJoin(dashboardUsers, eq(dashboardUsers.id, dashboardSessions.userId))
-    .where(and(eq(dashboardSessions.tokenHash, hash), isNull(dashboardSessions.revokedAt), gt(dashboardSessions.expiresAt, now.toISOString()))).get();
+    .where(and(eq(dashboardSessions.tokenHash, hash), isNull(dashboardSessions.revokedAt), gt(dashboardSessions.expiresAt, now.toISOString()))));
   if (!row || !safeEqualHex(hash, row.tokenHash)) return null;
   return { accountId: row.accountId, userId: row.userId, email: row.email, csrfToken: row.csrfToken, locale: row.locale };
 }

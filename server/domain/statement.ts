@@ -7,6 +7,7 @@ import type { Services } from '../services';
 import { dateBound, decodeCursor, encodeCursor } from './cursor';
 import { ID_PREFIX } from './ids';
 import { STATEMENT_DEFAULT_LIMIT, type StatementResourceType, type StatementType } from './statement-types';
+import { first } from '../../db/query';
 
 /**
  * The account statement (extrato): the lines of the merchant's `available` book. Each line was
@@ -77,7 +78,7 @@ export function statementPageQuery(db: DrizzleDb, r: Range) {
 }
 
 /** Checks the query (400 on a bad date, a reversed range or a foreign cursor) and resolves it. */
-export function statementRange(db: DrizzleDb, accountId: string, q: StatementQuery): Range | null {
+export async function statementRange(db: DrizzleDb, accountId: string, q: StatementQuery): Promise<Range | null> {
   const from = q.from !== undefined ? dateBound('from', q.from) : undefined;
   const to = q.to !== undefined ? dateBound('to', q.to) : undefined;
   if (from !== undefined && to !== undefined && from > to) {
@@ -92,12 +93,12 @@ export function statementRange(db: DrizzleDb, accountId: string, q: StatementQue
     }
     after = { createdAt: c.createdAt, id: n };
   }
-  const book = availableBook(db).get({ accountId });
+  const book = await first(availableBook(db).execute({ accountId }));
   if (!book) return null;
   return { bookId: book.id, from, to, after, limit: q.limit ?? STATEMENT_DEFAULT_LIMIT };
 }
 
-function toMovement(r: Awaited<ReturnType<ReturnType<typeof statementPageQuery>['all']>>[number]): StatementMovement {
+function toMovement(r: Awaited<ReturnType<typeof statementPageQuery>>[number]): StatementMovement {
   const k = KINDS[r.kind];
   // a kind missing from KINDS is a bug in this file (a test posts every kind): say so, never guess
   if (!k) throw new DomainError('INTERNAL', `ledger entry kind ${r.kind} has no statement type`);
@@ -116,9 +117,9 @@ function toMovement(r: Awaited<ReturnType<ReturnType<typeof statementPageQuery>[
 export async function accountStatement(s: Services, accountId: string, q: StatementQuery): Promise<StatementPage> {
   const db = s.db.read;
   const timestamp = s.clock.now().toISOString();
-  const range = statementRange(db, accountId, q);
+  const range = await statementRange(db, accountId, q);
   if (!range) return { data: [], next_cursor: null, timestamp };
-  const rows = await statementPageQuery(db, range).all();
+  const rows = await statementPageQuery(db, range);
   const page = rows.slice(0, range.limit);
   const last = page[page.length - 1];
   return {

@@ -1,7 +1,10 @@
 import type { Metadata } from 'next';
+import { getTranslations } from 'next-intl/server';
 import { StatementView } from './statement-view';
 
-export const metadata: Metadata = { title: 'Statement' };
+export async function generateMetadata(): Promise<Metadata> {
+  return { title: (await getTranslations('statement'))('title') };
+}
 
 export default function StatementPage() {
   return <StatementView />;

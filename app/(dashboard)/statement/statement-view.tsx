@@ -1,26 +1,24 @@
 'use client';
 import { keepPreviousData, useQuery } from '@tanstack/react-query';
+import { useTranslations } from 'next-intl';
 import Link from 'next/link';
-import { useState } from 'react';
+import { useEffect, useState } from 'react';
 import { PagedTable } from '../../_components/paged-table';
 import { EmptyState, Money, PageHeader, TextField } from '../../_components/ui';
 import { formatDateTime } from '../../_lib/dates';
-import { useCursorPages } from '../../_lib/paging';
+import { useListUrl } from '../../_lib/list-url';
 import { useTRPC } from '../../_lib/trpc';
 
 const PAGE_SIZE = 50;
+const KEYS = ['from', 'to'] as const;
 // Days are São Paulo days (UTC−3 all year since 2019): a day starts at 00:00 there.
 const SAO_PAULO_OFFSET = '-03:00';
-
-const TYPE_LABEL: Record<string, string> = {
-  topup: 'Top-up', charge_approved: 'Charge approved', withdrawal_requested: 'Withdrawal', withdrawal_returned: 'Withdrawal returned',
-  refund_requested: 'Refund', refund_returned: 'Refund returned', dispute_hold: 'Dispute hold', dispute_released: 'Dispute released',
-};
 
 /** "2026-03-10" → the instant that day starts in São Paulo; `next` gives the following day's start. */
 function dayStart(day: string, next = false): string | undefined {
   if (!/^\d{4}-\d{2}-\d{2}$/.test(day)) return undefined;
   const d = new Date(`${day}T00:00:00${SAO_PAULO_OFFSET}`);
+  if (Number.isNaN(d.getTime())) return undefined;
   if (next) d.setUTCDate(d.getUTCDate() + 1);
   return d.toISOString();
 }
@@ -28,50 +26,70 @@ function dayStart(day: string, next = false): string | undefined {
 function resourceHref(type: string, id: string): string | null {
   if (type === 'transaction') return `/transactions/${id}`;
   if (type === 'withdrawal') return `/withdrawals/${id}`;
+  if (type === 'dispute') return '/disputes';
   return null;
 }
 
-/** The statement (extrato): every movement of the available balance with the balance after it. */
+/**
+ * The statement (extrato): every movement of the available balance with the balance after it, newest
+ * first, keyset-paged. The period and the page live in the URL (Back and shared links keep them), and
+ * the CSV export carries the same period.
+ */
 export function StatementView() {
+  const t = useTranslations('statement');
+  const tv = useTranslations('validation');
   const trpc = useTRPC();
-  const [fromDay, setFromDay] = useState('');
-  const [toDay, setToDay] = useState('');
-  const pages = useCursorPages();
-  const from = dayStart(fromDay);
-  const to = dayStart(toDay, true);
-  const reversed = from !== undefined && to !== undefined && from >= to;
+  const url = useListUrl(KEYS);
+  // the period typed applies on "Filtrar" (like the search bar): the URL then holds it, so Back and
+  // shared links keep it, and a reversed range is said next to the field instead of being sent
+  const [fromDay, setFromDay] = useState(url.values.from);
+  const [toDay, setToDay] = useState(url.values.to);
+  const [reversed, setReversed] = useState(false);
+  useEffect(() => { setFromDay(url.values.from); setToDay(url.values.to); }, [url.values.from, url.values.to]);
+  const from = dayStart(url.values.from);
+  const to = dayStart(url.values.to, true);
   const q = useQuery({
-    ...trpc.account.statement.queryOptions({ from, to, cursor: pages.cursor ?? undefined, limit: PAGE_SIZE }),
-    enabled: !reversed,
+    ...trpc.account.statement.queryOptions({ from, to, cursor: url.cursor ?? undefined, limit: PAGE_SIZE }),
     placeholderData: keepPreviousData,
     select: (d) => ({ items: d.data, next_cursor: d.next_cursor }),
   });
   const csv = `/api/statement.csv?${new URLSearchParams({ ...(from ? { from } : {}), ...(to ? { to } : {}) })}`;
+  const apply = () => {
+    const a = dayStart(fromDay);
+    const b = dayStart(toDay, true);
+    const wrong = a !== undefined && b !== undefined && a >= b;
+    setReversed(wrong);
+    if (!wrong) url.set({ from: fromDay, to: toDay });
+  };
+  const clear = () => { setFromDay(''); setToDay(''); setReversed(false); url.set({ from: '', to: '' }); };
+  const typeLabel = (type: string) => (t.has(`type.${type}` as 'type.topup') ? t(`type.${type}` as 'type.topup') : t('otherType'));
 
   return (
     <>
-      <PageHeader title="Statement" subtitle="Every movement of your available balance, with the balance after it."
-        actions={<a className="button secondary" href={csv} download data-testid="export-csv">Export CSV</a>} />
+      <PageHeader title={t('title')} subtitle={t('subtitle')}
+        actions={<a className="button secondary" href={csv} download data-testid="export-csv" title={t('exportHint')}>{t('export')}</a>} />
       <section className="card">
-        <div className="toolbar">
-          <TextField label="From" type="date" value={fromDay} onChange={(e) => { setFromDay(e.target.value); pages.reset(); }} />
-          <TextField label="To" type="date" value={toDay} onChange={(e) => { setToDay(e.target.value); pages.reset(); }}
-            error={reversed ? 'Must not be before From' : undefined} />
-        </div>
-        {reversed ? null : (
-          <PagedTable query={q} pages={pages} label="Statement"
-            empty={<EmptyState title={from || to ? 'No movements in these dates' : 'No movements yet'}><Link href="/transactions/new" className="button primary">Create a charge</Link></EmptyState>}
-            columns={[
-              { label: 'Date', nowrap: true, cell: (m) => formatDateTime(m.created_at) },
-              { label: 'Type', cell: (m) => <span data-type={m.type}>{TYPE_LABEL[m.type] ?? m.type}</span> },
-              { label: 'Description', cell: (m) => {
-                const href = resourceHref(m.resource.type, m.resource.id);
-                return <span>{m.description} {href ? <Link href={href} className="mono small">{m.resource.id}</Link> : <span className="mono small muted">{m.resource.id}</span>}</span>;
-              } },
-              { label: 'Amount', numeric: true, cell: (m) => <Money cents={Math.abs(m.amount)} sign={m.amount >= 0 ? 'in' : 'out'} /> },
-              { label: 'Balance', numeric: true, cell: (m) => <span data-testid="balance-after"><Money cents={m.balance_after} /></span> },
-            ]} />
-        )}
+        <form className="toolbar" role="search" aria-label={t('filters')} noValidate onSubmit={(e) => { e.preventDefault(); apply(); }}>
+          <TextField label={t('from')} name="from" type="date" value={fromDay} onChange={(e) => setFromDay(e.target.value)} />
+          <TextField label={t('to')} name="to" type="date" value={toDay} onChange={(e) => setToDay(e.target.value)}
+            error={reversed ? tv('dateRange') : undefined} />
+          <div className="button-row">
+            <button type="submit" className="button primary">{t('apply')}</button>
+            {url.values.from || url.values.to || fromDay || toDay ? <button type="button" className="button secondary" onClick={clear}>{t('clear')}</button> : null}
+          </div>
+        </form>
+        <PagedTable query={q} pages={url} label={t('tableLabel')}
+          empty={<EmptyState title={from || to ? t('emptyFiltered') : t('empty')}>{from || to ? null : <Link href="/transactions/new" className="button primary">{t('createCharge')}</Link>}</EmptyState>}
+          columns={[
+            { label: t('col.date'), nowrap: true, cell: (m) => formatDateTime(m.created_at) },
+            { label: t('col.movement'), cell: (m) => <span data-type={m.type}>{typeLabel(m.type)}</span> },
+            { label: t('col.reference'), cell: (m) => {
+              const href = resourceHref(m.resource.type, m.resource.id);
+              return href ? <Link href={href} className="mono small">{m.resource.id}</Link> : <span className="mono small muted">{m.resource.id}</span>;
+            } },
+            { label: t('col.amount'), numeric: true, nowrap: true, cell: (m) => <Money cents={Math.abs(m.amount)} sign={m.amount >= 0 ? 'in' : 'out'} /> },
+            { label: t('col.balance'), numeric: true, nowrap: true, cell: (m) => <span data-testid="balance-after"><Money cents={m.balance_after} /></span> },
+          ]} />
       </section>
     </>
   );

@@ -2,6 +2,7 @@
 import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { useTranslations } from 'next-intl';
 import { useState } from 'react';
+import { WEBHOOK_CATEGORIES } from '@/server/domain/webhooks/categories';
 import { updateWebhookRequest } from '@/server/routers/webhooks/schemas';
 import { ConfirmDialog, CopyValue, FormError, StatusBadge, TextField } from '../../_components/ui';
 import { apiErrorCode, useDescribeApiError } from '../../_lib/api-errors';
@@ -9,13 +10,9 @@ import { ApiForm, useApiForm } from '../../_lib/api-form';
 import { formatDateTime } from '../../_lib/dates';
 import { useTRPC } from '../../_lib/trpc';
 import { DeliveryLog } from './delivery-log';
+import { useUrlFieldText } from './words';
 
-export const CATEGORIES = [
-  { value: 'transaction', label: 'Transactions' },
-  { value: 'withdraw', label: 'Withdrawals' },
-  { value: 'dispute', label: 'Disputes' },
-] as const;
-export type Category = (typeof CATEGORIES)[number]['value'];
+export type Category = (typeof WEBHOOK_CATEGORIES)[number];
 
 export interface EndpointView {
   magic_id: string; url: string; secret: string; events: Category[]; active: boolean; paused: boolean;
@@ -23,14 +20,15 @@ export interface EndpointView {
 }
 
 export function CategoryBoxes({ value, onChange, error }: { value: Category[]; onChange: (v: Category[]) => void; error?: string }) {
+  const t = useTranslations('webhooks');
   const toggle = (c: Category, on: boolean) => onChange(on ? [...value, c].filter((x, i, a) => a.indexOf(x) === i) : value.filter((x) => x !== c));
   return (
     <fieldset>
-      <legend>Events</legend>
+      <legend>{t('events')}</legend>
       <div className="checkbox-row">
-        {CATEGORIES.map((c) => (
-          <label key={c.value} className="checkbox">
-            <input type="checkbox" name="events" value={c.value} checked={value.includes(c.value)} onChange={(e) => toggle(c.value, e.target.checked)} /> {c.label}
+        {WEBHOOK_CATEGORIES.map((c) => (
+          <label key={c} className="checkbox">
+            <input type="checkbox" name="events" value={c} checked={value.includes(c)} onChange={(e) => toggle(c, e.target.checked)} /> {t(`category.${c}`)}
           </label>
         ))}
       </div>
@@ -43,7 +41,7 @@ type Panel = 'log' | 'edit' | null;
 
 /** One endpoint with everything a merchant does to it: log, test, edit, pause, secret, delete. */
 export function Endpoint({ w, onDelete }: { w: EndpointView; onDelete: () => void }) {
-  const describeApiError = useDescribeApiError();
+  const t = useTranslations('webhooks');
   const trpc = useTRPC();
   const queryClient = useQueryClient();
   const [panel, setPanel] = useState<Panel>(null);
@@ -52,16 +50,19 @@ export function Endpoint({ w, onDelete }: { w: EndpointView; onDelete: () => voi
   const refresh = () => queryClient.invalidateQueries({ queryKey: trpc.webhooks.list.queryKey() });
 
   const test = useMutation(trpc.webhooks.test.mutationOptions({
-    onSuccess: async (r) => {
-      setNotice(`Test event queued (${r.content.delivery_id}). Its attempt appears in the deliveries below.`);
+    onSuccess: async () => {
+      setNotice(t('testQueued'));
       setPanel('log');
       await queryClient.invalidateQueries({ queryKey: trpc.webhooks.deliveries.pathKey() });
     },
   }));
-  const pause = useMutation(trpc.webhooks.pause.mutationOptions({ onSuccess: async () => { setNotice('Paused: nothing is delivered until you resume it.'); await refresh(); } }));
-  const resume = useMutation(trpc.webhooks.resume.mutationOptions({ onSuccess: async () => { setNotice('Resumed: queued deliveries go out now.'); await refresh(); } }));
+  // each action's message replaces the previous one: an old notice must not read as the latest news
+  const pause = useMutation(trpc.webhooks.pause.mutationOptions({ onMutate: () => setNotice(null), onSuccess: async () => { setNotice(t('paused')); await refresh(); } }));
+  const resume = useMutation(trpc.webhooks.resume.mutationOptions({ onMutate: () => setNotice(null), onSuccess: async () => { setNotice(t('resumed')); await refresh(); } }));
   const failure = [test, pause, resume].find((m) => m.isError)?.error;
   const status = w.paused ? 'PAUSED' : w.active ? 'ACTIVE' : 'INACTIVE';
+  // the previous secret is accepted for 24 h after a rotation: the merchant sees until when
+  const previousUntil = w.previous_secret_expires_at && Date.parse(w.previous_secret_expires_at) > Date.now() ? w.previous_secret_expires_at : null;
 
   return (
     <li className="webhook" data-testid="webhook">
@@ -69,31 +70,30 @@ export function Endpoint({ w, onDelete }: { w: EndpointView; onDelete: () => voi
         <div>
           <p className="webhook-url">{w.url}</p>
           <div className="tags">
-            {w.events.map((e) => <span key={e} className="badge badge-neutral">{e}</span>)}
+            {w.events.map((e) => <span key={e} className="badge badge-neutral">{t(`category.${e}`)}</span>)}
             <StatusBadge kind="webhook" status={status} />
           </div>
-          <p className="muted small">{w.magic_id} · since {formatDateTime(w.created_at)}</p>
-          <p className="muted small">Signing secret <span className="mono" data-testid="masked-secret">{w.secret}</span>
-            {w.previous_secret_expires_at && Date.parse(w.previous_secret_expires_at) > Date.now()
-              ? <> · the previous secret also signs until {formatDateTime(w.previous_secret_expires_at)}</> : null}</p>
+          <p className="muted small"><span className="mono">{w.magic_id}</span> · {t('since', { when: formatDateTime(w.created_at) })}</p>
+          <p className="muted small">{t('signingSecret')} <span className="mono" data-testid="masked-secret">{w.secret}</span></p>
+          {previousUntil ? <p className="muted small" data-testid="previous-secret">{t('previousSecret', { when: formatDateTime(previousUntil) })}</p> : null}
         </div>
         <div className="button-row wrap">
           <button type="button" className="button small secondary" aria-expanded={panel === 'log'} aria-controls={`log-${w.magic_id}`}
-            onClick={() => setPanel(panel === 'log' ? null : 'log')}>{panel === 'log' ? 'Hide deliveries' : 'Deliveries'}</button>
+            onClick={() => setPanel(panel === 'log' ? null : 'log')}>{panel === 'log' ? t('hideDeliveries') : t('deliveries')}</button>
           <button type="button" className="button small secondary" disabled={test.isPending || w.paused || !w.active}
-            title={w.paused ? 'Resume the endpoint to send a test' : undefined}
-            onClick={() => { setNotice(null); test.mutate({ magic_id: w.magic_id }); }}>{test.isPending ? 'Sending…' : 'Send test event'}</button>
-          <button type="button" className="button small secondary" aria-expanded={panel === 'edit'} onClick={() => setPanel(panel === 'edit' ? null : 'edit')}>Edit</button>
+            title={w.paused ? t('resumeToTest') : undefined}
+            onClick={() => { setNotice(null); test.mutate({ magic_id: w.magic_id }); }}>{test.isPending ? t('sending') : t('sendTest')}</button>
+          <button type="button" className="button small secondary" aria-expanded={panel === 'edit'} onClick={() => setPanel(panel === 'edit' ? null : 'edit')}>{t('edit')}</button>
           {w.paused || !w.active
-            ? <button type="button" className="button small secondary" disabled={resume.isPending} onClick={() => resume.mutate({ magic_id: w.magic_id })}>Resume</button>
-            : <button type="button" className="button small secondary" disabled={pause.isPending} onClick={() => pause.mutate({ magic_id: w.magic_id })}>Pause</button>}
-          <button type="button" className="button small secondary" onClick={() => setSecretAction('reveal')}>Reveal secret</button>
-          <button type="button" className="button small secondary" onClick={() => setSecretAction('rotate')}>Rotate secret</button>
-          <button type="button" className="button small danger" data-testid="delete-webhook" onClick={onDelete}>Delete</button>
+            ? <button type="button" className="button small secondary" disabled={resume.isPending} onClick={() => resume.mutate({ magic_id: w.magic_id })}>{t('resume')}</button>
+            : <button type="button" className="button small secondary" disabled={pause.isPending} onClick={() => pause.mutate({ magic_id: w.magic_id })}>{t('pause')}</button>}
+          <button type="button" className="button small secondary" onClick={() => setSecretAction('reveal')}>{t('reveal')}</button>
+          <button type="button" className="button small secondary" onClick={() => setSecretAction('rotate')}>{t('rotate')}</button>
+          <button type="button" className="button small danger" data-testid="delete-webhook" onClick={onDelete}>{t('delete')}</button>
         </div>
       </div>
       {notice ? <p className="alert alert-ok small" role="status">{notice}</p> : null}
-      <FormError message={failure ? describeApiError(failure).message : null} />
+      <FormError error={failure} />
       {panel === 'edit' ? <EditEndpoint w={w} onDone={(msg) => { setPanel(null); setNotice(msg); }} /> : null}
       {panel === 'log' ? <div id={`log-${w.magic_id}`}><DeliveryLog webhookId={w.magic_id} /></div> : null}
       <SecretDialog w={w} action={secretAction} onClose={() => setSecretAction(null)} onRotated={refresh} />
@@ -102,15 +102,17 @@ export function Endpoint({ w, onDelete }: { w: EndpointView; onDelete: () => voi
 }
 
 function EditEndpoint({ w, onDone }: { w: EndpointView; onDone: (message: string) => void }) {
+  const t = useTranslations('webhooks');
   const trpc = useTRPC();
   const queryClient = useQueryClient();
   const [url, setUrl] = useState(w.url);
   const [events, setEvents] = useState<Category[]>(w.events);
   const f = useApiForm();
+  const urlText = useUrlFieldText();
   const update = useMutation(trpc.webhooks.update.mutationOptions({
     onSuccess: async () => {
       await queryClient.invalidateQueries({ queryKey: trpc.webhooks.list.queryKey() });
-      onDone('Endpoint updated.');
+      onDone(t('updated'));
     },
     onError: f.showApiError,
   }));
@@ -120,12 +122,12 @@ function EditEndpoint({ w, onDone }: { w: EndpointView; onDone: (message: string
     if (valid) update.mutate(valid);
   }
   return (
-    <ApiForm form={f} onSubmit={submit} label={`Edit ${w.url}`}>
-      <TextField label="Endpoint URL" name="url" type="url" inputMode="url" value={url} onChange={(e) => setUrl(e.target.value)} error={f.fields.url}
-        hint="Deliveries still waiting move to the new URL." />
+    <ApiForm form={f} onSubmit={submit} label={t('editLabel', { url: w.url })}>
+      <TextField label={t('url')} name="url" type="url" inputMode="url" value={url} onChange={(e) => setUrl(e.target.value)} error={urlText(f.fields.url)}
+        hint={t('urlMoves')} />
       <CategoryBoxes value={events} onChange={setEvents} error={f.fields.events} />
       <div className="button-row">
-        <button type="submit" className="button primary small" disabled={update.isPending}>{update.isPending ? 'Saving…' : 'Save changes'}</button>
+        <button type="submit" className="button primary small" disabled={update.isPending}>{update.isPending ? t('saving') : t('save')}</button>
       </div>
     </ApiForm>
   );
@@ -146,21 +148,20 @@ function SecretDialog({ w, action, onClose, onRotated }: { w: EndpointView; acti
     if (shown) return close();
     m.mutate({ magic_id: w.magic_id, password });
   };
+  const url = () => <strong className="webhook-url">{w.url}</strong>;
   return (
-    <ConfirmDialog open={action !== null} title={action === 'rotate' ? 'Rotate the signing secret' : 'Reveal the signing secret'}
-      confirmLabel={shown ? 'Done, hide it' : action === 'rotate' ? 'Rotate secret' : 'Reveal secret'} busy={m.isPending} onCancel={close} onConfirm={confirm}>
+    <ConfirmDialog open={action !== null} title={action === 'rotate' ? t('rotateTitle') : t('revealTitle')}
+      confirmLabel={shown ? t('done') : action === 'rotate' ? t('rotateConfirm') : t('revealConfirm')} busy={m.isPending} onCancel={close} onConfirm={confirm}>
       {shown ? (
         <div data-testid="revealed-secret">
-          <CopyValue value={shown} label={action === 'rotate' ? 'New signing secret' : 'Signing secret'} copyLabel="Copy secret" />
-          {action === 'rotate' ? <p className="muted small">For 24 hours every delivery is signed with both the new and the previous secret, so your receiver can switch without missing events.</p> : null}
+          <CopyValue value={shown} label={action === 'rotate' ? t('newSecret') : t('secret')} copyLabel={t('copySecret')} />
+          {action === 'rotate' ? <p className="muted small">{t('rotatedText')}</p> : null}
         </div>
       ) : (
         <form onSubmit={(e) => { e.preventDefault(); confirm(); }}>
-          <p>{action === 'rotate'
-            ? <>A new secret signs deliveries to <strong className="webhook-url">{w.url}</strong> from now on; the current one keeps working for 24 hours.</>
-            : <>Enter your password to see the secret of <strong className="webhook-url">{w.url}</strong>.</>}</p>
-          <TextField label="Your password" name="password" type="password" autoComplete="current-password" value={password}
-            onChange={(e) => setPassword(e.target.value)} required />
+          <p>{action === 'rotate' ? t.rich('rotateText', { url }) : t.rich('revealText', { url })}</p>
+          <TextField label={t('password')} name="password" type="password" autoComplete="current-password" value={password}
+            onChange={(e) => setPassword(e.target.value)} hint={t('passwordHint')} required />
           <FormError message={!m.isError ? null : apiErrorCode(m.error) === 'FORBIDDEN' ? t('wrongPassword') : describeApiError(m.error).message} />
         </form>
       )}

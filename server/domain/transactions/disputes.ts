@@ -8,9 +8,10 @@ import { newId } from '../ids';
 import { transfer } from '../ledger';
 import { requireSandbox } from './pay';
 import { toDisputeView, type DisputeView } from './view';
+import { first, touched } from '../../../db/query';
 
 async function recordDisputeEvent(tx: DrizzleDb, accountId: string, id: string, type: 'dispute.opened' | 'dispute.won' | 'dispute.lost', at: Date) {
-  const row = await tx.select().from(disputes).where(eq(disputes.id, id)).get();
+  const row = await first(tx.select().from(disputes).where(eq(disputes.id, id)));
   if (!row) throw new DomainError('INTERNAL', 'dispute vanished inside its own job');
   const view = toDisputeView(row);
   await recordEvent(tx, { accountId, type, resourceId: id, payload: view, at });
@@ -29,13 +30,13 @@ export async function openDispute(s: Services, accountId: string, transactionId:
   return s.db.write(async (tx) => {
     const at = s.clock.now();
     const iso = at.toISOString();
-    const t = await tx.select({ id: transactions.id, method: transactions.method, status: transactions.status, amount: transactions.amount, refundedAmount: transactions.refundedAmount })
-      .from(transactions).where(and(eq(transactions.accountId, accountId), eq(transactions.id, transactionId))).get();
+    const t = await first(tx.select({ id: transactions.id, method: transactions.method, status: transactions.status, amount: transactions.amount, refundedAmount: transactions.refundedAmount })
+      .from(transactions).where(and(eq(transactions.accountId, accountId), eq(transactions.id, transactionId))));
     if (!t) throw new DomainError('NOT_FOUND', 'transaction not found');
     if (t.method !== 'CARD' || t.status !== 'APPROVED') {
       throw new DomainError('INVALID_STATE', 'only an APPROVED CARD transaction can be disputed');
     }
-    const existing = await tx.select({ id: disputes.id }).from(disputes).where(eq(disputes.transactionId, t.id)).get();
+    const existing = await first(tx.select({ id: disputes.id }).from(disputes).where(eq(disputes.transactionId, t.id)));
     if (existing) throw new DomainError('CONFLICT', `this transaction already has a dispute (${existing.id})`);
     // DECISIONS "Refunds": the hold is what refunds have not already given back (a trigger checks it too)
     const hold = t.amount - t.refundedAmount;
@@ -61,14 +62,14 @@ export async function resolveDispute(s: Services, accountId: string, disputeId: 
   requireSandbox(s);
   return s.db.write(async (tx) => {
     const at = s.clock.now();
-    const d = await tx.select().from(disputes).where(and(eq(disputes.accountId, accountId), eq(disputes.id, disputeId))).get();
+    const d = await first(tx.select().from(disputes).where(and(eq(disputes.accountId, accountId), eq(disputes.id, disputeId))));
     if (!d) throw new DomainError('NOT_FOUND', 'dispute not found');
     const target = outcome === 'won' ? 'WON' : 'LOST';
     if (d.status === target) return toDisputeView(d);
     if (d.status !== 'OPEN') throw new DomainError('INVALID_STATE', `the dispute is already ${d.status}`);
-    const changed = await tx.update(disputes).set({ status: target, updatedAt: at.toISOString() })
-      .where(and(eq(disputes.id, d.id), eq(disputes.status, 'OPEN'))).run();
-    if (changed.changes !== 1) throw new DomainError('INVALID_STATE', 'the dispute changed while being resolved');
+    const changed = await touched(tx.update(disputes).set({ status: target, updatedAt: at.toISOString() })
+      .where(and(eq(disputes.id, d.id), eq(disputes.status, 'OPEN'))).returning({ id: disputes.id }));
+    if (changed !== 1) throw new DomainError('INVALID_STATE', 'the dispute changed while being resolved');
     await transfer(tx, {
       accountId, kind: outcome === 'won' ? 'dispute_release' : 'chargeback', resourceId: d.id,
       description: `dispute ${outcome} on ${d.transactionId}`,

@@ -8,6 +8,7 @@ import { DomainError, validationError } from '../../errors';
 import { selectTransactionViews, toDisputeView, toTransactionViews, type DisputeView, type TransactionMethod, type TransactionStatus, type TransactionView } from './view';
 import type { z } from 'zod';
 import type { paymentDetails as paymentDetailsSchema, transactionPage } from '../../routers/transactions/schemas';
+import { first } from '../../../db/query';
 
 export interface TransactionLookup { id?: string; identifier?: string; endtoend?: string; external_ref?: string }
 
@@ -46,7 +47,7 @@ export async function getTransaction(db: DrizzleDb, accountId: string, q: Transa
   }
   const params: Record<string, string> = { accountId };
   for (const k of keys) params[k] = q[k]!;
-  const rows = lookupStatements(db)(keys).all(params);
+  const rows = await lookupStatements(db)(keys).execute(params);
   if (rows.length !== 1) throw new DomainError('NOT_FOUND', 'transaction not found');
   return (await toTransactionViews(db, rows))[0];
 }
@@ -87,7 +88,7 @@ export async function listTransactions(db: DrizzleDb, accountId: string, q: Tran
     conds.push(or(lt(transactions.createdAt, createdAt), and(eq(transactions.createdAt, createdAt), lt(transactions.id, id)))!);
   }
   const rows = await selectTransactionViews(db).where(and(...conds))
-    .orderBy(desc(transactions.createdAt), desc(transactions.id)).limit(limit + 1).all();
+    .orderBy(desc(transactions.createdAt), desc(transactions.id)).limit(limit + 1);
   const page = rows.slice(0, limit);
   const last = page[page.length - 1];
   return { items: await toTransactionViews(db, page), next_cursor: rows.length > limit && last ? encodeCursor({ createdAt: last.createdAt, id: last.id }) : null };
@@ -95,18 +96,18 @@ export async function listTransactions(db: DrizzleDb, accountId: string, q: Tran
 
 /** The disputes of one of the account's transactions, oldest first (dashboard). */
 export async function transactionDisputes(db: DrizzleDb, accountId: string, transactionId: string): Promise<DisputeView[]> {
-  const t = await db.select({ id: transactions.id }).from(transactions)
-    .where(and(eq(transactions.accountId, accountId), eq(transactions.id, transactionId))).get();
+  const t = await first(db.select({ id: transactions.id }).from(transactions)
+    .where(and(eq(transactions.accountId, accountId), eq(transactions.id, transactionId))));
   if (!t) throw new DomainError('NOT_FOUND', 'transaction not found');
-  const rows = await db.select().from(disputes).where(eq(disputes.transactionId, transactionId)).orderBy(disputes.createdAt, disputes.id).all();
+  const rows = await db.select().from(disputes).where(eq(disputes.transactionId, transactionId)).orderBy(disputes.createdAt, disputes.id);
   return rows.map(toDisputeView);
 }
 
 export type PaymentDetails = z.infer<typeof paymentDetailsSchema>;
 
 export async function paymentDetails(db: DrizzleDb, accountId: string, transactionId: string): Promise<PaymentDetails> {
-  const t = await db.select().from(transactions)
-    .where(and(eq(transactions.accountId, accountId), eq(transactions.id, transactionId))).get();
+  const t = await first(db.select().from(transactions)
+    .where(and(eq(transactions.accountId, accountId), eq(transactions.id, transactionId))));
   if (!t) throw new DomainError('NOT_FOUND', 'transaction not found');
   return {
     id: t.id,

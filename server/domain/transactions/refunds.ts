@@ -11,6 +11,7 @@ import { railFor, type PixRail, type RefundOrder, type RefundOutcome } from '../
 import { settleWithRail } from '../rails/pass';
 import { recordTransactionEvent } from './create';
 import { transactionView, type TransactionView } from './view';
+import { first } from '../../../db/query';
 
 /** The body of POST /transaction/{id}/refund, after the schema has checked its shape. */
 export interface RefundRequest {
@@ -41,12 +42,12 @@ const lookups = perConnection((db) => ({
  * charges; while a dispute is open, and after it is lost, none; otherwise total minus refunds so far
  * (a won dispute holds nothing). Run inside the job that refunds, so the answer cannot go stale.
  */
-function refundable(tx: DrizzleDb, accountId: string, transactionId: string): number {
+async function refundable(tx: DrizzleDb, accountId: string, transactionId: string): Promise<number> {
   const st = lookups(tx);
-  const t = st.charge.get({ accountId, id: transactionId });
+  const t = await first(st.charge.execute({ accountId, id: transactionId }));
   if (!t) throw new DomainError('NOT_FOUND', 'transaction not found');
   if (t.status !== 'APPROVED') throw new DomainError('INVALID_STATE', `the transaction is ${t.status}; only APPROVED transactions can be refunded`);
-  const dispute = st.holdingDispute.get({ id: transactionId });
+  const dispute = await first(st.holdingDispute.execute({ id: transactionId }));
   if (dispute) {
     throw new DomainError('INVALID_STATE', dispute.status === 'OPEN'
       ? `the transaction has an open dispute (${dispute.id}); it cannot be refunded while the dispute holds it`
@@ -79,7 +80,7 @@ export async function refundTransaction(
     async (tx) => {
       const at = s.clock.now();
       const iso = at.toISOString();
-      const left = refundable(tx, accountId, transactionId);
+      const left = await refundable(tx, accountId, transactionId);
       if (left === 0) throw new DomainError('INVALID_STATE', 'the transaction is already fully refunded');
       const amount = input.amount ?? left;
       if (amount > left) {
@@ -92,7 +93,7 @@ export async function refundTransaction(
         id, accountId, transactionId, amount, reason: input.reason ?? null, status: 'PENDING',
         // without a rail the refund is due at once: whichever rail is configured next picks it up
         dueAt: (rail ? rail.firstAttemptAt(at) : at).toISOString(), createdAt: iso, updatedAt: iso,
-      }).run();
+      });
       try {
         await transfer(tx, {
           accountId, kind: 'refund_requested', resourceId: id, amount, at,
@@ -105,7 +106,7 @@ export async function refundTransaction(
         }
         throw err;
       }
-      await tx.update(transactions).set({ updatedAt: iso }).where(eq(transactions.id, transactionId)).run();
+      await tx.update(transactions).set({ updatedAt: iso }).where(eq(transactions.id, transactionId));
       await recordTransactionEvent(tx, accountId, transactionId, 'transaction.refunded', at);
       return { transaction: (await transactionView(tx, accountId, transactionId))! };
     },
@@ -141,15 +142,15 @@ export async function applyRefundOutcome(s: Services, order: RefundOrder, outcom
   return s.db.write(async (tx) => {
     const at = s.clock.now();
     const iso = at.toISOString();
-    const r = lookups(tx).refund.get({ id: order.refundId });
+    const r = await first(lookups(tx).refund.execute({ id: order.refundId }));
     if (!r || r.status !== 'PENDING') return false;
     const { accountId, transactionId, amount } = r;
     if (outcome.status === 'PENDING') {
-      await tx.update(refunds).set({ dueAt: outcome.retryAt.toISOString(), updatedAt: iso }).where(eq(refunds.id, order.refundId)).run();
+      await tx.update(refunds).set({ dueAt: outcome.retryAt.toISOString(), updatedAt: iso }).where(eq(refunds.id, order.refundId));
       return true;
     }
     if (outcome.status === 'PAID') {
-      await tx.update(refunds).set({ status: 'PAID', endToEnd: outcome.endToEndId, updatedAt: iso }).where(eq(refunds.id, order.refundId)).run();
+      await tx.update(refunds).set({ status: 'PAID', endToEnd: outcome.endToEndId, updatedAt: iso }).where(eq(refunds.id, order.refundId));
       await transfer(tx, {
         accountId, kind: 'refund_paid', resourceId: order.refundId, amount, at,
         from: { account: accountId, book: 'refunds_in_flight' }, to: { system: 'refunds_out' },
@@ -157,11 +158,11 @@ export async function applyRefundOutcome(s: Services, order: RefundOrder, outcom
       });
     } else {
       // read before the update: its trigger grows an open or lost dispute's amount by this refund
-      const dispute = lookups(tx).holdingDispute.get({ id: transactionId });
-      await tx.update(refunds).set({ status: 'ERROR', failureReason: outcome.reason.slice(0, 500), updatedAt: iso }).where(eq(refunds.id, order.refundId)).run();
+      const dispute = await first(lookups(tx).holdingDispute.execute({ id: transactionId }));
+      await tx.update(refunds).set({ status: 'ERROR', failureReason: outcome.reason.slice(0, 500), updatedAt: iso }).where(eq(refunds.id, order.refundId));
       await transfer(tx, { accountId, resourceId: order.refundId, amount, at, from: { account: accountId, book: 'refunds_in_flight' }, ...failedRefundReturn(accountId, dispute) });
     }
-    await tx.update(transactions).set({ updatedAt: iso }).where(eq(transactions.id, transactionId)).run();
+    await tx.update(transactions).set({ updatedAt: iso }).where(eq(transactions.id, transactionId));
     await recordTransactionEvent(tx, accountId, transactionId, outcome.status === 'PAID' ? 'transaction.refund_paid' : 'transaction.refund_failed', at);
     return true;
   });
@@ -189,7 +190,7 @@ export async function runRefundPass(s: Services, rail: PixRail, limit = REFUND_P
   const now = s.clock.now();
   return settleWithRail<RefundOrder, RefundOutcome>({
     job: 'refunds',
-    orders: await dueRefundOrdersQuery(s.db.read, now, limit).all(),
+    orders: await dueRefundOrdersQuery(s.db.read, now, limit),
     idOf: (order) => `refund ${order.refundId}`,
     ask: (order) => rail.refund(order, now),
     later: () => ({ status: 'PENDING', retryAt: new Date(now.getTime() + REFUND_RAIL_RETRY_MS) }),

@@ -15,6 +15,7 @@ export type CustomerView = z.infer<typeof customerViewSchema>;
 export type TransactionView = z.infer<typeof transactionViewSchema>;
 export type { RefundStatus } from '../enums';
 import type { RefundStatus } from '../enums';
+import { first } from '../../../db/query';
 
 /** DECISIONS "Refunds": one refund as the transaction's query shape lists it. */
 export interface RefundView {
@@ -100,8 +101,8 @@ export async function toTransactionViews(db: DrizzleDb, rows: TransactionViewRow
   const approved = rows.filter((r) => r.status === 'APPROVED').map((r) => r.id);
   if (approved.length === 0) return rows.map((r) => toTransactionView(r));
   const found = approved.length === 1
-    ? refundsOfOne(db).all({ id: approved[0] })
-    : await db.select(refundColumns).from(refunds).where(inArray(refunds.transactionId, approved)).orderBy(asc(refunds.createdAt), asc(refunds.id)).all();
+    ? await refundsOfOne(db).execute({ id: approved[0] })
+    : await db.select(refundColumns).from(refunds).where(inArray(refunds.transactionId, approved)).orderBy(asc(refunds.createdAt), asc(refunds.id));
   const byTransaction = new Map<string, RefundView[]>();
   for (const r of found) {
     const list = byTransaction.get(r.transactionId) ?? [];
@@ -120,7 +121,7 @@ const viewById = perConnection((db) => selectTransactionViews(db)
   .where(and(eq(transactions.accountId, sql.placeholder('accountId')), eq(transactions.id, sql.placeholder('id')))).prepare());
 
 export async function transactionView(db: DrizzleDb, accountId: string, id: string): Promise<TransactionView | null> {
-  const row = viewById(db).get({ accountId, id });
+  const row = await first(viewById(db).execute({ accountId, id }));
   return row ? (await toTransactionViews(db, [row]))[0] : null;
 }
 

@@ -6,6 +6,7 @@ import { DomainError, validationError } from '../../errors';
 import { ID_PREFIX } from '../ids';
 import type { WithdrawalStatus } from './rules';
 import { withdrawalLookups, withdrawalView, withdrawalViews, type WithdrawalListItem, type WithdrawalView } from './view';
+import { first } from '../../../db/query';
 
 /**
  * GET /withdraw: by `identifier` (the withdrawal id or any of its batch identifiers) and/or
@@ -24,11 +25,11 @@ export async function findWithdrawal(db: DrizzleDb, accountId: string, q: { iden
   if (identifier !== null) {
     // the prefix says which table: one primary-key lookup either way
     id = identifier.startsWith(`${ID_PREFIX.batch}_`)
-      ? (await lookups.idOfBatch.get({ id: identifier, accountId }))?.id ?? null
+      ? (await first(lookups.idOfBatch.execute({ id: identifier, accountId })))?.id ?? null
       : identifier;
   }
   if (externalRef !== null) {
-    const row = await lookups.idOfExternalRef.get({ accountId, externalRef });
+    const row = await first(lookups.idOfExternalRef.execute({ accountId, externalRef }));
     if (!row || (id !== null && row.id !== id)) throw notFound();
     id = row.id;
   }
@@ -73,7 +74,7 @@ export function withdrawalPageQuery(db: DrizzleDb, accountId: string, f: ListFil
 /** The dashboard's list: one query for the page, one for all of its batches. */
 export async function listWithdrawals(db: DrizzleDb, accountId: string, f: ListFilter): Promise<{ items: WithdrawalListItem[]; next_cursor: string | null }> {
   const limit = f.limit ?? DEFAULT_LIST_LIMIT;
-  const rows = await withdrawalPageQuery(db, accountId, f).all();
+  const rows = await withdrawalPageQuery(db, accountId, f);
   const page = rows.slice(0, limit);
   const last = page[page.length - 1];
   return {

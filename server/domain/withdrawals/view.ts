@@ -7,6 +7,7 @@ import { perConnection } from '../../../db/prepared';
 import type { BatchStatus, WithdrawalStatus } from './rules';
 import type { z } from 'zod';
 import type { receipt, withdrawalResponse } from '../../routers/withdrawals/schemas';
+import { first } from '../../../db/query';
 
 export type Receipt = z.infer<typeof receipt>;
 
@@ -75,9 +76,9 @@ export const withdrawalLookups = perConnection((db) => ({
  */
 export async function withdrawalView(db: DrizzleDb, accountId: string, id: string): Promise<WithdrawalView | null> {
   const q = withdrawalLookups(db);
-  const w = await q.withdrawal.get({ id, accountId });
+  const w = await first(q.withdrawal.execute({ id, accountId }));
   if (!w) return null;
-  return viewOf(w, await q.batches.all({ id }));
+  return viewOf(w, await q.batches.execute({ id }));
 }
 
 /** The batches of many withdrawals in one query (withdrawal_batches_withdrawal_idx). Exported for the plan test. */
@@ -90,7 +91,7 @@ export function batchesOfQuery(db: DrizzleDb, withdrawalIds: string[]) {
 /** Views of many withdrawals with one query for all their batches (no query per row). */
 export async function withdrawalViews(db: DrizzleDb, rows: WithdrawalRow[]): Promise<WithdrawalView[]> {
   if (rows.length === 0) return [];
-  const batches = await batchesOfQuery(db, rows.map((r) => r.id)).all();
+  const batches = await batchesOfQuery(db, rows.map((r) => r.id));
   const byWithdrawal = new Map<string, BatchRow[]>();
   for (const b of batches) {
     const list = byWithdrawal.get(b.withdrawalId);

@@ -54,18 +54,19 @@ export function TransactionDetail({ id }: { id: string }) {
   const openCase = disputes.data?.find((d) => d.status === 'OPEN');
   const lostCase = disputes.data?.find((d) => d.status === 'LOST');
   const dispute = openCase?.status ?? lostCase?.status ?? null;
-  const disputeHolds = dispute !== null;
   const canPay = x.status === 'PENDING' && (x.method === 'PIX' || x.method === 'INVOICE');
   const canDispute = x.method === 'CARD' && x.status === 'APPROVED' && disputes.isSuccess && disputes.data.length === 0;
   const busy = pay.isPending || openDispute.isPending || resolve.isPending;
   const method = tt(`method.${x.method}`);
-  const status = statusLabel('transaction', x.status).toLowerCase();
+  // the API keeps a refunded charge APPROVED (DECISIONS "Refunds"); the merchant reads it as refunded
+  const shownStatus = x.status === 'APPROVED' && x.refunded_amount > 0 ? (x.refunded_amount >= x.total ? 'REFUNDED' : 'PARTIALLY_REFUNDED') : x.status;
+  const status = statusLabel('transaction', shownStatus).toLowerCase();
 
   return (
     <>
       {back}
       <PageHeader title={t('detail.title', { method, amount: formatBRL(x.total).replace(' ', '\u00a0') /* "R$" never ends a line alone */ })} subtitle={<span className="mono">{x.id}</span>}
-        actions={<span data-testid="transaction-status"><ChargeBadge status={x.status} dispute={dispute} /></span>} />
+        actions={<span data-testid="transaction-status"><ChargeBadge status={shownStatus} dispute={dispute} /></span>} />
 
       {openCase ? (
         <p className="alert alert-warn" role="status" data-testid="dispute-alert">{t('detail.disputeOpen', { amount: formatBRL(openCase.amount) })}</p>
@@ -113,7 +114,7 @@ export function TransactionDetail({ id }: { id: string }) {
         <DetailList rows={[
           [t('detail.total'), <Money key="t" cents={x.total} />],
           ...(x.refunded_amount > 0 ? [[t('detail.refunded'), <Money key="r" cents={x.refunded_amount} />] as [string, ReactNode]] : []),
-          [t('detail.status'), <ChargeBadge key="s" status={x.status} dispute={dispute} />],
+          [t('detail.status'), <ChargeBadge key="s" status={shownStatus} dispute={dispute} />],
           [t('detail.method'), method],
           [t('detail.endToEnd'), x.endtoend ? <span key="e" className="mono">{x.endtoend}</span> : null],
           [t('detail.externalRef'), x.external_ref],
@@ -134,7 +135,7 @@ export function TransactionDetail({ id }: { id: string }) {
         ]} />
       </section>
 
-      {x.status === 'APPROVED' && disputes.isSuccess ? <RefundPanel t={x} disputeHolds={disputeHolds} onRefunded={refresh} /> : null}
+      {x.status === 'APPROVED' && disputes.isSuccess ? <RefundPanel t={x} dispute={dispute === 'OPEN' || dispute === 'LOST' ? dispute : null} onRefunded={refresh} /> : null}
 
       <section className="card" aria-labelledby="customer-title">
         <h2 id="customer-title">{t('detail.customer')}</h2>
