@@ -51,8 +51,11 @@ export function openDatabase(path: string): AppDatabase {
     writer,
     write: (job) => {
       const effects: (() => void)[] = [];
-      // Bound to the caller's async context (the request, for its request id), with its own effects list.
-      const bound = AsyncResource.bind((tx: DrizzleDb) => jobScope.run(effects, () => job(tx)));
+      // Run in the caller's async context (the request, for its request id), with its own effects list.
+      // (runInAsyncScope rather than AsyncResource.bind: bind defines a deprecated getter on every call,
+      // about 1 % of a withdrawal's CPU.)
+      const caller = new AsyncResource('db.write');
+      const bound = (tx: DrizzleDb) => caller.runInAsyncScope(() => jobScope.run(effects, () => job(tx)));
       return writer.write(bound).then((v) => {
         // committed: an effect that throws must not make the caller believe the write failed
         for (const fn of effects) { try { fn(); } catch (err) { process.emitWarning(`after-commit effect failed: ${String(err)}`); } }

@@ -9,8 +9,10 @@ import { loadConfig } from '../server/config';
 import { createAccount } from '../server/domain/accounts';
 import { loadMasterKey } from '../server/domain/master-key';
 import { DomainError } from '../server/errors';
+import { engineAtStartOrExit } from '../db/engine';
 
 async function main() {
+  await engineAtStartOrExit();
   const { values } = parseArgs({
     options: {
       name: { type: 'string' },

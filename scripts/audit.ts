@@ -1,4 +1,5 @@
 import Database from 'better-sqlite3';
+import { engineAtStartOrExit } from '../db/engine';
 import { holdSharedUse } from '../db/in-use';
 import { CommandError, option, requireDatabaseFile, runCommand, verifyDatabase } from './database-file';
 
@@ -6,6 +7,8 @@ import { CommandError, option, requireDatabaseFile, runCommand, verifyDatabase }
  * `npm run audit [-- --db FILE]`: the ledger audit over DATABASE_PATH (or FILE), read-only, safe while
  * the server runs. Prints each check; exits 1 naming the first break.
  */
+// these commands work on the SQLite file; with DATABASE_URL they stop rather than touch DATABASE_PATH
+await engineAtStartOrExit();
 await runCommand('audit', () => {
   const path = option(process.argv.slice(2), 'db') || process.env.DATABASE_PATH || './data/payments.db';
   requireDatabaseFile(path, 'database');

@@ -1,4 +1,5 @@
 import Database from 'better-sqlite3';
+import { engineAtStartOrExit } from '../db/engine';
 import { chmodSync, existsSync, renameSync, rmSync, statSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { holdSharedUse } from '../db/in-use';
@@ -13,6 +14,8 @@ const PAGES_PER_STEP = 1024;
 /** The backup API restarts when another process writes; after this many restarts it copies in one step. */
 const RESTARTS_BEFORE_ONE_STEP = 3;
 
+// these commands work on the SQLite file; with DATABASE_URL they stop rather than touch DATABASE_PATH
+await engineAtStartOrExit();
 await runCommand('backup', async () => {
   const argv = process.argv.slice(2);
   const to = option(argv, 'to');

@@ -2,6 +2,8 @@
 # Regenerates db/migrations from db/schema with drizzle-kit, then makes every table STRICT (drizzle-kit
 # cannot emit it) and appends the hand-written triggers. Until the first release the migrations are
 # squashed into one initial migration; flock keeps two engineers from regenerating at once.
+# The PostgreSQL engine's migrations (db/pg/migrations, from db/pg/schema and db/pg/sql/triggers.sql)
+# are regenerated in the same run, so the two engines never drift apart by a forgotten command.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 exec 9>/tmp/pix-payments-db-generate.lock
@@ -18,3 +20,12 @@ if [ "${1:-}" != "--append" ]; then
   cat db/sql/triggers.sql > "$trig"
 fi
 ls db/migrations
+
+if [ "${1:-}" != "--append" ]; then rm -rf db/pg/migrations; fi
+npx drizzle-kit generate --config drizzle.pg.config.ts --name=schema >/dev/null
+if [ "${1:-}" != "--append" ]; then
+  npx drizzle-kit generate --config drizzle.pg.config.ts --custom --name=ledger_triggers >/dev/null
+  trig=$(ls db/pg/migrations/*_ledger_triggers.sql)
+  cat db/pg/sql/triggers.sql > "$trig"
+fi
+ls db/pg/migrations

@@ -1,4 +1,5 @@
 import Database from 'better-sqlite3';
+import { engineAtStartOrExit } from '../db/engine';
 import { chmodSync, closeSync, existsSync, fsyncSync, mkdirSync, openSync, renameSync, rmSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { DatabaseInUseError, holdExclusiveUse } from '../db/in-use';
@@ -10,6 +11,8 @@ import { CommandError, humanBytes, option, requireDatabaseFile, runCommand, veri
  * for a file that is not an SQLite database, fails integrity_check or fails the ledger audit; in every
  * refusal the live database is left as it was. The replaced database is kept beside it.
  */
+// these commands work on the SQLite file; with DATABASE_URL they stop rather than touch DATABASE_PATH
+await engineAtStartOrExit();
 await runCommand('restore', async () => {
   const from = option(process.argv.slice(2), 'from');
   if (!from) throw new CommandError('say what: npm run restore -- --from FILE');

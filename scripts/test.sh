@@ -1,20 +1,28 @@
 #!/usr/bin/env bash
 # The one test command (`npm test`): type-check, production build of the pages, then every test —
 # unit, API, end-to-end over HTTP and the dashboard in headless Chromium. Browser tests are never
-# skipped: Chromium is installed with apt when missing (as root), or the run stops saying why.
+# skipped: Chromium is installed with apt when missing (as root), or the run stops saying why. The same
+# holds for PostgreSQL (Debian's postgresql package): its tests start a throwaway cluster of their own.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-if [ ! -x /usr/bin/chromium ]; then
+# require_package PACKAGE WHAT INSTALLED_TEST…: installs Debian's PACKAGE with apt when INSTALLED_TEST
+# fails and we are root, otherwise stops saying how to install it.
+require_package() {
+  local package=$1 what=$2; shift 2
+  if "$@" >/dev/null 2>&1; then return; fi
   if [ "$(id -u)" = "0" ] && command -v apt-get >/dev/null; then
-    echo "Installing Debian's chromium for the browser tests…"
-    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null
+    echo "Installing Debian's $package for $what…"
+    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "$package" >/dev/null
   else
-    echo "The browser tests need Debian's chromium at /usr/bin/chromium." >&2
-    echo "Install it first: sudo apt-get update && sudo apt-get install -y chromium" >&2
+    echo "$what need Debian's $package." >&2
+    echo "Install it first: sudo apt-get update && sudo apt-get install -y $package" >&2
     exit 1
   fi
-fi
+}
+require_package chromium "the browser tests" test -x /usr/bin/chromium
+# PostgreSQL 15 or later, as the Debian package installs it (db/pg/throwaway.ts looks there)
+require_package postgresql "the PostgreSQL tests" bash -c 'ls /usr/lib/postgresql/*/bin/postgres'
 
 echo "== type-check"
 node node_modules/typescript/bin/tsc --noEmit -p .

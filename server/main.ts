@@ -15,12 +15,15 @@ import { providePagesCaller } from './pages-caller';
 import { createCallerFactory } from './trpc';
 import { createServices } from './services';
 import { closeWebhookAgents } from './domain/webhooks/sender';
+import { engineAtStartOrExit } from '../db/engine';
 
 /**
  * The one process: REST paths to the REST adapter, /api/trpc to tRPC's adapter, /healthz /readyz /metrics to the operations endpoints, every other path to Next's
  * request handler. Background jobs run here too.
  */
 async function main() {
+  // DATABASE_URL decides the engine; one that cannot be used stops the process here with one line
+  await engineAtStartOrExit();
   // files this process creates (database, WAL, key file, logs) are its owner's only
   process.umask(0o077);
   const argv = process.argv.slice(2);

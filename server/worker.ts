@@ -6,12 +6,14 @@ import { createServices } from './services';
 import { configureLogging } from './log';
 import { createMetrics } from './observability/metrics';
 import { serveLocalMetrics } from './observability/http';
+import { engineAtStartOrExit } from '../db/engine';
 
 /**
  * `npm run worker`: the event dispatcher and webhook/postback sender on their own, over DATABASE_PATH.
  * Run the server with RUN_DISPATCHER=false next to it: one delivering process per database.
  */
 async function main() {
+  await engineAtStartOrExit();
   // files this process creates (database, WAL, key file, logs) are its owner's only
   process.umask(0o077);
   const log = configureLogging();

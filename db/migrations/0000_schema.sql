@@ -4,7 +4,8 @@ CREATE TABLE `name_words` (
 	`stem` text NOT NULL,
 	`created_at` text NOT NULL,
 	`owner_id` text NOT NULL,
-	`words` text NOT NULL
+	`words` text NOT NULL,
+	PRIMARY KEY(`owner_id`, `stem`)
 ) STRICT;
 --> statement-breakpoint
 CREATE INDEX `name_words_search_idx` ON `name_words` (`account_id`,`subject`,`stem`,`created_at`,`owner_id`,`words`);--> statement-breakpoint
@@ -116,7 +117,6 @@ CREATE TABLE `events` (
 CREATE UNIQUE INDEX `events_id_unique` ON `events` (`id`);--> statement-breakpoint
 CREATE INDEX `events_account_idx` ON `events` (`account_id`,`seq`);--> statement-breakpoint
 CREATE INDEX `events_undispatched_idx` ON `events` (`dispatched_at`,`seq`);--> statement-breakpoint
-CREATE INDEX `events_resource_idx` ON `events` (`resource_id`,`seq`);--> statement-breakpoint
 CREATE TABLE `idempotency_keys` (
 	`account_id` text NOT NULL,
 	`operation` text NOT NULL,
@@ -307,7 +307,6 @@ CREATE INDEX `deliveries_due_idx` ON `deliveries` (`status`,`next_attempt_at`);-
 CREATE INDEX `deliveries_order_idx` ON `deliveries` (`url`,`resource_id`,`status`,`event_seq`);--> statement-breakpoint
 CREATE INDEX `deliveries_webhook_idx` ON `deliveries` (`webhook_id`,`created_at`);--> statement-breakpoint
 CREATE INDEX `deliveries_account_target_idx` ON `deliveries` (`account_id`,`target`,`created_at`);--> statement-breakpoint
-CREATE INDEX `deliveries_event_idx` ON `deliveries` (`event_id`);--> statement-breakpoint
 CREATE TABLE `delivery_attempts` (
 	`id` integer PRIMARY KEY AUTOINCREMENT NOT NULL,
 	`delivery_id` text NOT NULL,

@@ -22,9 +22,10 @@ export const events = sqliteTable('events', {
   /** The `x-request-id` of the request whose change this event reports (null for background work), for the delivery logs. */
   requestId: text('request_id'),
 }, (t) => [
+  // Every index here is paid by every write that records an event; each is kept because a plan needs
+  // it (test/api/index-plans.test.ts). No query looks events up by resource_id, so it has no index.
   index('events_account_idx').on(t.accountId, t.seq),
   index('events_undispatched_idx').on(t.dispatchedAt, t.seq),
-  index('events_resource_idx').on(t.resourceId, t.seq),
 ]);
 
 /** Stored answers of idempotent POSTs: written in the same transaction as the effect. */

@@ -1,5 +1,5 @@
 import { sql, type SQL } from 'drizzle-orm';
-import { index, sqliteTable, text, type AnySQLiteColumn } from 'drizzle-orm/sqlite-core';
+import { index, primaryKey, sqliteTable, text, type AnySQLiteColumn } from 'drizzle-orm/sqlite-core';
 
 /**
  * How names are compared in a search: accents dropped and ASCII lower-cased, so "joão", "Joao" and
@@ -71,5 +71,7 @@ export const nameWords = sqliteTable('name_words', {
   /** The owner's words under this stem, each preceded by a comma (never part of a word): instr(words, ',' || term) is a word prefix. */
   words: text('words').notNull(),
 }, (t) => [
+  // an owner has one row per stem (owner ids carry their kind's prefix, so they never collide)
+  primaryKey({ columns: [t.ownerId, t.stem] }),
   index('name_words_search_idx').on(t.accountId, t.subject, t.stem, t.createdAt, t.ownerId, t.words),
 ]);

@@ -49,12 +49,13 @@ export const deliveries = sqliteTable('deliveries', {
   createdAt: text('created_at').notNull(),
   updatedAt: text('updated_at').notNull(),
 }, (t) => [
+  // (no index on event_id: deliveries are joined to their event, never found by it, and events are
+  // never deleted, so no foreign-key check ever searches deliveries by it)
   index('deliveries_due_idx').on(t.status, t.nextAttemptAt),
   index('deliveries_order_idx').on(t.url, t.resourceId, t.status, t.eventSeq),
   index('deliveries_webhook_idx').on(t.webhookId, t.createdAt),
   // the postback delivery log (webhooks.postbackDeliveries)
   index('deliveries_account_target_idx').on(t.accountId, t.target, t.createdAt),
-  index('deliveries_event_idx').on(t.eventId),
   check('deliveries_manual_bool', sql`${t.manual} IN (0, 1)`),
   check('deliveries_attempts_nonneg', sql`${t.attempts} >= 0`),
 ]);

@@ -209,6 +209,9 @@ export function createRestAdapter(services: Services, router: AnyRouter) {
         }
       }
       const out = await answer({ method, target: req.url ?? '/', ...requestOrigin(services, req), body: raw });
+      // writeHead fixes the headers before end() could count the body: without this every answer went
+      // out with chunked framing
+      if (out.body !== undefined) res.setHeader('content-length', Buffer.byteLength(out.body));
       res.writeHead(out.status, out.headers);
       res.end(out.body);
       if (raw instanceof Error) req.resume();

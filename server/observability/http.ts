@@ -1,7 +1,7 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { Services } from '../services';
-import { log } from '../log';
+import { log, requestLogger } from '../log';
 import type { Metrics } from './metrics';
 import type { Readiness } from './readiness';
 import { acceptRequestId, noteRoute, runInRequest, type RequestRecord } from './request-context';
@@ -37,8 +37,8 @@ export function observeRequests(o: { metrics: Metrics; fallbackRoute: (req: Inco
         ...(record.accountId ? { account_id: record.accountId } : {}),
         ...(res.writableFinished ? {} : { aborted: true }),
       };
-      if (status >= 500 || status === 0) log.warn(line, 'request');
-      else log.info(line, 'request');
+      if (status >= 500 || status === 0) requestLogger().warn(line, 'request');
+      else requestLogger().info(line, 'request');
     };
     res.on('finish', finish);
     res.on('close', finish);

@@ -4,6 +4,9 @@ import type { PixPaymentOrder } from '../../server/domain/rails';
 import { isValidEndToEndId } from '../../server/domain/pix/end-to-end';
 import { participantByIspb, pickReceiverBank } from '../../server/domain/pix/participants';
 import { eventForTransition, isSettled, splitIntoBatches, withdrawalStatusOf } from '../../server/domain/withdrawals/rules';
+import { withdrawalRequest } from '../../server/routers/withdrawals/schemas';
+import { pixKeyLookupInput } from '../../server/routers/pix/schemas';
+import { normalizePixKey } from '../../server/domain/pix/keys';
 
 describe('splitIntoBatches', () => {
   it('gives full batches, then the remainder', () => {
@@ -107,3 +110,28 @@ describe('sandbox rail', () => {
     expect((await rail.pay(order({ key: SANDBOX_FAIL_KEY, keyType: 'EVP' }), now)).status).toBe('PAID');
   });
 });
+
+describe('the withdrawal request schema', () => {
+  const base = { amount: 1000, description: null, details: { name: 'Maria Silva', document: '529.982.247-25' } };
+
+  it('is where the key rules are checked, and hands the domain the canonical key', () => {
+    // the domain stores input.key as it is: the schema must leave it canonical
+    expect(withdrawalRequest.parse({ ...base, key: '529.982.247-25', key_type: 'CPF' }).key).toBe('52998224725');
+    expect(withdrawalRequest.parse({ ...base, key: ' Fulano@Example.com ', key_type: 'EMAIL' }).key).toBe(normalized('EMAIL', ' Fulano@Example.com '));
+    expect(pixKeyLookupInput.parse({ key: '529.982.247-25', key_type: 'CPF' }).key).toBe('52998224725');
+  });
+
+  it('refuses a key against its type and a document with wrong check digits', () => {
+    const badKey = withdrawalRequest.safeParse({ ...base, key: '123', key_type: 'CPF' });
+    expect(badKey.success).toBe(false);
+    expect(badKey.error?.issues.map((i) => i.path.join('.'))).toEqual(['key']);
+    const badDocument = withdrawalRequest.safeParse({ ...base, key: '52998224725', key_type: 'CPF', details: { name: 'Maria', document: '529.982.247-26' } });
+    expect(badDocument.error?.issues.map((i) => i.path.join('.'))).toEqual(['details.document']);
+  });
+});
+
+function normalized(type: 'EMAIL', key: string): string {
+  const r = normalizePixKey(type, key);
+  if (!r.ok) throw new Error(r.message);
+  return r.key;
+}

@@ -14,6 +14,9 @@ export interface DispatchResult { events: number; deliveries: number }
 
 type NewDelivery = typeof deliveries.$inferInsert & { id: string };
 
+/** A JSON array of ids bound as one value, so a statement over a list of any length is prepared once. */
+const idList = (name: string) => sql`(SELECT value FROM json_each(${sql.placeholder(name)}))`;
+
 // prepared once per connection: the probe runs after every commit of the process, the rest per pass
 const statements = perConnection((db) => ({
   probe: db.select({ seq: events.seq }).from(events).where(isNull(events.dispatchedAt)).limit(1).prepare(),
@@ -22,6 +25,18 @@ const statements = perConnection((db) => ({
   }).from(events).where(isNull(events.dispatchedAt)).orderBy(asc(events.seq)).limit(sql.placeholder('limit')).prepare(),
   markDispatched: db.update(events).set({ dispatchedAt: sql.placeholder('at') as unknown as string })
     .where(and(isNull(events.dispatchedAt), lte(events.seq, sql.placeholder('lastSeq')))).prepare(),
+  hooksOf: db.select({ id: webhooks.id, accountId: webhooks.accountId, url: webhooks.url, events: webhooks.events })
+    .from(webhooks)
+    .where(and(inArray(webhooks.accountId, idList('accountIds')), eq(webhooks.active, 1), isNull(webhooks.deletedAt), isNull(webhooks.pausedAt)))
+    .orderBy(asc(webhooks.createdAt), asc(webhooks.id)).prepare(),
+  withdrawalPostbacks: db.select({ id: withdrawals.id, postback: withdrawals.postback }).from(withdrawals)
+    .where(inArray(withdrawals.id, idList('ids'))).prepare(),
+  batchPostbacks: db.select({ id: withdrawalBatches.id, postback: withdrawals.postback }).from(withdrawalBatches)
+    .innerJoin(withdrawals, eq(withdrawals.id, withdrawalBatches.withdrawalId)).where(inArray(withdrawalBatches.id, idList('ids'))).prepare(),
+  transactionPostbacks: db.select({ id: transactions.id, postback: transactions.postback }).from(transactions)
+    .where(inArray(transactions.id, idList('ids'))).prepare(),
+  disputePostbacks: db.select({ id: disputes.id, postback: transactions.postback }).from(disputes)
+    .innerJoin(transactions, eq(transactions.id, disputes.transactionId)).where(inArray(disputes.id, idList('ids'))).prepare(),
 }));
 
 /**
@@ -43,10 +58,7 @@ export async function fanOut(tx: DrizzleDb, now: Date, schedule: number[], limit
   if (batch.length === 0) return { events: 0, deliveries: 0 };
 
   const accountIds = [...new Set(batch.map((e) => e.accountId))];
-  const hooks = await tx.select({ id: webhooks.id, accountId: webhooks.accountId, url: webhooks.url, events: webhooks.events })
-    .from(webhooks)
-    .where(and(inArray(webhooks.accountId, accountIds), eq(webhooks.active, 1), isNull(webhooks.deletedAt), isNull(webhooks.pausedAt)))
-    .orderBy(asc(webhooks.createdAt), asc(webhooks.id)).all();
+  const hooks = await st.hooksOf.execute({ accountIds: JSON.stringify(accountIds) });
   const hooksByAccount = new Map<string, { id: string; url: string; categories: Set<string> }[]>();
   for (const h of hooks) {
     const list = hooksByAccount.get(h.accountId) ?? [];
@@ -85,36 +97,35 @@ export async function fanOut(tx: DrizzleDb, now: Date, schedule: number[], limit
  * carries the postback (or, tolerated, the transaction itself).
  */
 async function postbackUrls(tx: DrizzleDb, batch: { category: StoredEventCategory; resourceId: string }[]): Promise<Map<string, string>> {
+  const st = statements(tx);
   const out = new Map<string, string>();
   const ids = (c: EventCategory) => [...new Set(batch.filter((e) => e.category === c).map((e) => e.resourceId))];
   const put = (c: EventCategory, id: string, url: string | null) => { if (url) out.set(`${c}:${id}`, url); };
 
   const withdrawIds = ids('withdraw');
   if (withdrawIds.length) {
-    const found = await tx.select({ id: withdrawals.id, postback: withdrawals.postback }).from(withdrawals).where(inArray(withdrawals.id, withdrawIds)).all();
+    const found = await st.withdrawalPostbacks.execute({ ids: JSON.stringify(withdrawIds) });
     for (const r of found) put('withdraw', r.id, r.postback);
     const seen = new Set(found.map((r) => r.id));
     const missing = withdrawIds.filter((id) => !seen.has(id));
     if (missing.length) {
-      const viaBatch = await tx.select({ id: withdrawalBatches.id, postback: withdrawals.postback }).from(withdrawalBatches)
-        .innerJoin(withdrawals, eq(withdrawals.id, withdrawalBatches.withdrawalId)).where(inArray(withdrawalBatches.id, missing)).all();
+      const viaBatch = await st.batchPostbacks.execute({ ids: JSON.stringify(missing) });
       for (const r of viaBatch) put('withdraw', r.id, r.postback);
     }
   }
   const transactionIds = ids('transaction');
   if (transactionIds.length) {
-    const found = await tx.select({ id: transactions.id, postback: transactions.postback }).from(transactions).where(inArray(transactions.id, transactionIds)).all();
+    const found = await st.transactionPostbacks.execute({ ids: JSON.stringify(transactionIds) });
     for (const r of found) put('transaction', r.id, r.postback);
   }
   const disputeIds = ids('dispute');
   if (disputeIds.length) {
-    const found = await tx.select({ id: disputes.id, postback: transactions.postback }).from(disputes)
-      .innerJoin(transactions, eq(transactions.id, disputes.transactionId)).where(inArray(disputes.id, disputeIds)).all();
+    const found = await st.disputePostbacks.execute({ ids: JSON.stringify(disputeIds) });
     for (const r of found) put('dispute', r.id, r.postback);
     const seen = new Set(found.map((r) => r.id));
     const missing = disputeIds.filter((id) => !seen.has(id));
     if (missing.length) {
-      const direct = await tx.select({ id: transactions.id, postback: transactions.postback }).from(transactions).where(inArray(transactions.id, missing)).all();
+      const direct = await st.transactionPostbacks.execute({ ids: JSON.stringify(missing) });
       for (const r of direct) put('dispute', r.id, r.postback);
     }
   }

@@ -7,20 +7,25 @@ import { recordEvent } from '../events';
 import { checkIdempotencyKey, requestFingerprint, runIdempotent, type IdempotentCreateOptions, type IdempotentOperation, type IdempotentResult } from '../idempotency';
 import { newId } from '../ids';
 import { transfer } from '../ledger';
-import { documentKind, normalizeDocument } from '../pix/documents';
-import { normalizePixKey, type PixKeyType } from '../pix/keys';
+import { normalizeDocument } from '../pix/documents';
+import type { PixKeyType } from '../pix/keys';
 import { railFor } from '../rails';
 import { checkWebhookUrl } from '../webhooks/url-guard';
-import { DOCUMENT_RULE, MAX_BATCHES_PER_WITHDRAWAL, batchCount, splitIntoBatches } from './rules';
+import { MAX_BATCHES_PER_WITHDRAWAL, batchCount, splitIntoBatches } from './rules';
 import { perConnection } from '../../../db/prepared';
 import { withdrawalLookups, withdrawalView } from './view';
 
 /** The idempotency scope: REST and tRPC callers share one key space per operation. */
 const OPERATION: IdempotentOperation = 'withdrawal.create';
 
-/** The body of POST /withdraw/pix, after the schema has checked its shape. */
+/**
+ * The body of POST /withdraw/pix as the schema (server/routers/withdrawals/schemas.ts) leaves it: the
+ * shape, the key by the rules of its type (in its canonical spelling) and the document's check digits
+ * are checked there, once.
+ */
 export interface WithdrawalRequest {
   amount: number;
+  /** Canonical for its key_type. */
   key: string;
   key_type: PixKeyType;
   description?: string | null;
@@ -53,18 +58,12 @@ const inserts = perConnection((tx) => {
 });
 
 interface Checked {
-  key: string;
   document: string;
 }
 
-/** The rules the schema cannot express: key by key_type, the document's check digits, the batch cap, SSRF. */
+/** The rules that depend on this server: the batch cap (configured) and the postback's address (SSRF). */
 async function checkRequest(s: Services, input: WithdrawalRequest): Promise<Checked> {
   const issues: FieldIssue[] = [];
-  const key = normalizePixKey(input.key_type, input.key);
-  if (!key.ok) issues.push({ path: 'key', message: key.message.replace(/^key: /, '') });
-  if (documentKind(input.details.document) === null) {
-    issues.push({ path: 'details.document', message: DOCUMENT_RULE });
-  }
   const maxBatch = s.config.pixMaxBatchCents;
   if (batchCount(input.amount, maxBatch) > MAX_BATCHES_PER_WITHDRAWAL) {
     issues.push({ path: 'amount', message: `must be at most ${MAX_BATCHES_PER_WITHDRAWAL * maxBatch} cents (${MAX_BATCHES_PER_WITHDRAWAL} batches of ${maxBatch})` });
@@ -74,9 +73,8 @@ async function checkRequest(s: Services, input: WithdrawalRequest): Promise<Chec
     const url = await checkWebhookUrl(input.postback, { allowPrivate: s.config.webhookAllowPrivateUrls });
     if (!url.ok) issues.push({ path: 'postback', message: url.reason });
   }
-  // (!key.ok always comes with an issue; testing it lets the compiler narrow `key`)
-  if (issues.length || !key.ok) throw validationError(issues);
-  return { key: key.key, document: normalizeDocument(input.details.document) };
+  if (issues.length) throw validationError(issues);
+  return { document: normalizeDocument(input.details.document) };
 }
 
 async function externalRefTaken(tx: DrizzleDb, accountId: string, externalRef: string): Promise<boolean> {
@@ -127,7 +125,7 @@ export async function createWithdrawal(
       }
       const insert = inserts(tx);
       await insert.withdrawal.run({
-        id, accountId, amount: input.amount, key: checked.key, keyType: input.key_type,
+        id, accountId, amount: input.amount, key: input.key, keyType: input.key_type,
         description: input.description ?? null, detailsName: input.details.name, detailsDocument: checked.document,
         postback: input.postback ?? null, externalRef, createdAt: iso, updatedAt: iso,
       });

@@ -23,15 +23,20 @@ function isHttpUrl(s: string): boolean {
 const httpUrl = z.string(requiredOr('must be a string')).max(2048, 'at most 2048 characters')
   .refine(isHttpUrl, 'must be an http or https URL');
 
-// the rules of each key type are checked by the domain (server/domain/pix/keys.ts), naming the rule
+// The rules of each key type live in server/domain/pix/keys.ts; this schema is the one place they are
+// checked (every path, REST, tRPC and the dashboard's form, parses it before the domain runs).
 export const pixKeyField = boundedString(255);
 export const pixKeyTypeField = z.enum(PIX_KEY_TYPES, requiredOr(`must be one of ${PIX_KEY_TYPES.join(', ')}`)).describe('Pix key type');
 
-/** The key by the rules of its type, for any schema with `key` and `key_type`; the domain checks it again. */
+/**
+ * The key by the rules of its type, for any schema with `key` and `key_type`. The parsed value carries
+ * the key in its canonical spelling, so the domain stores and looks up that without checking it again.
+ */
 export function checkPixKey(v: { key: string; key_type: (typeof PIX_KEY_TYPES)[number] }, ctx: z.RefinementCtx) {
-  // runs once the fields themselves are well-formed
+  // runs once the fields themselves are well-formed; `v` is zod's own copy of the input
   const key = normalizePixKey(v.key_type, v.key);
-  if (!key.ok) ctx.addIssue({ code: 'custom', path: ['key'], message: key.message.replace(/^key: /, '') });
+  if (key.ok) v.key = key.key;
+  else ctx.addIssue({ code: 'custom', path: ['key'], message: key.message.replace(/^key: /, '') });
 }
 
 export const withdrawalRequest = z.strictObject({

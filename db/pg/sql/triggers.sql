@@ -1,0 +1,223 @@
+-- The ledger's guarantees on PostgreSQL: the same rules as db/sql/triggers.sql (SQLite), in PL/pgSQL.
+-- Under READ COMMITTED with many connections, each line first locks its book's row (SELECT … FOR
+-- UPDATE waits for, then reads, the latest committed balance), so the checks and the running balance
+-- are computed from the real current row and two transactions never both spend the same balance.
+-- A line computed from a balance that moved while its statement waited for that lock fails with
+-- SQLSTATE 40001 (serialization_failure): the writer retries the whole job, which then reads afresh.
+
+CREATE FUNCTION refuse_change() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN
+  RAISE EXCEPTION '% is append-only', TG_ARGV[0] USING ERRCODE = 'restrict_violation';
+END $$;
+--> statement-breakpoint
+-- The ledger is append-only: corrections are new entries, never edits.
+CREATE TRIGGER ledger_entries_no_update BEFORE UPDATE ON ledger_entries FOR EACH ROW EXECUTE FUNCTION refuse_change('ledger_entries');
+--> statement-breakpoint
+CREATE TRIGGER ledger_entries_no_delete BEFORE DELETE ON ledger_entries FOR EACH ROW EXECUTE FUNCTION refuse_change('ledger_entries');
+--> statement-breakpoint
+CREATE TRIGGER ledger_lines_no_update BEFORE UPDATE ON ledger_lines FOR EACH ROW EXECUTE FUNCTION refuse_change('ledger_lines');
+--> statement-breakpoint
+CREATE TRIGGER ledger_lines_no_delete BEFORE DELETE ON ledger_lines FOR EACH ROW EXECUTE FUNCTION refuse_change('ledger_lines');
+--> statement-breakpoint
+-- TRUNCATE fires no row trigger: refuse it on the history tables too.
+CREATE TRIGGER ledger_entries_no_truncate BEFORE TRUNCATE ON ledger_entries FOR EACH STATEMENT EXECUTE FUNCTION refuse_change('ledger_entries');
+--> statement-breakpoint
+CREATE TRIGGER ledger_lines_no_truncate BEFORE TRUNCATE ON ledger_lines FOR EACH STATEMENT EXECUTE FUNCTION refuse_change('ledger_lines');
+--> statement-breakpoint
+-- Events are history too.
+CREATE TRIGGER events_no_delete BEFORE DELETE ON events FOR EACH ROW EXECUTE FUNCTION refuse_change('events');
+--> statement-breakpoint
+CREATE TRIGGER events_no_truncate BEFORE TRUNCATE ON events FOR EACH STATEMENT EXECUTE FUNCTION refuse_change('events');
+--> statement-breakpoint
+-- A line states the book's balance after it and is never dated before the book's previous line, so a
+-- book's lines in (created_at, id) order form an exact running statement. The book's row is locked
+-- here and stays locked until the transaction ends. The line's id is drawn under that lock, so a
+-- book's line ids grow in the order its balance moved (an id drawn before waiting could be smaller
+-- than that of a line committed meanwhile, and last_line_id must only grow).
+CREATE FUNCTION ledger_lines_check_running() RETURNS trigger LANGUAGE plpgsql AS $$
+DECLARE b ledger_books%ROWTYPE;
+BEGIN
+  SELECT * INTO b FROM ledger_books WHERE id = NEW.book_id FOR UPDATE;
+  IF NOT FOUND THEN
+    RAISE EXCEPTION 'ledger line names an unknown book' USING ERRCODE = 'foreign_key_violation';
+  END IF;
+  IF NEW.balance_after IS DISTINCT FROM b.balance + NEW.amount THEN
+    RAISE EXCEPTION 'ledger line balance_after must be the book balance plus its amount (the balance is %, the line says % after %)', b.balance, NEW.balance_after, NEW.amount
+      USING ERRCODE = 'serialization_failure';
+  END IF;
+  IF NEW.created_at < b.updated_at THEN
+    RAISE EXCEPTION 'ledger line dated before the book''s previous line' USING ERRCODE = 'serialization_failure';
+  END IF;
+  NEW.id := nextval(pg_get_serial_sequence('ledger_lines', 'id'));
+  RETURN NEW;
+END $$;
+--> statement-breakpoint
+CREATE TRIGGER ledger_lines_check_running BEFORE INSERT ON ledger_lines FOR EACH ROW EXECUTE FUNCTION ledger_lines_check_running();
+--> statement-breakpoint
+-- The running balance moves with every line, in the same statement, so it always equals the sum of
+-- the book's lines; the CHECK on ledger_books and this trigger then refuse any line that would overdraw
+-- a merchant, and this trigger refuses money arriving across the ceiling. `available` may go below
+-- zero through a dispute hold and no other way (DECISIONS "Disputes"): a debit that leaves it negative
+-- is refused unless its entry is a dispute hold, while a credit is always welcome (it covers the
+-- shortfall first). The ceiling (DECISIONS "Money", BALANCE_CEILING_ENTRY_KINDS in db/schema/ledger.ts)
+-- refuses only money ARRIVING from outside the merchant's books: returns, releases and holds always pass.
+CREATE FUNCTION ledger_lines_apply() RETURNS trigger LANGUAGE plpgsql AS $$
+DECLARE b ledger_books%ROWTYPE; entry_kind text;
+BEGIN
+  UPDATE ledger_books SET balance = balance + NEW.amount, last_line_id = NEW.id, updated_at = NEW.created_at
+    WHERE id = NEW.book_id RETURNING * INTO b;
+  IF NOT FOUND THEN
+    RAISE EXCEPTION 'ledger line names an unknown book' USING ERRCODE = 'foreign_key_violation';
+  END IF;
+  SELECT e.kind INTO entry_kind FROM ledger_entries e WHERE e.id = NEW.entry_id;
+  IF b.kind = 'available' AND b.allow_negative = 0 AND b.balance < 0 AND NEW.amount < 0
+     AND entry_kind IS DISTINCT FROM 'dispute_hold' THEN
+    RAISE EXCEPTION 'ledger_books_balance_non_negative: only a dispute hold may take available below zero'
+      USING ERRCODE = 'check_violation', CONSTRAINT = 'ledger_books_balance_non_negative';
+  END IF;
+  IF b.account_id IS NOT NULL AND NEW.amount > 0 AND b.balance > 10000000000000
+     AND entry_kind IN ('sandbox_topup', 'transaction_credit') THEN
+    RAISE EXCEPTION 'ledger_books_balance_ceiling: money arriving may not take a balance above the ceiling'
+      USING ERRCODE = 'check_violation', CONSTRAINT = 'ledger_books_balance_ceiling';
+  END IF;
+  RETURN NULL;
+END $$;
+--> statement-breakpoint
+CREATE TRIGGER ledger_lines_apply AFTER INSERT ON ledger_lines FOR EACH ROW EXECUTE FUNCTION ledger_lines_apply();
+--> statement-breakpoint
+-- A balance is the sum of its book's lines and nothing else: it moves only by the amount of a new line
+-- of that book (so the rules above cannot be side-stepped by writing a balance directly).
+CREATE FUNCTION ledger_books_balance_from_lines() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN
+  IF NEW.balance IS DISTINCT FROM OLD.balance OR NEW.last_line_id IS DISTINCT FROM OLD.last_line_id THEN
+    IF NEW.last_line_id <= OLD.last_line_id
+       OR NEW.balance IS DISTINCT FROM OLD.balance + (SELECT l.amount FROM ledger_lines l WHERE l.id = NEW.last_line_id AND l.book_id = NEW.id) THEN
+      RAISE EXCEPTION 'a book balance moves only with a new ledger line of that book' USING ERRCODE = 'restrict_violation';
+    END IF;
+  END IF;
+  RETURN NEW;
+END $$;
+--> statement-breakpoint
+CREATE TRIGGER ledger_books_balance_from_lines BEFORE UPDATE OF balance, last_line_id ON ledger_books FOR EACH ROW EXECUTE FUNCTION ledger_books_balance_from_lines();
+--> statement-breakpoint
+-- Refunds: only of an APPROVED transaction of the same account, never while a dispute is open or lost,
+-- created PENDING; the transaction's refunded_amount follows them (its CHECK caps it at the amount).
+-- The transaction's row is locked first, so a refund and a dispute of one charge (which also lock it)
+-- are checked one after the other, never both against the same old figures.
+CREATE FUNCTION refunds_check_insert() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN
+  PERFORM 1 FROM transactions WHERE id = NEW.transaction_id FOR UPDATE;
+  IF NOT EXISTS (SELECT 1 FROM transactions WHERE id = NEW.transaction_id AND account_id = NEW.account_id AND status = 'APPROVED') THEN
+    RAISE EXCEPTION 'refund of a transaction that is not APPROVED' USING ERRCODE = 'check_violation';
+  END IF;
+  IF EXISTS (SELECT 1 FROM disputes WHERE transaction_id = NEW.transaction_id AND status IN ('OPEN', 'LOST')) THEN
+    RAISE EXCEPTION 'refund of a transaction with an open or lost dispute' USING ERRCODE = 'check_violation';
+  END IF;
+  IF NEW.status <> 'PENDING' THEN
+    RAISE EXCEPTION 'a refund starts PENDING' USING ERRCODE = 'check_violation';
+  END IF;
+  RETURN NEW;
+END $$;
+--> statement-breakpoint
+CREATE TRIGGER refunds_check_insert BEFORE INSERT ON refunds FOR EACH ROW EXECUTE FUNCTION refunds_check_insert();
+--> statement-breakpoint
+CREATE FUNCTION refunds_apply() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN
+  UPDATE transactions SET refunded_amount = refunded_amount + NEW.amount WHERE id = NEW.transaction_id;
+  RETURN NULL;
+END $$;
+--> statement-breakpoint
+CREATE TRIGGER refunds_apply AFTER INSERT ON refunds FOR EACH ROW EXECUTE FUNCTION refunds_apply();
+--> statement-breakpoint
+-- A refund settles once (PENDING → PAID | ERROR) and keeps its amount and charge; a failed one no
+-- longer counts as refunded.
+CREATE FUNCTION refunds_check_update() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN
+  IF NEW.amount <> OLD.amount OR NEW.transaction_id <> OLD.transaction_id OR NEW.account_id <> OLD.account_id THEN
+    RAISE EXCEPTION 'a refund keeps its amount, charge and account' USING ERRCODE = 'check_violation';
+  END IF;
+  IF NEW.status <> OLD.status AND OLD.status <> 'PENDING' THEN
+    RAISE EXCEPTION 'a refund settles once, from PENDING' USING ERRCODE = 'check_violation';
+  END IF;
+  RETURN NEW;
+END $$;
+--> statement-breakpoint
+CREATE TRIGGER refunds_check_update BEFORE UPDATE ON refunds FOR EACH ROW EXECUTE FUNCTION refunds_check_update();
+--> statement-breakpoint
+CREATE FUNCTION refunds_failed() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN
+  UPDATE transactions SET refunded_amount = refunded_amount - NEW.amount WHERE id = NEW.transaction_id;
+  -- A dispute opened while this refund was pending held total minus refunds counting it; the amount it
+  -- no longer gives back joins the hold (an open dispute) or the chargeback (a lost one), so refunds and
+  -- the hold still make the total. The domain posts the matching ledger entry in the same job.
+  UPDATE disputes SET amount = amount + NEW.amount, updated_at = NEW.updated_at
+    WHERE transaction_id = NEW.transaction_id AND status IN ('OPEN', 'LOST');
+  RETURN NULL;
+END $$;
+--> statement-breakpoint
+CREATE TRIGGER refunds_failed AFTER UPDATE OF status ON refunds FOR EACH ROW
+  WHEN (OLD.status = 'PENDING' AND NEW.status = 'ERROR') EXECUTE FUNCTION refunds_failed();
+--> statement-breakpoint
+CREATE TRIGGER refunds_no_delete BEFORE DELETE ON refunds FOR EACH ROW EXECUTE FUNCTION refuse_change('refunds');
+--> statement-breakpoint
+-- A dispute holds at most what is left after refunds: refunds and the hold never exceed the total.
+CREATE FUNCTION disputes_check_insert() RETURNS trigger LANGUAGE plpgsql AS $$
+DECLARE left_cents bigint;
+BEGIN
+  SELECT amount - refunded_amount INTO left_cents FROM transactions WHERE id = NEW.transaction_id FOR UPDATE;
+  IF NEW.amount > left_cents THEN
+    RAISE EXCEPTION 'dispute hold exceeds the transaction total minus its refunds' USING ERRCODE = 'check_violation';
+  END IF;
+  RETURN NEW;
+END $$;
+--> statement-breakpoint
+CREATE TRIGGER disputes_check_insert BEFORE INSERT ON disputes FOR EACH ROW EXECUTE FUNCTION disputes_check_insert();
+--> statement-breakpoint
+-- A dispute keeps its charge and account, and its amount only grows, never past total minus refunds.
+CREATE FUNCTION disputes_check_update() RETURNS trigger LANGUAGE plpgsql AS $$
+DECLARE left_cents bigint;
+BEGIN
+  IF NEW.transaction_id <> OLD.transaction_id OR NEW.account_id <> OLD.account_id THEN
+    RAISE EXCEPTION 'a dispute keeps its charge and account' USING ERRCODE = 'check_violation';
+  END IF;
+  IF NEW.amount <> OLD.amount THEN
+    SELECT amount - refunded_amount INTO left_cents FROM transactions WHERE id = NEW.transaction_id;
+    IF NEW.amount < OLD.amount OR NEW.amount > left_cents THEN
+      RAISE EXCEPTION 'dispute hold exceeds the transaction total minus its refunds' USING ERRCODE = 'check_violation';
+    END IF;
+  END IF;
+  RETURN NEW;
+END $$;
+--> statement-breakpoint
+CREATE TRIGGER disputes_check_update BEFORE UPDATE ON disputes FOR EACH ROW EXECUTE FUNCTION disputes_check_update();
+--> statement-breakpoint
+-- A transaction is credited once (DECISIONS "Transactions"), whatever the number of instances: a
+-- second `transaction_credit` entry for the same charge breaks this index. (PostgreSQL only so far:
+-- on SQLite the single writer and the PENDING → APPROVED transition guard it; the parity test lists it.)
+CREATE UNIQUE INDEX ledger_entries_one_credit_uq ON ledger_entries (resource_id) WHERE kind = 'transaction_credit';
+--> statement-breakpoint
+-- The word search of names (name_words, as db/sql/triggers.sql): each word of a charge's customer name
+-- or a withdrawal's recipient name, filed under its first three letters, one row per owner and stem.
+CREATE FUNCTION transactions_name_words() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN
+  INSERT INTO name_words (account_id, subject, stem, created_at, owner_id, words)
+  SELECT NEW.account_id, 'transaction', substr(w, 1, 3), NEW.created_at, NEW.id, ',' || string_agg(DISTINCT w, ',')
+  FROM customers c, json_array_elements_text(c.name_words::json) w
+  WHERE c.id = NEW.customer_id AND w <> ''
+  GROUP BY substr(w, 1, 3);
+  RETURN NULL;
+END $$;
+--> statement-breakpoint
+CREATE TRIGGER transactions_name_words AFTER INSERT ON transactions FOR EACH ROW EXECUTE FUNCTION transactions_name_words();
+--> statement-breakpoint
+CREATE FUNCTION withdrawals_name_words() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN
+  INSERT INTO name_words (account_id, subject, stem, created_at, owner_id, words)
+  SELECT NEW.account_id, 'withdrawal', substr(w, 1, 3), NEW.created_at, NEW.id, ',' || string_agg(DISTINCT w, ',')
+  FROM json_array_elements_text(NEW.details_name_words::json) w
+  WHERE w <> ''
+  GROUP BY substr(w, 1, 3);
+  RETURN NULL;
+END $$;
+--> statement-breakpoint
+CREATE TRIGGER withdrawals_name_words AFTER INSERT ON withdrawals FOR EACH ROW EXECUTE FUNCTION withdrawals_name_words();
