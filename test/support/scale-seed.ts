@@ -4,7 +4,7 @@
 // it. The triggers of the schema run as in production (name_words is filled by them).
 import Database from 'better-sqlite3';
 import { createHash } from 'node:crypto';
-import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ManualClock } from '../../server/clock';
@@ -83,8 +83,17 @@ async function cachedSeed(o: { rows: number }): Promise<{ dir: string; accountId
   const hash = createHash('sha256').update(JSON.stringify(o)).update(readFileSync(new URL(import.meta.url).pathname));
   for (const f of readdirSync(MIGRATIONS).filter((f) => f.endsWith('.sql')).sort()) hash.update(readFileSync(join(MIGRATIONS, f)));
   const dir = join(CACHE, hash.digest('hex').slice(0, 16));
-  if (!existsSync(join(dir, 'meta.json'))) {
-    mkdirSync(CACHE, { recursive: true });
+  mkdirSync(CACHE, { recursive: true });
+  // one seeder at a time (test files run in parallel): the others wait for its meta.json, by condition
+  const lock = `${dir}.lock`;
+  let held = false;
+  while (!held && !existsSync(join(dir, 'meta.json'))) {
+    // a lock left by a seeder that was killed goes stale after 20 minutes
+    if (existsSync(lock) && Date.now() - statSync(lock).mtimeMs > 20 * 60_000) rmSync(lock, { recursive: true, force: true });
+    try { mkdirSync(lock); held = true; } catch { await new Promise((r) => setTimeout(r, 500)); }
+  }
+  if (held && existsSync(join(dir, 'meta.json'))) rmSync(lock, { recursive: true, force: true });
+  else if (held) {
     const building = mkdtempSync(join(CACHE, 'building-'));
     try {
       const meta = await seed(join(building, 'scale.db'), o);
@@ -92,9 +101,10 @@ async function cachedSeed(o: { rows: number }): Promise<{ dir: string; accountId
       // another test file may have finished the same seed meanwhile: the first rename wins
       try { renameSync(building, dir); } catch { /* already there */ }
       // seeds of older schemas are of no further use
-      for (const f of readdirSync(CACHE)) if (!f.startsWith('building-') && join(CACHE, f) !== dir) rmSync(join(CACHE, f), { recursive: true, force: true });
+      for (const f of readdirSync(CACHE)) if (!f.startsWith('building-') && !f.endsWith('.lock') && join(CACHE, f) !== dir) rmSync(join(CACHE, f), { recursive: true, force: true });
     } finally {
       rmSync(building, { recursive: true, force: true });
+      rmSync(lock, { recursive: true, force: true });
     }
   }
   return { dir, ...(JSON.parse(readFileSync(join(dir, 'meta.json'), 'utf8')) as { accountId: string; other: string }) };
