@@ -177,7 +177,6 @@ CREATE TABLE `withdrawals` (
 CREATE INDEX `withdrawals_account_amount_created_idx` ON `withdrawals` (`account_id`,`amount`,`created_at`,`id`);--> statement-breakpoint
 CREATE INDEX `withdrawals_account_document_created_idx` ON `withdrawals` (`account_id`,`details_document`,`created_at`,`id`);--> statement-breakpoint
 CREATE INDEX `withdrawals_account_key_created_idx` ON `withdrawals` (`account_id`,`key`,`created_at`,`id`);--> statement-breakpoint
-CREATE INDEX `withdrawals_account_name_idx` ON `withdrawals` (`account_id`,`details_name_search`);--> statement-breakpoint
 CREATE UNIQUE INDEX `withdrawals_external_ref_uq` ON `withdrawals` (`account_id`,`external_ref`) WHERE "withdrawals"."external_ref" IS NOT NULL;--> statement-breakpoint
 CREATE INDEX `withdrawals_account_created_idx` ON `withdrawals` (`account_id`,`created_at`,`id`);--> statement-breakpoint
 CREATE INDEX `withdrawals_account_status_created_idx` ON `withdrawals` (`account_id`,`status`,`created_at`,`id`);--> statement-breakpoint
@@ -197,7 +196,6 @@ CREATE TABLE `customers` (
 ) STRICT;
 --> statement-breakpoint
 CREATE INDEX `customers_account_idx` ON `customers` (`account_id`);--> statement-breakpoint
-CREATE INDEX `customers_account_name_idx` ON `customers` (`account_id`,`name_search`);--> statement-breakpoint
 CREATE INDEX `customers_account_email_idx` ON `customers` (`account_id`,`email_search`);--> statement-breakpoint
 CREATE INDEX `customers_account_document_idx` ON `customers` (`account_id`,`document`);--> statement-breakpoint
 CREATE TABLE `disputes` (

@@ -23,7 +23,6 @@ export const customers = sqliteTable('customers', {
 }, (t) => [
   index('customers_account_idx').on(t.accountId),
   // the dashboard's search: by name prefix, e-mail and CPF/CNPJ, each an index search of the account's customers
-  index('customers_account_name_idx').on(t.accountId, t.nameSearch),
   index('customers_account_email_idx').on(t.accountId, t.emailSearch),
   index('customers_account_document_idx').on(t.accountId, t.document),
 ]);

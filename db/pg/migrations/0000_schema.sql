@@ -309,12 +309,10 @@ CREATE INDEX "withdrawal_batches_end_to_end_idx" ON "withdrawal_batches" USING b
 CREATE INDEX "withdrawals_account_amount_created_idx" ON "withdrawals" USING btree ("account_id","amount","created_at","id");--> statement-breakpoint
 CREATE INDEX "withdrawals_account_document_created_idx" ON "withdrawals" USING btree ("account_id","details_document","created_at","id");--> statement-breakpoint
 CREATE INDEX "withdrawals_account_key_created_idx" ON "withdrawals" USING btree ("account_id","key","created_at","id");--> statement-breakpoint
-CREATE INDEX "withdrawals_account_name_idx" ON "withdrawals" USING btree ("account_id","details_name_search");--> statement-breakpoint
 CREATE UNIQUE INDEX "withdrawals_external_ref_uq" ON "withdrawals" USING btree ("account_id","external_ref") WHERE "withdrawals"."external_ref" IS NOT NULL;--> statement-breakpoint
 CREATE INDEX "withdrawals_account_created_idx" ON "withdrawals" USING btree ("account_id","created_at","id");--> statement-breakpoint
 CREATE INDEX "withdrawals_account_status_created_idx" ON "withdrawals" USING btree ("account_id","status","created_at","id");--> statement-breakpoint
 CREATE INDEX "customers_account_idx" ON "customers" USING btree ("account_id");--> statement-breakpoint
-CREATE INDEX "customers_account_name_idx" ON "customers" USING btree ("account_id","name_search");--> statement-breakpoint
 CREATE INDEX "customers_account_email_idx" ON "customers" USING btree ("account_id","email_search");--> statement-breakpoint
 CREATE INDEX "customers_account_document_idx" ON "customers" USING btree ("account_id","document");--> statement-breakpoint
 CREATE INDEX "disputes_transaction_idx" ON "disputes" USING btree ("transaction_id");--> statement-breakpoint

@@ -20,7 +20,6 @@ export const customers = pgTable('customers', {
   nameWords: text('name_words').generatedAlwaysAs(wordsSql('name')),
 }, (t) => [
   index('customers_account_idx').on(t.accountId),
-  index('customers_account_name_idx').on(t.accountId, t.nameSearch),
   index('customers_account_email_idx').on(t.accountId, t.emailSearch),
   index('customers_account_document_idx').on(t.accountId, t.document),
 ]);

@@ -26,7 +26,6 @@ export const withdrawals = pgTable('withdrawals', {
   index('withdrawals_account_amount_created_idx').on(t.accountId, t.amount, t.createdAt, t.id),
   index('withdrawals_account_document_created_idx').on(t.accountId, t.detailsDocument, t.createdAt, t.id),
   index('withdrawals_account_key_created_idx').on(t.accountId, t.key, t.createdAt, t.id),
-  index('withdrawals_account_name_idx').on(t.accountId, t.detailsNameSearch),
   uniqueIndex('withdrawals_external_ref_uq').on(t.accountId, t.externalRef).where(sql`${t.externalRef} IS NOT NULL`),
   index('withdrawals_account_created_idx').on(t.accountId, t.createdAt, t.id),
   index('withdrawals_account_status_created_idx').on(t.accountId, t.status, t.createdAt, t.id),
