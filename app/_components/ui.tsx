@@ -38,11 +38,17 @@ export function StatusBadge({ status, kind }: { status: string; kind: StatusKind
 /**
  * A charge's badge: a dispute outranks the charge's own status while it is open ("Contestada") or
  * once it is lost (the money went back as a chargeback), in every list and at the top of its page.
+ * The API keeps a refunded charge APPROVED (DECISIONS "Refunds"); the merchant reads it as refunded.
  */
-export function ChargeBadge({ status, dispute }: { status: string; dispute?: string | null }) {
+export function ChargeBadge({ status, dispute, refunded = 0, total = 0 }: { status: string; dispute?: string | null; refunded?: number; total?: number }) {
   if (dispute === 'OPEN') return <StatusBadge kind="transaction" status="DISPUTED" />;
   if (dispute === 'LOST') return <StatusBadge kind="transaction" status="CHARGED_BACK" />;
-  return <StatusBadge kind="transaction" status={status} />;
+  return <StatusBadge kind="transaction" status={chargeShownStatus(status, refunded, total)} />;
+}
+
+export function chargeShownStatus(status: string, refunded: number, total: number): string {
+  if (status !== 'APPROVED' || refunded <= 0) return status;
+  return refunded >= total ? 'REFUNDED' : 'PARTIALLY_REFUNDED';
 }
 
 export function PageHeader({ title, subtitle, actions }: { title: string; subtitle?: ReactNode; actions?: ReactNode }) {

@@ -1,3 +1,14 @@
+CREATE TABLE `name_words` (
+	`account_id` text NOT NULL,
+	`subject` text NOT NULL,
+	`stem` text NOT NULL,
+	`created_at` text NOT NULL,
+	`owner_id` text NOT NULL,
+	`words` text NOT NULL,
+	PRIMARY KEY(`owner_id`, `stem`)
+) STRICT;
+--> statement-breakpoint
+CREATE INDEX `name_words_search_idx` ON `name_words` (`account_id`,`subject`,`stem`,`created_at`,`owner_id`,`words`);--> statement-breakpoint
 CREATE TABLE `access_tokens` (
 	`id` text PRIMARY KEY NOT NULL,
 	`account_id` text NOT NULL,
@@ -158,6 +169,7 @@ CREATE TABLE `withdrawals` (
 	`created_at` text NOT NULL,
 	`updated_at` text NOT NULL,
 	`details_name_search` text GENERATED ALWAYS AS (replace(replace(replace(replace(replace(replace(replace(replace(replace(replace(replace(replace(replace(replace(replace(replace(replace(replace(replace(replace(replace(replace(replace(replace(replace(replace(replace(replace(replace(replace(replace(replace(replace(replace(replace(replace(replace(replace(replace(replace(replace(replace(replace(replace(replace(replace(replace(replace(lower(trim("details_name")), 'á', 'a'), 'à', 'a'), 'â', 'a'), 'ã', 'a'), 'ä', 'a'), 'Á', 'a'), 'À', 'a'), 'Â', 'a'), 'Ã', 'a'), 'Ä', 'a'), 'é', 'e'), 'è', 'e'), 'ê', 'e'), 'ë', 'e'), 'É', 'e'), 'È', 'e'), 'Ê', 'e'), 'Ë', 'e'), 'í', 'i'), 'ì', 'i'), 'î', 'i'), 'ï', 'i'), 'Í', 'i'), 'Ì', 'i'), 'Î', 'i'), 'Ï', 'i'), 'ó', 'o'), 'ò', 'o'), 'ô', 'o'), 'õ', 'o'), 'ö', 'o'), 'Ó', 'o'), 'Ò', 'o'), 'Ô', 'o'), 'Õ', 'o'), 'Ö', 'o'), 'ú', 'u'), 'ù', 'u'), 'û', 'u'), 'ü', 'u'), 'Ú', 'u'), 'Ù', 'u'), 'Û', 'u'), 'Ü', 'u'), 'ç', 'c'), 'Ç', 'c'), 'ñ', 'n'), 'Ñ', 'n')) VIRTUAL,
+	`details_name_words` text GENERATED ALWAYS AS ('[' || replace(json_quote(replace(replace(replace(replace(replace(replace(replace(replace(replace(replace(replace(replace("details_name_search", '\', ' '), '"', ' '), '-', ' '), '.', ' '), ',', ' '), '''', ' '), '/', ' '), '(', ' '), ')', ' '), char(9), ' '), char(10), ' '), char(13), ' ')), ' ', '","') || ']') VIRTUAL,
 	FOREIGN KEY (`account_id`) REFERENCES `accounts`(`id`) ON UPDATE no action ON DELETE no action,
 	CONSTRAINT "withdrawals_amount_bounds" CHECK("withdrawals"."amount" BETWEEN 1 AND 100000000000)
 ) STRICT;
@@ -165,7 +177,6 @@ CREATE TABLE `withdrawals` (
 CREATE INDEX `withdrawals_account_amount_created_idx` ON `withdrawals` (`account_id`,`amount`,`created_at`,`id`);--> statement-breakpoint
 CREATE INDEX `withdrawals_account_document_created_idx` ON `withdrawals` (`account_id`,`details_document`,`created_at`,`id`);--> statement-breakpoint
 CREATE INDEX `withdrawals_account_key_created_idx` ON `withdrawals` (`account_id`,`key`,`created_at`,`id`);--> statement-breakpoint
-CREATE INDEX `withdrawals_account_name_idx` ON `withdrawals` (`account_id`,`details_name_search`);--> statement-breakpoint
 CREATE UNIQUE INDEX `withdrawals_external_ref_uq` ON `withdrawals` (`account_id`,`external_ref`) WHERE "withdrawals"."external_ref" IS NOT NULL;--> statement-breakpoint
 CREATE INDEX `withdrawals_account_created_idx` ON `withdrawals` (`account_id`,`created_at`,`id`);--> statement-breakpoint
 CREATE INDEX `withdrawals_account_status_created_idx` ON `withdrawals` (`account_id`,`status`,`created_at`,`id`);--> statement-breakpoint
@@ -180,11 +191,11 @@ CREATE TABLE `customers` (
 	`created_at` text NOT NULL,
 	`name_search` text GENERATED ALWAYS AS (replace(replace(replace(replace(replace(replace(replace(replace(replace(replace(replace(replace(replace(replace(replace(replace(replace(replace(replace(replace(replace(replace(replace(replace(replace(replace(replace(replace(replace(replace(replace(replace(replace(replace(replace(replace(replace(replace(replace(replace(replace(replace(replace(replace(replace(replace(replace(replace(lower(trim("name")), 'á', 'a'), 'à', 'a'), 'â', 'a'), 'ã', 'a'), 'ä', 'a'), 'Á', 'a'), 'À', 'a'), 'Â', 'a'), 'Ã', 'a'), 'Ä', 'a'), 'é', 'e'), 'è', 'e'), 'ê', 'e'), 'ë', 'e'), 'É', 'e'), 'È', 'e'), 'Ê', 'e'), 'Ë', 'e'), 'í', 'i'), 'ì', 'i'), 'î', 'i'), 'ï', 'i'), 'Í', 'i'), 'Ì', 'i'), 'Î', 'i'), 'Ï', 'i'), 'ó', 'o'), 'ò', 'o'), 'ô', 'o'), 'õ', 'o'), 'ö', 'o'), 'Ó', 'o'), 'Ò', 'o'), 'Ô', 'o'), 'Õ', 'o'), 'Ö', 'o'), 'ú', 'u'), 'ù', 'u'), 'û', 'u'), 'ü', 'u'), 'Ú', 'u'), 'Ù', 'u'), 'Û', 'u'), 'Ü', 'u'), 'ç', 'c'), 'Ç', 'c'), 'ñ', 'n'), 'Ñ', 'n')) VIRTUAL,
 	`email_search` text GENERATED ALWAYS AS (lower(trim("email"))) VIRTUAL,
+	`name_words` text GENERATED ALWAYS AS ('[' || replace(json_quote(replace(replace(replace(replace(replace(replace(replace(replace(replace(replace(replace(replace("name_search", '\', ' '), '"', ' '), '-', ' '), '.', ' '), ',', ' '), '''', ' '), '/', ' '), '(', ' '), ')', ' '), char(9), ' '), char(10), ' '), char(13), ' ')), ' ', '","') || ']') VIRTUAL,
 	FOREIGN KEY (`account_id`) REFERENCES `accounts`(`id`) ON UPDATE no action ON DELETE no action
 ) STRICT;
 --> statement-breakpoint
 CREATE INDEX `customers_account_idx` ON `customers` (`account_id`);--> statement-breakpoint
-CREATE INDEX `customers_account_name_idx` ON `customers` (`account_id`,`name_search`);--> statement-breakpoint
 CREATE INDEX `customers_account_email_idx` ON `customers` (`account_id`,`email_search`);--> statement-breakpoint
 CREATE INDEX `customers_account_document_idx` ON `customers` (`account_id`,`document`);--> statement-breakpoint
 CREATE TABLE `disputes` (

@@ -115,3 +115,24 @@ BEGIN
     WHERE NEW.amount <> OLD.amount AND (NEW.amount < OLD.amount
       OR NEW.amount > (SELECT amount - refunded_amount FROM transactions WHERE id = NEW.transaction_id));
 END;
+--> statement-breakpoint
+-- The word search of names (name_words, db/schema/search.ts): each word of a charge's customer name or a
+-- withdrawal's recipient name, filed under its first three letters, one row per owner and stem. Names
+-- are written once, with their charge or withdrawal, so an insert is the only moment to catch.
+CREATE TRIGGER transactions_name_words AFTER INSERT ON transactions
+BEGIN
+  INSERT INTO name_words (account_id, subject, stem, created_at, owner_id, words)
+  SELECT NEW.account_id, 'transaction', substr(w.value, 1, 3), NEW.created_at, NEW.id, ',' || group_concat(DISTINCT w.value)
+  FROM customers c, json_each(c.name_words) w
+  WHERE c.id = NEW.customer_id AND w.value <> ''
+  GROUP BY substr(w.value, 1, 3);
+END;
+--> statement-breakpoint
+CREATE TRIGGER withdrawals_name_words AFTER INSERT ON withdrawals
+BEGIN
+  INSERT INTO name_words (account_id, subject, stem, created_at, owner_id, words)
+  SELECT NEW.account_id, 'withdrawal', substr(w.value, 1, 3), NEW.created_at, NEW.id, ',' || group_concat(DISTINCT w.value)
+  FROM json_each(NEW.details_name_words) w
+  WHERE w.value <> ''
+  GROUP BY substr(w.value, 1, 3);
+END;

@@ -27,3 +27,4 @@ export const transactions = tables.transactions;
 export const webhooks = tables.webhooks;
 export const withdrawalBatches = tables.withdrawalBatches;
 export const withdrawals = tables.withdrawals;
+export const nameWords = tables.nameWords;

@@ -1,10 +1,10 @@
 import { sql, type SQL } from 'drizzle-orm';
-import type { AnySQLiteColumn } from 'drizzle-orm/sqlite-core';
+import { index, primaryKey, sqliteTable, text, type AnySQLiteColumn } from 'drizzle-orm/sqlite-core';
 
 /**
  * How names are compared in a search: accents dropped and ASCII lower-cased, so "joão", "Joao" and
  * "JOÃO" find each other. The same folding exists twice, as SQL for the generated, indexed columns
- * and as JS for the searched text (server/domain/search.ts); test/unit/search-fold.test.ts keeps them equal.
+ * and as JS for the searched text (server/domain/search.ts); test/unit/search-words.test.ts keeps them equal.
  */
 export const FOLDED_LETTERS: [string, string][] = [
   ['á', 'a'], ['à', 'a'], ['â', 'a'], ['ã', 'a'], ['ä', 'a'], ['Á', 'a'], ['À', 'a'], ['Â', 'a'], ['Ã', 'a'], ['Ä', 'a'],
@@ -17,7 +17,61 @@ export const FOLDED_LETTERS: [string, string][] = [
 
 /** The SQL of the folding, for a generated column: nested replace() around lower(trim(col)). */
 export function foldedSql(column: AnySQLiteColumn): SQL {
+  return sql.raw(foldedExpr(column));
+}
+
+function foldedExpr(column: AnySQLiteColumn): string {
   let expr = `lower(trim("${column.name}"))`;
   for (const [from, to] of FOLDED_LETTERS) expr = `replace(${expr}, '${from}', '${to}')`;
-  return sql.raw(expr);
+  return expr;
 }
+
+/**
+ * What separates the words of a name besides spaces: "Ana-Maria", "D'Ávila", "Souza, Maria", "Jr.".
+ * The JS twin is wordsForSearch (server/domain/search.ts).
+ */
+export const WORD_SEPARATORS = ['\\', '"', '-', '.', ',', "'", '/', '(', ')', '\t', '\n', '\r'];
+
+/**
+ * The SQL of a name's words, for a generated column over the folded name (`folded`, itself generated):
+ * a JSON array of its words ('["maria","da","silva"]', with empty strings where separators repeat).
+ * json_quote escapes whatever JSON cannot carry bare, and an escape never holds a space, so splitting
+ * the quoted name at its spaces always gives valid JSON. json_each reads it in the word triggers
+ * (db/sql/triggers.sql), and instr(words, '"' || term) checks a word prefix.
+ */
+export function wordsSql(folded: AnySQLiteColumn): SQL {
+  let expr = `"${folded.name}"`;
+  for (const sep of WORD_SEPARATORS) expr = `replace(${expr}, ${sqlChar(sep)}, ' ')`;
+  return sql.raw(`'[' || replace(json_quote(${expr}), ' ', '","') || ']'`);
+}
+
+function sqlChar(c: string): string {
+  if (c === "'") return "''''";
+  const code = c.charCodeAt(0);
+  return code < 32 ? `char(${code})` : `'${c}'`;
+}
+
+/** The length of a word's stem: the words of a name are filed under their first three letters (substr(…, 1, 3) in the triggers). */
+export const STEM_LENGTH = 3;
+
+/**
+ * The words of customers' and recipients' names, for the dashboard's word-prefix search ("silva" finds
+ * "Maria da Silva"). Filled by triggers on transactions and withdrawals (db/sql/triggers.sql), never by
+ * code. One row per owner and stem: `words` holds that owner's words with this stem (",maria,mariana"),
+ * so an owner appears once per stem and a page needs no DISTINCT. The index walks one stem of one
+ * account newest first, in the very (created_at, id) order of the lists, and the keyset cursor seeks in it.
+ */
+export const nameWords = sqliteTable('name_words', {
+  accountId: text('account_id').notNull(),
+  /** Whose name: a charge's customer or a withdrawal's recipient. */
+  subject: text('subject', { enum: ['transaction', 'withdrawal'] }).notNull(),
+  stem: text('stem').notNull(),
+  createdAt: text('created_at').notNull(),
+  ownerId: text('owner_id').notNull(),
+  /** The owner's words under this stem, each preceded by a comma (never part of a word): instr(words, ',' || term) is a word prefix. */
+  words: text('words').notNull(),
+}, (t) => [
+  // an owner has one row per stem (owner ids carry their kind's prefix, so they never collide)
+  primaryKey({ columns: [t.ownerId, t.stem] }),
+  index('name_words_search_idx').on(t.accountId, t.subject, t.stem, t.createdAt, t.ownerId, t.words),
+]);

@@ -2,7 +2,7 @@ import { sql, type SQL } from 'drizzle-orm';
 import { check, index, integer, sqliteTable, text, uniqueIndex } from 'drizzle-orm/sqlite-core';
 import { accounts } from './accounts';
 import { DISPUTE_STATUSES, TRANSACTION_METHODS, TRANSACTION_STATUSES } from '../../server/domain/enums';
-import { foldedSql } from './search';
+import { foldedSql, wordsSql } from './search';
 
 export const customers = sqliteTable('customers', {
   id: text('id').primaryKey(),
@@ -18,10 +18,11 @@ export const customers = sqliteTable('customers', {
   nameSearch: text('name_search').generatedAlwaysAs((): SQL => foldedSql(customers.name), { mode: 'virtual' }),
   /** The e-mail in lower case, for search. */
   emailSearch: text('email_search').generatedAlwaysAs(sql`lower(trim("email"))`, { mode: 'virtual' }),
+  /** The folded name's words as a JSON array, for the word search (name_words); computed by SQLite, never written. */
+  nameWords: text('name_words').generatedAlwaysAs((): SQL => wordsSql(customers.nameSearch), { mode: 'virtual' }),
 }, (t) => [
   index('customers_account_idx').on(t.accountId),
   // the dashboard's search: by name prefix, e-mail and CPF/CNPJ, each an index search of the account's customers
-  index('customers_account_name_idx').on(t.accountId, t.nameSearch),
   index('customers_account_email_idx').on(t.accountId, t.emailSearch),
   index('customers_account_document_idx').on(t.accountId, t.document),
 ]);

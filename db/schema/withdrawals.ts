@@ -2,7 +2,7 @@ import { sql, type SQL } from 'drizzle-orm';
 import { check, index, integer, sqliteTable, text, uniqueIndex } from 'drizzle-orm/sqlite-core';
 import { accounts } from './accounts';
 import { BATCH_STATUSES, PIX_KEY_TYPES, WITHDRAWAL_STATUSES } from '../../server/domain/enums';
-import { foldedSql } from './search';
+import { foldedSql, wordsSql } from './search';
 
 export const withdrawals = sqliteTable('withdrawals', {
   id: text('id').primaryKey(),
@@ -20,13 +20,14 @@ export const withdrawals = sqliteTable('withdrawals', {
   updatedAt: text('updated_at').notNull(),
   /** The recipient's name folded for search (accents dropped, lower case); computed by SQLite, never written. */
   detailsNameSearch: text('details_name_search').generatedAlwaysAs((): SQL => foldedSql(withdrawals.detailsName), { mode: 'virtual' }),
+  /** The folded name's words as a JSON array, for the word search (name_words); computed by SQLite, never written. */
+  detailsNameWords: text('details_name_words').generatedAlwaysAs((): SQL => wordsSql(withdrawals.detailsNameSearch), { mode: 'virtual' }),
 }, (t) => [
   // the dashboard's search: each an index walk of the account's rows in (created_at, id) order, or for a
   // name prefix an index range of the matches
   index('withdrawals_account_amount_created_idx').on(t.accountId, t.amount, t.createdAt, t.id),
   index('withdrawals_account_document_created_idx').on(t.accountId, t.detailsDocument, t.createdAt, t.id),
   index('withdrawals_account_key_created_idx').on(t.accountId, t.key, t.createdAt, t.id),
-  index('withdrawals_account_name_idx').on(t.accountId, t.detailsNameSearch),
   uniqueIndex('withdrawals_external_ref_uq').on(t.accountId, t.externalRef).where(sql`${t.externalRef} IS NOT NULL`),
   index('withdrawals_account_created_idx').on(t.accountId, t.createdAt, t.id),
   index('withdrawals_account_status_created_idx').on(t.accountId, t.status, t.createdAt, t.id),

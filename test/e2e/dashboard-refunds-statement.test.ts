@@ -127,6 +127,9 @@ describe('refunds on the charge page, in Portuguese', { timeout: 90_000 }, () =>
     expect(await page.getByRole('button', { name: 'Estornar…' }).count()).toBe(0);
     expect(await page.getByTestId('refund').count()).toBe(2);
     expect(await refunded()).toBe(10_000);
+    // the list reads it as its page does, though the API keeps it APPROVED
+    await page.goto(`${srv.url}/transactions`);
+    await expect.poll(() => page.locator('table.list tbody tr', { hasText: chargeId }).locator('.badge').textContent(), WAIT).toBe('Estornada');
   });
 
   it('is disabled and explained while a dispute is open, and after it is lost', async () => {

@@ -55,7 +55,7 @@ export function TransactionList() {
               { label: t('col.transaction'), cell: (x) => <Link href={`/transactions/${x.id}`} className="mono">{x.id}</Link> },
               { label: t('col.customer'), cell: (x) => x.customer.name },
               { label: t('col.method'), cell: (x) => tt(`method.${x.method}`) },
-              { label: t('col.status'), cell: (x) => <ChargeBadge status={x.status} dispute={x.dispute} /> },
+              { label: t('col.status'), cell: (x) => <ChargeBadge status={x.status} dispute={x.dispute} refunded={x.refunded_amount} total={x.total} /> },
               { label: t('col.total'), numeric: true, cell: (x) => <Money cents={x.total} /> },
             ]} />
         )}

@@ -1,3 +1,13 @@
+CREATE TABLE "name_words" (
+	"account_id" text NOT NULL,
+	"subject" text NOT NULL,
+	"stem" text NOT NULL,
+	"created_at" timestamp(3) with time zone NOT NULL,
+	"owner_id" text NOT NULL,
+	"words" text NOT NULL,
+	CONSTRAINT "name_words_owner_id_stem_pk" PRIMARY KEY("owner_id","stem")
+);
+--> statement-breakpoint
 CREATE TABLE "access_tokens" (
 	"id" text PRIMARY KEY NOT NULL,
 	"account_id" text NOT NULL,
@@ -129,6 +139,7 @@ CREATE TABLE "withdrawals" (
 	"created_at" timestamp(3) with time zone NOT NULL,
 	"updated_at" timestamp(3) with time zone NOT NULL,
 	"details_name_search" text GENERATED ALWAYS AS (translate(lower(btrim("details_name") COLLATE "C"), 'áàâãäÁÀÂÃÄéèêëÉÈÊËíìîïÍÌÎÏóòôõöÓÒÔÕÖúùûüÚÙÛÜçÇñÑ', 'aaaaaaaaaaeeeeeeeeiiiiiiiioooooooooouuuuuuuuccnn')) STORED,
+	"details_name_words" text GENERATED ALWAYS AS ('["' || replace(regexp_replace(translate(translate(lower(btrim("details_name") COLLATE "C"), 'áàâãäÁÀÂÃÄéèêëÉÈÊËíìîïÍÌÎÏóòôõöÓÒÔÕÖúùûüÚÙÛÜçÇñÑ', 'aaaaaaaaaaeeeeeeeeiiiiiiiioooooooooouuuuuuuuccnn'), '\"-.,''/()', '         '), '[[:cntrl:]]', ' ', 'g'), ' ', '","') || '"]') STORED,
 	CONSTRAINT "withdrawals_amount_bounds" CHECK ("withdrawals"."amount" BETWEEN 1 AND 100000000000)
 );
 --> statement-breakpoint
@@ -142,7 +153,8 @@ CREATE TABLE "customers" (
 	"address" text,
 	"created_at" timestamp(3) with time zone NOT NULL,
 	"name_search" text GENERATED ALWAYS AS (translate(lower(btrim("name") COLLATE "C"), 'áàâãäÁÀÂÃÄéèêëÉÈÊËíìîïÍÌÎÏóòôõöÓÒÔÕÖúùûüÚÙÛÜçÇñÑ', 'aaaaaaaaaaeeeeeeeeiiiiiiiioooooooooouuuuuuuuccnn')) STORED,
-	"email_search" text GENERATED ALWAYS AS (lower(btrim("email"))) STORED
+	"email_search" text GENERATED ALWAYS AS (lower(btrim("email"))) STORED,
+	"name_words" text GENERATED ALWAYS AS ('["' || replace(regexp_replace(translate(translate(lower(btrim("name") COLLATE "C"), 'áàâãäÁÀÂÃÄéèêëÉÈÊËíìîïÍÌÎÏóòôõöÓÒÔÕÖúùûüÚÙÛÜçÇñÑ', 'aaaaaaaaaaeeeeeeeeiiiiiiiioooooooooouuuuuuuuccnn'), '\"-.,''/()', '         '), '[[:cntrl:]]', ' ', 'g'), ' ', '","') || '"]') STORED
 );
 --> statement-breakpoint
 CREATE TABLE "disputes" (
@@ -276,6 +288,7 @@ ALTER TABLE "deliveries" ADD CONSTRAINT "deliveries_account_id_accounts_id_fk" F
 ALTER TABLE "deliveries" ADD CONSTRAINT "deliveries_webhook_id_webhooks_id_fk" FOREIGN KEY ("webhook_id") REFERENCES "public"."webhooks"("id") ON DELETE no action ON UPDATE no action;--> statement-breakpoint
 ALTER TABLE "delivery_attempts" ADD CONSTRAINT "delivery_attempts_delivery_id_deliveries_id_fk" FOREIGN KEY ("delivery_id") REFERENCES "public"."deliveries"("id") ON DELETE no action ON UPDATE no action;--> statement-breakpoint
 ALTER TABLE "webhooks" ADD CONSTRAINT "webhooks_account_id_accounts_id_fk" FOREIGN KEY ("account_id") REFERENCES "public"."accounts"("id") ON DELETE no action ON UPDATE no action;--> statement-breakpoint
+CREATE INDEX "name_words_search_idx" ON "name_words" USING btree ("account_id","subject","stem","created_at","owner_id","words");--> statement-breakpoint
 CREATE UNIQUE INDEX "access_tokens_hash_uq" ON "access_tokens" USING btree ("token_hash");--> statement-breakpoint
 CREATE INDEX "access_tokens_account_idx" ON "access_tokens" USING btree ("account_id");--> statement-breakpoint
 CREATE UNIQUE INDEX "accounts_code_uq" ON "accounts" USING btree ("code");--> statement-breakpoint
@@ -296,12 +309,10 @@ CREATE INDEX "withdrawal_batches_end_to_end_idx" ON "withdrawal_batches" USING b
 CREATE INDEX "withdrawals_account_amount_created_idx" ON "withdrawals" USING btree ("account_id","amount","created_at","id");--> statement-breakpoint
 CREATE INDEX "withdrawals_account_document_created_idx" ON "withdrawals" USING btree ("account_id","details_document","created_at","id");--> statement-breakpoint
 CREATE INDEX "withdrawals_account_key_created_idx" ON "withdrawals" USING btree ("account_id","key","created_at","id");--> statement-breakpoint
-CREATE INDEX "withdrawals_account_name_idx" ON "withdrawals" USING btree ("account_id","details_name_search");--> statement-breakpoint
 CREATE UNIQUE INDEX "withdrawals_external_ref_uq" ON "withdrawals" USING btree ("account_id","external_ref") WHERE "withdrawals"."external_ref" IS NOT NULL;--> statement-breakpoint
 CREATE INDEX "withdrawals_account_created_idx" ON "withdrawals" USING btree ("account_id","created_at","id");--> statement-breakpoint
 CREATE INDEX "withdrawals_account_status_created_idx" ON "withdrawals" USING btree ("account_id","status","created_at","id");--> statement-breakpoint
 CREATE INDEX "customers_account_idx" ON "customers" USING btree ("account_id");--> statement-breakpoint
-CREATE INDEX "customers_account_name_idx" ON "customers" USING btree ("account_id","name_search");--> statement-breakpoint
 CREATE INDEX "customers_account_email_idx" ON "customers" USING btree ("account_id","email_search");--> statement-breakpoint
 CREATE INDEX "customers_account_document_idx" ON "customers" USING btree ("account_id","document");--> statement-breakpoint
 CREATE INDEX "disputes_transaction_idx" ON "disputes" USING btree ("transaction_id");--> statement-breakpoint

@@ -195,3 +195,29 @@ CREATE TRIGGER disputes_check_update BEFORE UPDATE ON disputes FOR EACH ROW EXEC
 -- second `transaction_credit` entry for the same charge breaks this index. (PostgreSQL only so far:
 -- on SQLite the single writer and the PENDING → APPROVED transition guard it; the parity test lists it.)
 CREATE UNIQUE INDEX ledger_entries_one_credit_uq ON ledger_entries (resource_id) WHERE kind = 'transaction_credit';
+--> statement-breakpoint
+-- The word search of names (name_words, as db/sql/triggers.sql): each word of a charge's customer name
+-- or a withdrawal's recipient name, filed under its first three letters, one row per owner and stem.
+CREATE FUNCTION transactions_name_words() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN
+  INSERT INTO name_words (account_id, subject, stem, created_at, owner_id, words)
+  SELECT NEW.account_id, 'transaction', substr(w, 1, 3), NEW.created_at, NEW.id, ',' || string_agg(DISTINCT w, ',')
+  FROM customers c, json_array_elements_text(c.name_words::json) w
+  WHERE c.id = NEW.customer_id AND w <> ''
+  GROUP BY substr(w, 1, 3);
+  RETURN NULL;
+END $$;
+--> statement-breakpoint
+CREATE TRIGGER transactions_name_words AFTER INSERT ON transactions FOR EACH ROW EXECUTE FUNCTION transactions_name_words();
+--> statement-breakpoint
+CREATE FUNCTION withdrawals_name_words() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN
+  INSERT INTO name_words (account_id, subject, stem, created_at, owner_id, words)
+  SELECT NEW.account_id, 'withdrawal', substr(w, 1, 3), NEW.created_at, NEW.id, ',' || string_agg(DISTINCT w, ',')
+  FROM json_array_elements_text(NEW.details_name_words::json) w
+  WHERE w <> ''
+  GROUP BY substr(w, 1, 3);
+  RETURN NULL;
+END $$;
+--> statement-breakpoint
+CREATE TRIGGER withdrawals_name_words AFTER INSERT ON withdrawals FOR EACH ROW EXECUTE FUNCTION withdrawals_name_words();

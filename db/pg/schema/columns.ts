@@ -1,6 +1,6 @@
 import { customType } from 'drizzle-orm/pg-core';
 import { sql, type SQL } from 'drizzle-orm';
-import { FOLDED_LETTERS } from '../../schema/search';
+import { FOLDED_LETTERS, WORD_SEPARATORS } from '../../schema/search';
 
 /**
  * A point in time. PostgreSQL keeps it as `timestamptz(3)` (a real time: leases, `now()` and comparisons
@@ -34,7 +34,23 @@ export const cents = { mode: 'number' } as const;
  * (PostgreSQL 15 has no virtual ones).
  */
 export function foldedSql(columnName: string): SQL {
+  return sql.raw(foldedExpr(columnName));
+}
+
+function foldedExpr(columnName: string): string {
   const from = FOLDED_LETTERS.map(([f]) => f).join('');
   const to = FOLDED_LETTERS.map(([, t]) => t).join('');
-  return sql.raw(`translate(lower(btrim("${columnName}") COLLATE "C"), '${from}', '${to}')`);
+  return `translate(lower(btrim("${columnName}") COLLATE "C"), '${from}', '${to}')`;
+}
+
+/**
+ * The words of a name as a JSON array, as db/schema/search.ts's wordsSql, from the base column (a
+ * PostgreSQL generated column cannot read another). PostgreSQL has no immutable JSON quoting, so a
+ * control character separates words here (SQLite keeps it, escaped, inside its word).
+ */
+export function wordsSql(columnName: string): SQL {
+  const printable = WORD_SEPARATORS.filter((c) => c.charCodeAt(0) >= 32);
+  const from = printable.join('').replace(/'/g, "''");
+  const spaced = `regexp_replace(translate(${foldedExpr(columnName)}, '${from}', '${' '.repeat(printable.length)}'), '[[:cntrl:]]', ' ', 'g')`;
+  return sql.raw(`'["' || replace(${spaced}, ' ', '","') || '"]'`);
 }

@@ -6,3 +6,4 @@ export * from './platform';
 export * from './withdrawals';
 export * from './transactions';
 export * from './webhooks';
+export { nameWords } from './search';

@@ -1,7 +1,7 @@
 import { sql } from 'drizzle-orm';
 import { bigint, check, index, integer, pgTable, text, uniqueIndex } from 'drizzle-orm/pg-core';
 import { accounts } from './accounts';
-import { cents, foldedSql, timestamp } from './columns';
+import { cents, foldedSql, timestamp, wordsSql } from './columns';
 import { DISPUTE_STATUSES, TRANSACTION_METHODS, TRANSACTION_STATUSES } from '../../../server/domain/enums';
 
 // Mirrors db/schema/transactions.ts.
@@ -17,9 +17,9 @@ export const customers = pgTable('customers', {
   createdAt: timestamp('created_at').notNull(),
   nameSearch: text('name_search').generatedAlwaysAs(foldedSql('name')),
   emailSearch: text('email_search').generatedAlwaysAs(sql`lower(btrim("email"))`),
+  nameWords: text('name_words').generatedAlwaysAs(wordsSql('name')),
 }, (t) => [
   index('customers_account_idx').on(t.accountId),
-  index('customers_account_name_idx').on(t.accountId, t.nameSearch),
   index('customers_account_email_idx').on(t.accountId, t.emailSearch),
   index('customers_account_document_idx').on(t.accountId, t.document),
 ]);

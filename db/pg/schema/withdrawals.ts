@@ -1,7 +1,7 @@
 import { sql } from 'drizzle-orm';
 import { bigint, check, index, integer, pgTable, text, uniqueIndex } from 'drizzle-orm/pg-core';
 import { accounts } from './accounts';
-import { cents, foldedSql, timestamp } from './columns';
+import { cents, foldedSql, timestamp, wordsSql } from './columns';
 import { BATCH_STATUSES, PIX_KEY_TYPES, WITHDRAWAL_STATUSES } from '../../../server/domain/enums';
 
 // Mirrors db/schema/withdrawals.ts.
@@ -21,11 +21,11 @@ export const withdrawals = pgTable('withdrawals', {
   createdAt: timestamp('created_at').notNull(),
   updatedAt: timestamp('updated_at').notNull(),
   detailsNameSearch: text('details_name_search').generatedAlwaysAs(foldedSql('details_name')),
+  detailsNameWords: text('details_name_words').generatedAlwaysAs(wordsSql('details_name')),
 }, (t) => [
   index('withdrawals_account_amount_created_idx').on(t.accountId, t.amount, t.createdAt, t.id),
   index('withdrawals_account_document_created_idx').on(t.accountId, t.detailsDocument, t.createdAt, t.id),
   index('withdrawals_account_key_created_idx').on(t.accountId, t.key, t.createdAt, t.id),
-  index('withdrawals_account_name_idx').on(t.accountId, t.detailsNameSearch),
   uniqueIndex('withdrawals_external_ref_uq').on(t.accountId, t.externalRef).where(sql`${t.externalRef} IS NOT NULL`),
   index('withdrawals_account_created_idx').on(t.accountId, t.createdAt, t.id),
   index('withdrawals_account_status_created_idx').on(t.accountId, t.status, t.createdAt, t.id),

@@ -1,6 +1,6 @@
 import { and, desc, eq, gte, inArray, lt, sql, type SQL } from 'drizzle-orm';
 import type { DrizzleDb } from '../../../db';
-import { customers, disputes, transactions } from '../../../db/schema';
+import { customers, disputes, nameWords, transactions } from '../../../db/schema';
 import { decodeCursor, encodeCursor } from '../cursor';
 import { ID_PREFIX } from '../ids';
 import { localDayRange, mergePages, readSearch, type SearchReading } from '../search';
@@ -29,8 +29,12 @@ function readingCondition(r: SearchReading): SQL | null {
     case 'document': return eq(customers.document, r.value);
     case 'amount': return eq(transactions.amount, r.value);
     case 'reference': return eq(transactions.externalRef, r.value);
-    // a prefix of the folded name: an index range of the account's customers
-    case 'name': return and(gte(customers.nameSearch, r.value), lt(customers.nameSearch, `${r.value}\u{10FFFF}`))!;
+    // the stem's rows of name_words (the walk's index), the key word among them, the other words in the name
+    case 'words': return and(
+      eq(nameWords.subject, 'transaction'), eq(nameWords.stem, r.stem), sql`instr(${nameWords.words}, ${`,${r.key}`}) > 0`,
+      eq(transactions.id, nameWords.ownerId), eq(customers.id, transactions.customerId),
+      ...r.others.map((w) => sql`instr(${customers.nameWords}, ${`"${w}`}) > 0`),
+    )!;
     case 'batch': return null;
   }
 }
@@ -38,7 +42,7 @@ function readingCondition(r: SearchReading): SQL | null {
 /** Readings that name at most one charge: no order to keep, so the planner goes straight to their index. */
 const SINGLE = new Set<SearchReading['kind']>(['id', 'endtoend', 'reference']);
 /** Readings about the customer: the customer index is read first (CROSS JOIN fixes SQLite's join order). */
-const BY_CUSTOMER = new Set<SearchReading['kind']>(['email', 'document', 'name']);
+const BY_CUSTOMER = new Set<SearchReading['kind']>(['email', 'document']);
 
 /**
  * One keyset page of one reading (or of no search at all), newest first. Exported for the plan test:
@@ -47,7 +51,12 @@ const BY_CUSTOMER = new Set<SearchReading['kind']>(['email', 'document', 'name']
 export function transactionSearchQuery(db: DrizzleDb, accountId: string, f: TransactionSearch, reading: SearchReading | null) {
   const limit = f.limit ?? 20;
   const range = localDayRange(f.from, f.to);
-  const where: SQL[] = [eq(transactions.accountId, accountId)];
+  // a word search walks name_words, whose (created_at, owner_id) are the charge's: order, dates and
+  // cursor go on its columns so that its index serves them
+  const byWords = reading?.kind === 'words';
+  const createdAt = byWords ? nameWords.createdAt : transactions.createdAt;
+  const id = byWords ? nameWords.ownerId : transactions.id;
+  const where: SQL[] = [eq(byWords ? nameWords.accountId : transactions.accountId, accountId)];
   if (reading) {
     const c = readingCondition(reading);
     if (!c) return null;
@@ -56,17 +65,19 @@ export function transactionSearchQuery(db: DrizzleDb, accountId: string, f: Tran
   }
   if (f.status) where.push(eq(transactions.status, f.status));
   if (f.method) where.push(eq(transactions.method, f.method));
-  if (range.since) where.push(gte(transactions.createdAt, range.since));
-  if (range.until) where.push(lt(transactions.createdAt, range.until));
+  if (range.since) where.push(gte(createdAt, range.since));
+  if (range.until) where.push(lt(createdAt, range.until));
   if (f.cursor) {
     const c = decodeCursor(f.cursor, ID_PREFIX.transaction);
-    where.push(sql`(${transactions.createdAt}, ${transactions.id}) < (${c.createdAt}, ${c.id})`);
+    where.push(sql`(${createdAt}, ${id}) < (${c.createdAt}, ${c.id})`);
   }
-  const base = reading && BY_CUSTOMER.has(reading.kind)
-    ? db.select(viewColumns).from(customers).crossJoin(transactions).where(and(...where)).$dynamic()
-    : selectTransactionViews(db).where(and(...where)).$dynamic();
+  const base = byWords
+    ? db.select(viewColumns).from(nameWords).crossJoin(transactions).crossJoin(customers).where(and(...where)).$dynamic()
+    : reading && BY_CUSTOMER.has(reading.kind)
+      ? db.select(viewColumns).from(customers).crossJoin(transactions).where(and(...where)).$dynamic()
+      : selectTransactionViews(db).where(and(...where)).$dynamic();
   if (reading && SINGLE.has(reading.kind)) return base.limit(limit + 1);
-  return base.orderBy(desc(transactions.createdAt), desc(transactions.id)).limit(limit + 1);
+  return base.orderBy(desc(createdAt), desc(id)).limit(limit + 1);
 }
 
 /** The dispute a charge shows: an open one first, else the latest. */

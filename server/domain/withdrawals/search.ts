@@ -1,6 +1,6 @@
-import { and, desc, eq, gte, inArray, lt, sql, type SQL } from 'drizzle-orm';
+import { and, desc, eq, getTableColumns, gte, inArray, lt, sql, type SQL } from 'drizzle-orm';
 import type { DrizzleDb } from '../../../db';
-import { withdrawalBatches, withdrawals } from '../../../db/schema';
+import { nameWords, withdrawalBatches, withdrawals } from '../../../db/schema';
 import { decodeCursor, encodeCursor } from '../cursor';
 import { ID_PREFIX } from '../ids';
 import { localDayRange, mergePages, readSearch, type SearchReading } from '../search';
@@ -29,12 +29,19 @@ function readingConditions(accountId: string, r: SearchReading): SQL[] {
     case 'document': return [eq(withdrawals.detailsDocument, r.value), eq(withdrawals.key, r.value)];
     case 'amount': return [eq(withdrawals.amount, r.value)];
     case 'reference': return [eq(withdrawals.externalRef, r.value)];
-    case 'name': return [and(gte(withdrawals.detailsNameSearch, r.value), lt(withdrawals.detailsNameSearch, `${r.value}\u{10FFFF}`))!];
+    // walked in name_words (see withdrawalSearchQuery): the key word in the stem's row, the others in the name
+    case 'words': return [and(
+      eq(nameWords.subject, 'withdrawal'), eq(nameWords.stem, r.stem), sql`instr(${nameWords.words}, ${`,${r.key}`}) > 0`,
+      eq(withdrawals.id, nameWords.ownerId), ...r.others.map((w) => sql`instr(${withdrawals.detailsNameWords}, ${`"${w}`}) > 0`),
+    )!];
   }
 }
 
-/** A search condition, and whether it names at most one withdrawal (then no order is kept, see below). */
-export interface SearchCondition { where: SQL; single: boolean }
+/**
+ * A search condition, whether it names at most one withdrawal (then no order is kept, see below), and
+ * whether it is a word search of the recipient's name (then name_words is walked, see below).
+ */
+export interface SearchCondition { where: SQL; single: boolean; byWords?: boolean }
 
 /**
  * One keyset page for one condition (or none), newest first. Exported for the plan test. A condition
@@ -44,25 +51,32 @@ export interface SearchCondition { where: SQL; single: boolean }
 export function withdrawalSearchQuery(db: DrizzleDb, accountId: string, f: WithdrawalSearch, condition: SearchCondition | null) {
   const limit = f.limit ?? 20;
   const range = localDayRange(f.from, f.to);
-  const where: SQL[] = [eq(withdrawals.accountId, accountId)];
+  // a word search walks name_words, whose (created_at, owner_id) are the withdrawal's: order, dates and
+  // cursor go on its columns so that its index serves them
+  const byWords = condition?.byWords === true;
+  const createdAt = byWords ? nameWords.createdAt : withdrawals.createdAt;
+  const id = byWords ? nameWords.ownerId : withdrawals.id;
+  const where: SQL[] = [eq(byWords ? nameWords.accountId : withdrawals.accountId, accountId)];
   if (condition) where.push(condition.where);
   if (f.status) where.push(eq(withdrawals.status, f.status));
-  if (range.since) where.push(gte(withdrawals.createdAt, range.since));
-  if (range.until) where.push(lt(withdrawals.createdAt, range.until));
+  if (range.since) where.push(gte(createdAt, range.since));
+  if (range.until) where.push(lt(createdAt, range.until));
   if (f.cursor) {
     const c = decodeCursor(f.cursor, ID_PREFIX.withdrawal);
-    where.push(sql`(${withdrawals.createdAt}, ${withdrawals.id}) < (${c.createdAt}, ${c.id})`);
+    where.push(sql`(${createdAt}, ${id}) < (${c.createdAt}, ${c.id})`);
   }
-  const q = db.select().from(withdrawals).where(and(...where)).$dynamic();
+  const q = byWords
+    ? db.select(getTableColumns(withdrawals)).from(nameWords).crossJoin(withdrawals).where(and(...where)).$dynamic()
+    : db.select().from(withdrawals).where(and(...where)).$dynamic();
   if (condition?.single) return q.limit(limit + 1);
-  return q.orderBy(desc(withdrawals.createdAt), desc(withdrawals.id)).limit(limit + 1);
+  return q.orderBy(desc(createdAt), desc(id)).limit(limit + 1);
 }
 
 const SINGLE = new Set<SearchReading['kind']>(['id', 'batch', 'endtoend', 'reference']);
 
 export function withdrawalSearchConditions(accountId: string, q: string | undefined): (SearchCondition | null)[] {
   return q?.trim()
-    ? readSearch(q).flatMap((r) => readingConditions(accountId, r).map((where) => ({ where, single: SINGLE.has(r.kind) })))
+    ? readSearch(q).flatMap((r) => readingConditions(accountId, r).map((where) => ({ where, single: SINGLE.has(r.kind), byWords: r.kind === 'words' })))
     : [null];
 }
 

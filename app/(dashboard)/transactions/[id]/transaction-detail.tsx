@@ -4,7 +4,7 @@ import { useTranslations } from 'next-intl';
 import { QRCodeSVG } from 'qrcode.react';
 import type { ReactNode } from 'react';
 import { PixShare } from '../../../_components/pix-share';
-import { BackLink, ChargeBadge, CopyButton, DetailList, ErrorState, FormError, Loading, Money, PageHeader, StatusBadge, useStatusLabel } from '../../../_components/ui';
+import { BackLink, ChargeBadge, chargeShownStatus, CopyButton, DetailList, ErrorState, FormError, Loading, Money, PageHeader, StatusBadge, useStatusLabel } from '../../../_components/ui';
 import { NotFoundCard } from '../../../_components/not-found-card';
 import { apiErrorCode } from '../../../_lib/api-errors';
 import { formatDateTime } from '../../../_lib/dates';
@@ -58,14 +58,13 @@ export function TransactionDetail({ id }: { id: string }) {
   const canDispute = x.method === 'CARD' && x.status === 'APPROVED' && disputes.isSuccess && disputes.data.length === 0;
   const busy = pay.isPending || openDispute.isPending || resolve.isPending;
   const method = tt(`method.${x.method}`);
-  // the API keeps a refunded charge APPROVED (DECISIONS "Refunds"); the merchant reads it as refunded
-  const shownStatus = x.status === 'APPROVED' && x.refunded_amount > 0 ? (x.refunded_amount >= x.total ? 'REFUNDED' : 'PARTIALLY_REFUNDED') : x.status;
+  const shownStatus = chargeShownStatus(x.status, x.refunded_amount, x.total);
   const status = statusLabel('transaction', shownStatus).toLowerCase();
 
   return (
     <>
       {back}
-      <PageHeader title={t('detail.title', { method, amount: formatBRL(x.total) })} subtitle={<span className="mono">{x.id}</span>}
+      <PageHeader title={t('detail.title', { method, amount: formatBRL(x.total).replace(' ', '\u00a0') /* "R$" never ends a line alone */ })} subtitle={<span className="mono">{x.id}</span>}
         actions={<span data-testid="transaction-status"><ChargeBadge status={shownStatus} dispute={dispute} /></span>} />
 
       {openCase ? (
