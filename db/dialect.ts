@@ -21,3 +21,28 @@ export function jsonStringList(param: unknown): SQL {
 export function greatest(a: unknown, b: unknown): SQL {
   return onPostgres ? sql`greatest(${a}, ${b})` : sql`max(${a}, ${b})`;
 }
+
+/** Whether `haystack` contains `needle` (SQLite's instr, PostgreSQL's strpos; both 1-based, 0 when absent). */
+export function contains(haystack: unknown, needle: unknown): SQL {
+  return onPostgres ? sql`strpos(${haystack}, ${needle}) > 0` : sql`instr(${haystack}, ${needle}) > 0`;
+}
+
+/**
+ * The calendar day (YYYY-MM-DD) of a stored instant shifted by `offset` ('-3 hours': Brasília, which
+ * keeps no daylight saving): SQLite's date(x, offset), PostgreSQL's to_char over the UTC time plus it.
+ */
+export function dayAt(instant: unknown, offset: string): SQL {
+  return onPostgres
+    ? sql`to_char((${instant} AT TIME ZONE 'UTC') + ${offset}::interval, 'YYYY-MM-DD')`
+    : sql`date(${instant}, ${offset})`;
+}
+
+/**
+ * A value inside a JSON text column, as a JavaScript value (number, string, null): SQLite's
+ * json_extract(col, '$.a.b'), PostgreSQL's col::jsonb #> '{a,b}' (the driver parses the jsonb).
+ */
+export function jsonAt(column: SQL, path: string[]): SQL {
+  return onPostgres
+    ? sql`(${column}::jsonb #> ${`{${path.join(',')}}`}::text[])`
+    : sql`json_extract(${column}, ${`$.${path.join('.')}`})`;
+}

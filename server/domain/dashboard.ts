@@ -7,6 +7,7 @@ import { merchantBalance } from './ledger';
 import { addDays, localDay, startOfLocalDay } from './local-time';
 import { decryptSecret } from './webhooks/secrets';
 import { first, rawRows } from '../../db/query';
+import { dayAt, jsonAt } from '../../db/dialect';
 
 /**
  * Reads only the dashboard needs. Money in and out come from the ledger: a line on a system book
@@ -51,7 +52,7 @@ export async function overview(s: Services, accountId: string) {
   const since = startOfLocalDay(monthStart < firstDay ? monthStart : firstDay).toISOString();
   // per Brasília day, per kind of entry and system book: the lines that cross the account's boundary
   const rows = await rawRows<{ day: string; entry_kind: string; book: string; money_in: number; money_out: number; entries: number }>(db, sql`
-    SELECT date(e.created_at, ${LOCAL_OFFSET}) AS day, e.kind AS entry_kind, b.kind AS book,
+    SELECT ${dayAt(sql`e.created_at`, LOCAL_OFFSET)} AS day, e.kind AS entry_kind, b.kind AS book,
            coalesce(sum(CASE WHEN l.amount < 0 THEN -l.amount ELSE 0 END), 0) AS money_in,
            coalesce(sum(CASE WHEN l.amount > 0 THEN l.amount ELSE 0 END), 0) AS money_out,
            count(DISTINCT e.id) AS entries
@@ -92,13 +93,14 @@ export async function overview(s: Services, accountId: string) {
   }
   // recent activity: the account's latest events, newest first (events_account_idx), once each
   // a dispute's page is its charge's: its event names the transaction it belongs to
+  const json = (path: string[]) => jsonAt(sql`payload`, path);
   const recent = await rawRows<{ id: string; type: string; resource_id: string; created_at: string; amount: number | null; status: string | null; transaction_id: string | null; method: string | null; who: string | null }>(db, sql`
     SELECT id, type, resource_id, created_at,
-           coalesce(json_extract(payload, '$.amount'), json_extract(payload, '$.total')) AS amount,
-           json_extract(payload, '$.status') AS status,
-           json_extract(payload, '$.transaction_id') AS transaction_id,
-           json_extract(payload, '$.method') AS method,
-           coalesce(json_extract(payload, '$.customer.name'), json_extract(payload, '$.operation.details.name')) AS who
+           coalesce(${json(['amount'])}, ${json(['total'])}) AS amount,
+           ${json(['status'])} AS status,
+           ${json(['transaction_id'])} AS transaction_id,
+           ${json(['method'])} AS method,
+           coalesce(${json(['customer', 'name'])}, ${json(['operation', 'details', 'name'])}) AS who
     FROM events WHERE account_id = ${accountId} ORDER BY seq DESC LIMIT 10`);
   const text = (v: unknown) => (typeof v === 'string' ? v : null);
   return {

@@ -1,6 +1,7 @@
 import { and, desc, eq, gte, inArray, lt, sql, type SQL } from 'drizzle-orm';
 import type { DrizzleDb } from '../../../db';
 import { customers, disputes, nameWords, transactions } from '../../../db/schema';
+import { contains } from '../../../db/dialect';
 import { decodeCursor, encodeCursor } from '../cursor';
 import { ID_PREFIX } from '../ids';
 import { localDayRange, mergePages, readSearch, type SearchReading } from '../search';
@@ -31,9 +32,9 @@ function readingCondition(r: SearchReading): SQL | null {
     case 'reference': return eq(transactions.externalRef, r.value);
     // the stem's rows of name_words (the walk's index), the key word among them, the other words in the name
     case 'words': return and(
-      eq(nameWords.subject, 'transaction'), eq(nameWords.stem, r.stem), sql`instr(${nameWords.words}, ${`,${r.key}`}) > 0`,
+      eq(nameWords.subject, 'transaction'), eq(nameWords.stem, r.stem), contains(nameWords.words, `,${r.key}`),
       eq(transactions.id, nameWords.ownerId), eq(customers.id, transactions.customerId),
-      ...r.others.map((w) => sql`instr(${customers.nameWords}, ${`"${w}`}) > 0`),
+      ...r.others.map((w) => contains(customers.nameWords, `"${w}`)),
     )!;
     case 'batch': return null;
   }
@@ -85,7 +86,7 @@ async function disputeMarks(db: DrizzleDb, ids: string[]): Promise<Map<string, D
   const marks = new Map<string, DisputeMark>();
   if (!ids.length) return marks;
   const rows = await db.select({ transactionId: disputes.transactionId, status: disputes.status }).from(disputes)
-    .where(inArray(disputes.transactionId, ids)).orderBy(disputes.createdAt, disputes.id).all();
+    .where(inArray(disputes.transactionId, ids)).orderBy(disputes.createdAt, disputes.id);
   for (const r of rows) if (marks.get(r.transactionId) !== 'OPEN') marks.set(r.transactionId, r.status);
   return marks;
 }
@@ -94,7 +95,7 @@ async function disputeMarks(db: DrizzleDb, ids: string[]): Promise<Map<string, D
 export async function searchTransactions(db: DrizzleDb, accountId: string, f: TransactionSearch): Promise<{ items: TransactionSearchItem[]; next_cursor: string | null }> {
   const limit = f.limit ?? 20;
   const readings: (SearchReading | null)[] = f.q?.trim() ? readSearch(f.q) : [null];
-  const pages = await Promise.all(readings.map((r) => transactionSearchQuery(db, accountId, f, r)?.all() ?? []));
+  const pages = await Promise.all(readings.map((r) => transactionSearchQuery(db, accountId, f, r) ?? []));
   const rows = mergePages(pages, limit);
   const page = rows.slice(0, limit);
   const last = page[page.length - 1];
@@ -119,7 +120,7 @@ export async function listDisputes(db: DrizzleDb, accountId: string, limit = 100
     .innerJoin(transactions, eq(transactions.id, disputes.transactionId))
     .innerJoin(customers, eq(customers.id, transactions.customerId))
     .where(and(eq(disputes.accountId, accountId), inArray(disputes.status, status)))
-    .orderBy(desc(disputes.createdAt), desc(disputes.id)).limit(limit).all();
+    .orderBy(desc(disputes.createdAt), desc(disputes.id)).limit(limit);
   const open = await rows(['OPEN']);
   const closed = open.length < limit ? await rows(['WON', 'LOST']) : [];
   const items = [...open, ...closed].slice(0, limit).map((d) => ({

@@ -1,6 +1,7 @@
 import { and, desc, eq, getTableColumns, gte, inArray, lt, sql, type SQL } from 'drizzle-orm';
 import type { DrizzleDb } from '../../../db';
 import { nameWords, withdrawalBatches, withdrawals } from '../../../db/schema';
+import { contains } from '../../../db/dialect';
 import { decodeCursor, encodeCursor } from '../cursor';
 import { ID_PREFIX } from '../ids';
 import { localDayRange, mergePages, readSearch, type SearchReading } from '../search';
@@ -31,8 +32,8 @@ function readingConditions(accountId: string, r: SearchReading): SQL[] {
     case 'reference': return [eq(withdrawals.externalRef, r.value)];
     // walked in name_words (see withdrawalSearchQuery): the key word in the stem's row, the others in the name
     case 'words': return [and(
-      eq(nameWords.subject, 'withdrawal'), eq(nameWords.stem, r.stem), sql`instr(${nameWords.words}, ${`,${r.key}`}) > 0`,
-      eq(withdrawals.id, nameWords.ownerId), ...r.others.map((w) => sql`instr(${withdrawals.detailsNameWords}, ${`"${w}`}) > 0`),
+      eq(nameWords.subject, 'withdrawal'), eq(nameWords.stem, r.stem), contains(nameWords.words, `,${r.key}`),
+      eq(withdrawals.id, nameWords.ownerId), ...r.others.map((w) => contains(withdrawals.detailsNameWords, `"${w}`)),
     )!];
   }
 }
@@ -84,7 +85,7 @@ export function withdrawalSearchConditions(accountId: string, q: string | undefi
 export async function searchWithdrawals(db: DrizzleDb, accountId: string, f: WithdrawalSearch): Promise<{ items: WithdrawalView[]; next_cursor: string | null }> {
   const limit = f.limit ?? 20;
   const conditions = withdrawalSearchConditions(accountId, f.q);
-  const pages = await Promise.all(conditions.map((c) => withdrawalSearchQuery(db, accountId, f, c).all()));
+  const pages = await Promise.all(conditions.map((c) => withdrawalSearchQuery(db, accountId, f, c)));
   const rows = mergePages(pages, limit);
   const page = rows.slice(0, limit);
   const last = page[page.length - 1];
