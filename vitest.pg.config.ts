@@ -12,6 +12,8 @@ export const PG_FILES = [
   'test/e2e/edge.test.ts',
   'test/e2e/client-retries.test.ts',
   'test/e2e/withdrawals.test.ts',
+  'test/e2e/disputes-balance.test.ts',
+  'test/e2e/client-package.test.ts',
 ];
 
 // (not mergeConfig: it would append these files to the SQLite run's include instead of replacing it)
