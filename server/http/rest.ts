@@ -7,6 +7,7 @@ import { noteRoute } from '../observability/request-context';
 import type { Services } from '../services';
 import type { Meta } from '../trpc';
 import { ClientAbortError, isJsonContentType, MAX_BODY_BYTES, parseJsonObject, readBody } from './body';
+import { procedureCall, type ProcedureCall } from './procedure-call';
 import { presentRestError, presentRestSuccess, type Envelope, type RestAnswer } from './presenter';
 
 /**
@@ -29,6 +30,8 @@ export interface RestRoute {
   pattern: RegExp;
   /** The procedure takes no input at all (z.void and the like). */
   noInput: boolean;
+  /** Calls the procedure (its middlewares, validation and resolver) without tRPC's generic caller. */
+  call: ProcedureCall;
 }
 
 /** A request as the adapter sees it, whatever carried it (node:http, a WHATWG Request, a test). */
@@ -83,6 +86,7 @@ export function restRoutes(router: AnyRouter): RestRoute[] {
       successStatus: meta.successStatus ?? 200,
       pattern: new RegExp(`^${escapeRegExp(path).replace(/\{(\w+)\}/g, (_, name) => `(?<${name}>[^/]+)`)}$`, 'i'),
       noInput: inputIsVoid(procedure),
+      call: procedureCall(procedure, procedurePath),
     });
   }
   if (missing.length) {
@@ -178,9 +182,7 @@ export function createRestAdapter(services: Services, router: AnyRouter) {
     const input = route.noInput ? undefined : { ...(usesBody ? body : queryInput(url.searchParams)), ...params };
     const ctx = createContextInner({ services, headers: req.headers, ip: req.ip, https: req.https, transport: 'rest' });
     try {
-      const output = await route.procedure({
-        ctx, getRawInput: async () => input, path: route.procedurePath, type: route.procedure._def.type, signal: undefined, batchIndex: 0,
-      });
+      const output = await route.call(ctx, input);
       return presentRestSuccess(output, route.successStatus, ctx.resHeaders);
     } catch (err) {
       return presentRestError(err, route.envelope, now());
