@@ -77,24 +77,28 @@ export function procedureCall(procedure: AnyProcedure, path: string): ProcedureC
   if (nextInput !== inputs.length) throw new Error('procedureCall: input validators and inputs do not pair up');
 
   interface State { ctx: Context; input: unknown; getRawInput: () => Promise<unknown> }
-  const run = async (index: number, state: State): Promise<Result> => {
+  type NextOptions = { ctx?: object; input?: unknown; getRawInput?: () => Promise<unknown> } | undefined;
+  // The per-call closures are returned from factories rather than assigned to a named slot: tsx
+  // (esbuild keepNames) wraps every named function expression in a defineProperty call, per request.
+  const nextOf = (index: number, state: State) => (o: NextOptions) => run(index + 1, {
+    ctx: o?.ctx ? { ...state.ctx, ...o.ctx } : state.ctx,
+    input: o && 'input' in o ? o.input : state.input,
+    getRawInput: o?.getRawInput ?? state.getRawInput,
+  });
+  const rawInputOf = (value: unknown) => async () => value;
+  async function run(index: number, state: State): Promise<Result> {
     try {
       return await chain[index]({
         ctx: state.ctx, type: def.type, path, input: state.input, getRawInput: state.getRawInput,
-        meta: def.meta, signal: undefined, batchIndex: 0,
-        next: (o?: { ctx?: object; input?: unknown; getRawInput?: () => Promise<unknown> }) => run(index + 1, {
-          ctx: o?.ctx ? { ...state.ctx, ...o.ctx } : state.ctx,
-          input: o && 'input' in o ? o.input : state.input,
-          getRawInput: o?.getRawInput ?? state.getRawInput,
-        }),
+        meta: def.meta, signal: undefined, batchIndex: 0, next: nextOf(index, state),
       });
     } catch (cause) {
       return { ok: false, error: getTRPCErrorFromUnknown(cause) };
     }
-  };
+  }
 
   return async (ctx, rawInput) => {
-    const result = await run(0, { ctx, input: undefined, getRawInput: async () => rawInput });
+    const result = await run(0, { ctx, input: undefined, getRawInput: rawInputOf(rawInput) });
     if (!result.ok) throw result.error;
     return result.data;
   };

@@ -143,7 +143,6 @@ export function createRestAdapter(services: Services, router: AnyRouter) {
 
   /** One REST call, from a transport-neutral request to a transport-neutral answer. */
   async function answer(req: RestRequest): Promise<RestAnswer> {
-    const now = () => services.clock.now();
     const url = new URL(req.target, 'http://localhost');
     let method = req.method.toUpperCase();
     const fallback = envelopeNear(url.pathname);
@@ -161,7 +160,7 @@ export function createRestAdapter(services: Services, router: AnyRouter) {
           body = parseJsonObject(req.body);
         }
       } catch (err) {
-        const refused = presentRestError(err, fallback, now());
+        const refused = presentRestError(err, fallback, services.clock.now());
         // the rest of a body refused while reading is never read: the connection cannot be reused
         if (req.body instanceof Error) refused.headers.connection = 'close';
         return refused;
@@ -175,7 +174,7 @@ export function createRestAdapter(services: Services, router: AnyRouter) {
     if (!found) {
       const allowed = knownPaths.some((k) => k.pattern.test(url.pathname));
       return presentRestError(new DomainError(allowed ? 'METHOD_NOT_ALLOWED' : 'NOT_FOUND',
-        allowed ? `${method} is not allowed on ${url.pathname}` : 'no such path'), fallback, now());
+        allowed ? `${method} is not allowed on ${url.pathname}` : 'no such path'), fallback, services.clock.now());
     }
     const { route, params } = found;
     const usesBody = method !== 'GET' && method !== 'DELETE';
@@ -185,7 +184,7 @@ export function createRestAdapter(services: Services, router: AnyRouter) {
       const output = await route.call(ctx, input);
       return presentRestSuccess(output, route.successStatus, ctx.resHeaders);
     } catch (err) {
-      return presentRestError(err, route.envelope, now());
+      return presentRestError(err, route.envelope, services.clock.now());
     }
   }
 
