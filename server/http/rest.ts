@@ -145,10 +145,10 @@ export function createRestAdapter(services: Services, router: AnyRouter) {
   async function answer(req: RestRequest): Promise<RestAnswer> {
     const url = new URL(req.target, 'http://localhost');
     let method = req.method.toUpperCase();
-    const fallback = envelopeNear(url.pathname);
     // logs and metrics label the request by the route template, never the raw path
     const known = knownPaths.find((k) => k.pattern.test(url.pathname));
     if (known) noteRoute(known.template);
+    const fallback = known ? known.envelope : envelopeNear(url.pathname);
     let body: Record<string, unknown> = {};
     if (method !== 'GET' && method !== 'HEAD') {
       try {
@@ -172,7 +172,7 @@ export function createRestAdapter(services: Services, router: AnyRouter) {
     }
     const found = match(method, url.pathname);
     if (!found) {
-      const allowed = knownPaths.some((k) => k.pattern.test(url.pathname));
+      const allowed = known !== undefined;
       return presentRestError(new DomainError(allowed ? 'METHOD_NOT_ALLOWED' : 'NOT_FOUND',
         allowed ? `${method} is not allowed on ${url.pathname}` : 'no such path'), fallback, services.clock.now());
     }
