@@ -7,6 +7,7 @@ import { noteRoute } from '../observability/request-context';
 import type { Services } from '../services';
 import type { Meta } from '../trpc';
 import { ClientAbortError, isJsonContentType, MAX_BODY_BYTES, parseJsonObject, readBody } from './body';
+import { procedureCall, type ProcedureCall } from './procedure-call';
 import { presentRestError, presentRestSuccess, type Envelope, type RestAnswer } from './presenter';
 
 /**
@@ -29,6 +30,8 @@ export interface RestRoute {
   pattern: RegExp;
   /** The procedure takes no input at all (z.void and the like). */
   noInput: boolean;
+  /** Calls the procedure (its middlewares, validation and resolver) without tRPC's generic caller. */
+  call: ProcedureCall;
 }
 
 /** A request as the adapter sees it, whatever carried it (node:http, a WHATWG Request, a test). */
@@ -83,6 +86,7 @@ export function restRoutes(router: AnyRouter): RestRoute[] {
       successStatus: meta.successStatus ?? 200,
       pattern: new RegExp(`^${escapeRegExp(path).replace(/\{(\w+)\}/g, (_, name) => `(?<${name}>[^/]+)`)}$`, 'i'),
       noInput: inputIsVoid(procedure),
+      call: procedureCall(procedure, procedurePath),
     });
   }
   if (missing.length) {
@@ -139,13 +143,12 @@ export function createRestAdapter(services: Services, router: AnyRouter) {
 
   /** One REST call, from a transport-neutral request to a transport-neutral answer. */
   async function answer(req: RestRequest): Promise<RestAnswer> {
-    const now = () => services.clock.now();
     const url = new URL(req.target, 'http://localhost');
     let method = req.method.toUpperCase();
-    const fallback = envelopeNear(url.pathname);
     // logs and metrics label the request by the route template, never the raw path
     const known = knownPaths.find((k) => k.pattern.test(url.pathname));
     if (known) noteRoute(known.template);
+    const fallback = known ? known.envelope : envelopeNear(url.pathname);
     let body: Record<string, unknown> = {};
     if (method !== 'GET' && method !== 'HEAD') {
       try {
@@ -157,7 +160,7 @@ export function createRestAdapter(services: Services, router: AnyRouter) {
           body = parseJsonObject(req.body);
         }
       } catch (err) {
-        const refused = presentRestError(err, fallback, now());
+        const refused = presentRestError(err, fallback, services.clock.now());
         // the rest of a body refused while reading is never read: the connection cannot be reused
         if (req.body instanceof Error) refused.headers.connection = 'close';
         return refused;
@@ -169,21 +172,19 @@ export function createRestAdapter(services: Services, router: AnyRouter) {
     }
     const found = match(method, url.pathname);
     if (!found) {
-      const allowed = knownPaths.some((k) => k.pattern.test(url.pathname));
+      const allowed = known !== undefined;
       return presentRestError(new DomainError(allowed ? 'METHOD_NOT_ALLOWED' : 'NOT_FOUND',
-        allowed ? `${method} is not allowed on ${url.pathname}` : 'no such path'), fallback, now());
+        allowed ? `${method} is not allowed on ${url.pathname}` : 'no such path'), fallback, services.clock.now());
     }
     const { route, params } = found;
     const usesBody = method !== 'GET' && method !== 'DELETE';
     const input = route.noInput ? undefined : { ...(usesBody ? body : queryInput(url.searchParams)), ...params };
     const ctx = createContextInner({ services, headers: req.headers, ip: req.ip, https: req.https, transport: 'rest' });
     try {
-      const output = await route.procedure({
-        ctx, getRawInput: async () => input, path: route.procedurePath, type: route.procedure._def.type, signal: undefined, batchIndex: 0,
-      });
+      const output = await route.call(ctx, input);
       return presentRestSuccess(output, route.successStatus, ctx.resHeaders);
     } catch (err) {
-      return presentRestError(err, route.envelope, now());
+      return presentRestError(err, route.envelope, services.clock.now());
     }
   }
 

@@ -18,12 +18,11 @@ export const PAGES_ROUTE = '(pages)';
  * route template an adapter noted (`noteRoute`) or by `fallbackRoute`.
  */
 export function observeRequests(o: { metrics: Metrics; fallbackRoute: (req: IncomingMessage) => string }, inner: Handler): Handler {
-  return (req, res) => {
-    const started = process.hrtime.bigint();
-    const record: RequestRecord = { id: acceptRequestId(req.headers['x-request-id']), route: null, accountId: null };
-    res.setHeader('x-request-id', record.id);
+  // returned from a factory, not assigned to a name: tsx (esbuild keepNames) would wrap a named
+  // closure in a defineProperty call on every request
+  const finisher = (req: IncomingMessage, res: ServerResponse, record: RequestRecord, started: bigint) => {
     let done = false;
-    const finish = () => {
+    return () => {
       if (done) return;
       done = true;
       const seconds = Number(process.hrtime.bigint() - started) / 1e9;
@@ -40,6 +39,12 @@ export function observeRequests(o: { metrics: Metrics; fallbackRoute: (req: Inco
       if (status >= 500 || status === 0) requestLogger().warn(line, 'request');
       else requestLogger().info(line, 'request');
     };
+  };
+  return (req, res) => {
+    const started = process.hrtime.bigint();
+    const record: RequestRecord = { id: acceptRequestId(req.headers['x-request-id']), route: null, accountId: null };
+    res.setHeader('x-request-id', record.id);
+    const finish = finisher(req, res, record, started);
     res.on('finish', finish);
     res.on('close', finish);
     runInRequest(record, () => inner(req, res));
