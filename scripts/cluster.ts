@@ -1,0 +1,227 @@
+/**
+ * `npm run cluster [-- --instances N]`: the service scaled out on one machine, for trying it and for the
+ * multi-instance tests. PostgreSQL (DATABASE_URL, else a throwaway one from db/pg/throwaway.ts, migrated
+ * once here), N instances of server/main.ts on their own 127.0.0.1 ports, and HAProxy (Debian's) in
+ * front on 127.0.0.1, round-robin, health-checked on /healthz, setting X-Forwarded-For (the instances
+ * trust 127.0.0.1). Prints the balancer's address and the demo credentials; stops everything on
+ * Ctrl-C/SIGTERM, or when any process of the cluster dies.
+ */
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { migratePostgres } from '../db/pg/migrate';
+import { startThrowawayPostgres, type ThrowawayPostgres } from '../db/pg/throwaway';
+
+const HAPROXY = process.env.HAPROXY_BIN ?? '/usr/sbin/haproxy';
+const ROOT = new URL('..', import.meta.url).pathname;
+
+function parseInstances(argv: string[]): number {
+  const i = argv.indexOf('--instances');
+  const raw = i >= 0 ? argv[i + 1] : argv.find((a) => a.startsWith('--instances='))?.slice('--instances='.length);
+  if (raw === undefined) return 3;
+  const n = Number(raw);
+  if (!Number.isInteger(n) || n < 1 || n > 16) {
+    console.error(`--instances must be a whole number from 1 to 16, got "${raw}"`);
+    process.exit(2);
+  }
+  return n;
+}
+
+/** HAProxy from Debian: installed with apt when missing and we are root, otherwise one clear line. */
+function requireHaproxy() {
+  if (existsSync(HAPROXY)) return;
+  if (process.getuid?.() === 0 && existsSync('/usr/bin/apt-get')) {
+    console.log("Installing Debian's haproxy for the cluster's load balancer…");
+    const env = { ...process.env, DEBIAN_FRONTEND: 'noninteractive' };
+    const ok = spawnSync('apt-get', ['update', '-qq'], { stdio: 'inherit', env }).status === 0
+      && spawnSync('apt-get', ['install', '-y', '-qq', 'haproxy'], { stdio: ['ignore', 'ignore', 'inherit'], env }).status === 0;
+    if (ok && existsSync(HAPROXY)) return;
+  }
+  console.error(`npm run cluster needs HAProxy (${HAPROXY}): sudo apt-get update && sudo apt-get install -y haproxy`);
+  process.exit(1);
+}
+
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const s = createServer();
+    s.once('error', reject);
+    s.listen(0, '127.0.0.1', () => {
+      const { port } = s.address() as { port: number };
+      s.close(() => resolve(port));
+    });
+  });
+}
+
+function haproxyConfig(o: { port: number; statsPort: number; instances: number[] }): string {
+  return [
+    'global',
+    '  maxconn 4096',
+    'defaults',
+    '  mode http',
+    '  timeout connect 5s',
+    '  timeout client 60s',
+    '  timeout server 60s',
+    '  timeout http-request 10s',
+    // the client's address reaches the instances (they trust 127.0.0.1 through TRUSTED_PROXIES)
+    '  option forwardfor',
+    'frontend api',
+    `  bind 127.0.0.1:${o.port}`,
+    '  default_backend instances',
+    'backend instances',
+    '  balance roundrobin',
+    '  option httpchk',
+    '  http-check send meth GET uri /healthz',
+    '  http-check expect status 200',
+    ...o.instances.map((p, i) => `  server i${i + 1} 127.0.0.1:${p} check inter 1s fall 2 rise 1`),
+    // per-instance counters (requests, state) for a person or a test on this machine; not the API's port
+    'listen stats',
+    `  bind 127.0.0.1:${o.statsPort}`,
+    '  stats enable',
+    '  stats uri /stats',
+    '  stats refresh 5s',
+    '',
+  ].join('\n');
+}
+
+/** Each output line of a child, prefixed with its name. */
+function relay(child: ChildProcess, name: string) {
+  for (const stream of [child.stdout!, child.stderr!]) {
+    let rest = '';
+    stream.on('data', (c: Buffer) => {
+      const lines = (rest + c.toString()).split('\n');
+      rest = lines.pop()!;
+      for (const l of lines) process.stdout.write(`[${name}] ${l}\n`);
+    });
+  }
+}
+
+async function main() {
+  const count = parseInstances(process.argv.slice(2));
+  requireHaproxy();
+  const dir = mkdtempSync(join(tmpdir(), 'pix-cluster-'));
+  const children: { name: string; child: ChildProcess }[] = [];
+  let pg: ThrowawayPostgres | null = null;
+  let stopping: Promise<void> | null = null;
+
+  const stop = (code: number, why?: string) => {
+    stopping ??= (async () => {
+      if (why) console.error(why);
+      console.log('stopping the cluster…');
+      // the balancer first (no new requests), then the instances (they finish what is in flight), then the database
+      const exited = (c: ChildProcess) => c.exitCode !== null || c.signalCode !== null;
+      const end = async (list: ChildProcess[]) => {
+        await Promise.all(list.filter((c) => !exited(c)).map((c) => new Promise<void>((resolve) => {
+          c.once('exit', () => resolve());
+          c.kill('SIGTERM');
+          // an instance that does not finish its drain in time is killed
+          setTimeout(() => { if (!exited(c)) c.kill('SIGKILL'); }, 20_000).unref();
+        })));
+      };
+      await end(children.filter((c) => c.name === 'haproxy').map((c) => c.child));
+      await end(children.filter((c) => c.name !== 'haproxy').map((c) => c.child));
+      await pg?.stop();
+      rmSync(dir, { recursive: true, force: true });
+      console.log('cluster stopped');
+      process.exit(code);
+    })();
+    return stopping;
+  };
+  process.on('SIGINT', () => void stop(0));
+  process.on('SIGTERM', () => void stop(0));
+  const watch = (name: string, child: ChildProcess) => {
+    children.push({ name, child });
+    child.once('exit', (code, signal) => {
+      if (!stopping) void stop(1, `${name} exited (${signal ?? `code ${code}`}): stopping the whole cluster`);
+    });
+  };
+
+  try {
+    let databaseUrl = process.env.DATABASE_URL?.trim();
+    if (!databaseUrl) {
+      console.log('No DATABASE_URL: starting a throwaway PostgreSQL on 127.0.0.1…');
+      pg = await startThrowawayPostgres({ durable: true, database: 'payments' });
+      databaseUrl = pg.url;
+    }
+    // once here, so the instances do not race each other to migrate
+    await migratePostgres(databaseUrl);
+
+    const env = {
+      ...process.env,
+      NODE_ENV: process.env.NODE_ENV ?? 'production',
+      HOST: '127.0.0.1',
+      DATABASE_URL: databaseUrl,
+      // one DATABASE_PATH for all: the secrets key beside it (secrets.key) must be the same in every
+      // instance. A throwaway database gets a throwaway key; a real DATABASE_URL keeps the usual place.
+      ...(pg ? { DATABASE_PATH: join(dir, 'payments.db') } : {}),
+      TRUSTED_PROXIES: '127.0.0.1',
+      // pages need a production build (npm start makes one); without it the instances serve the API only
+      DASHBOARD: process.env.DASHBOARD ?? (existsSync(join(ROOT, '.next/BUILD_ID')) ? 'true' : 'false'),
+    };
+    const startInstance = (n: number) => new Promise<{ port: number; banner: string[] }>((resolve, reject) => {
+      const child = spawn(process.execPath, ['--import', 'tsx', 'server/main.ts'], {
+        cwd: ROOT,
+        // background deliveries (webhooks, postbacks) on the first instance only: its dispatcher is not
+        // yet claimed row by row, so two would deliver twice
+        env: { ...env, PORT: '0', RUN_DISPATCHER: n === 1 ? (process.env.RUN_DISPATCHER ?? 'true') : 'false' },
+        stdio: ['ignore', 'pipe', 'pipe'],
+      });
+      relay(child, `i${n}`);
+      let out = '';
+      child.stdout!.on('data', (c) => {
+        out += c.toString();
+        const m = /listening on http:\/\/[\d.]+:(\d+)/.exec(out);
+        // the demo account's one-time banner: the plain (not JSON) lines before "listening"
+        if (m) { resolve({ port: Number(m[1]), banner: out.split('\n').filter((l) => l.startsWith('    ')) }); out = ''; }
+      });
+      child.once('exit', (code) => reject(new Error(`instance ${n} exited at start (code ${code})`)));
+      watch(`instance ${n}`, child);
+    });
+    // the first alone: on an empty database it creates the demo account (and the secrets key), once
+    const first = await startInstance(1);
+    const ports = [first.port, ...(await Promise.all(Array.from({ length: count - 1 }, (_, i) => startInstance(i + 2)))).map((s) => s.port)];
+
+    const port = await freePort();
+    const statsPort = await freePort();
+    const cfg = join(dir, 'haproxy.cfg');
+    writeFileSync(cfg, haproxyConfig({ port, statsPort, instances: ports }));
+    const check = spawnSync(HAPROXY, ['-c', '-q', '-f', cfg], { encoding: 'utf8' });
+    if (check.status !== 0) throw new Error(`HAProxy refused its configuration: ${check.stderr || check.stdout}`);
+    const haproxy = spawn(HAPROXY, ['-db', '-f', cfg], { stdio: ['ignore', 'pipe', 'pipe'] });
+    relay(haproxy, 'haproxy');
+    watch('haproxy', haproxy);
+    await allUp(`http://127.0.0.1:${statsPort}/stats;csv`, count);
+
+    console.log('');
+    console.log(`  Cluster ready: ${count} instance(s) behind HAProxy`);
+    console.log(`    balancer      http://127.0.0.1:${port}`);
+    console.log(`    instances     ${ports.map((p) => `http://127.0.0.1:${p}`).join(' ')}`);
+    console.log(`    haproxy stats http://127.0.0.1:${statsPort}/stats`);
+    if (pg) console.log(`    DATABASE_URL  ${pg.url}   (throwaway, removed on stop)`);
+    if (first.banner.length) {
+      console.log('  Demo account created (shown once; store it now):');
+      for (const l of first.banner) console.log(l);
+    }
+    console.log('  Ctrl-C stops everything.');
+    console.log('');
+  } catch (err) {
+    await stop(1, `cluster failed to start: ${(err as Error).message}`);
+  }
+}
+
+/** Waits until HAProxy's health checks see every instance UP. */
+async function allUp(statsCsv: string, count: number) {
+  const deadline = Date.now() + 60_000;
+  for (;;) {
+    try {
+      const csv = await (await fetch(statsCsv)).text();
+      const up = csv.split('\n').filter((l) => /^instances,i\d+,/.test(l) && l.split(',')[17] === 'UP').length;
+      if (up === count) return;
+    } catch { /* not listening yet */ }
+    if (Date.now() > deadline) throw new Error('HAProxy did not see every instance healthy within 60 s');
+    await new Promise((r) => setTimeout(r, 200));
+  }
+}
+
+await main();
