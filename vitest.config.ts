@@ -1,10 +1,12 @@
-import { defineConfig } from 'vitest/config';
+import { configDefaults, defineConfig } from 'vitest/config';
 import { fileURLToPath } from 'node:url';
 
 export default defineConfig({
   resolve: { alias: { '@': fileURLToPath(new URL('.', import.meta.url)) } },
   test: {
     include: ['test/**/*.test.ts'],
+    // PostgreSQL only (the cluster runs on PostgreSQL): vitest.pg.config.ts runs it
+    exclude: [...configDefaults.exclude, 'test/e2e/cluster.test.ts'],
     environment: 'node',
     pool: 'forks',
     testTimeout: 30_000,

@@ -1,4 +1,4 @@
-import { defineConfig } from 'vitest/config';
+import { configDefaults, defineConfig } from 'vitest/config';
 import base from './vitest.config';
 
 /**
@@ -14,10 +14,12 @@ export const PG_FILES = [
   'test/e2e/withdrawals.test.ts',
   'test/e2e/disputes-balance.test.ts',
   'test/e2e/client-package.test.ts',
+  // 3 instances behind HAProxy (npm run cluster) on this file's cluster
+  'test/e2e/cluster.test.ts',
 ];
 
 // (not mergeConfig: it would append these files to the SQLite run's include instead of replacing it)
 export default defineConfig({
   ...base,
-  test: { ...base.test, include: PG_FILES, setupFiles: ['test/support/pg-setup.ts'] },
+  test: { ...base.test, include: PG_FILES, exclude: configDefaults.exclude, setupFiles: ['test/support/pg-setup.ts'] },
 });
