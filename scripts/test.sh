@@ -23,6 +23,8 @@ require_package() {
 require_package chromium "the browser tests" test -x /usr/bin/chromium
 # PostgreSQL 15 or later, as the Debian package installs it (db/pg/throwaway.ts looks there)
 require_package postgresql "the PostgreSQL tests" bash -c 'ls /usr/lib/postgresql/*/bin/postgres'
+# the load balancer of `npm run cluster` (test/e2e/cluster.test.ts, in the PostgreSQL run)
+require_package haproxy "the cluster test" test -x /usr/sbin/haproxy
 
 echo "== type-check"
 node node_modules/typescript/bin/tsc --noEmit -p .
