@@ -59,6 +59,16 @@ export async function lockRows(tx: DrizzleDb, table: AnyTable, id: AnyColumn, id
 }
 
 /**
+ * Inside a write job: holds a lock named by `name` until the job commits, for work that has no row to
+ * lock yet (the first request of an idempotency key). SQLite's single writer already serializes jobs;
+ * on PostgreSQL a second job with the same name waits here until the first commits, then sees its rows.
+ */
+export async function lockName(tx: DrizzleDb, name: string): Promise<void> {
+  if (!onPostgres) return;
+  await onPg(tx).execute(sql`SELECT pg_advisory_xact_lock(hashtextextended(${name}, 0))`);
+}
+
+/**
  * Runs reads that must agree with each other (a resource and its parts, read by several statements)
  * on one snapshot. SQLite's read connection sees one committed state between the single writer's
  * groups and needs nothing; on PostgreSQL each statement on the pool may otherwise see a different

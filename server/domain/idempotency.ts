@@ -4,7 +4,7 @@ import { perConnection } from '../../db/prepared';
 import type { AppDatabase, DrizzleDb } from '../../db';
 import { idempotencyKeys } from '../../db/schema';
 import { DomainError } from '../errors';
-import { first, touched } from '../../db/query';
+import { first, touched, lockName } from '../../db/query';
 
 export const IDEMPOTENCY_TTL_MS = 24 * 3600 * 1000;
 export const MAX_IDEMPOTENCY_KEY_LENGTH = 255;
@@ -108,6 +108,9 @@ export async function runIdempotent<T extends object, C = undefined>(
         const at = now();
         const st = statements(tx);
         if (slot) {
+          // instances each answer their own requests: a second request of this key waits for the first
+          // one's job to commit and then replays its answer, instead of running the effect again
+          await lockName(tx, `idempotency\n${flightKey}`);
           const row = await first(st.find.execute(slot));
           if (row && liveAnswer(row, at)) {
             if (row.fingerprint !== fingerprint) {
