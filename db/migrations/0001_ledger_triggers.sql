@@ -136,3 +136,7 @@ BEGIN
   WHERE w.value <> ''
   GROUP BY substr(w.value, 1, 3);
 END;
+--> statement-breakpoint
+-- A transaction is credited once (DECISIONS "Transactions", "Engines"): a second `transaction_credit`
+-- entry for the same charge breaks this index, whatever the code above it does (as on PostgreSQL).
+CREATE UNIQUE INDEX ledger_entries_one_credit_uq ON ledger_entries (resource_id) WHERE kind = 'transaction_credit';

@@ -83,8 +83,15 @@ describe('auditBooks', () => {
     expect((await auditBooks(s.db.read)).firstBreak).toBe(`withdrawal_batches: withdrawal ${withdrawalId}: amount 400000 but its batches add up to 399999`);
   });
 
+  it('the database refuses a second credit of one transaction', () => {
+    const forge = () => raw.prepare(`INSERT INTO ledger_entries (id, account_id, kind, resource_id, created_at) VALUES (?, ?, 'transaction_credit', ?, '2099-01-01T00:00:00.000Z')`).run('lje_refused_second_credit', accountId, transactionId);
+    expect(forge).toThrow(/UNIQUE constraint failed/);
+  });
+
   it('finds an approved transaction credited twice', async () => {
-    // a second credit of the same transaction, balanced in itself
+    // a second credit of the same transaction, balanced in itself, in a copy whose index was dropped:
+    // the audit must not rely on the constraint it checks behind
+    raw.exec('DROP INDEX ledger_entries_one_credit_uq');
     const id = 'lje_forged_second_credit';
     raw.prepare(`INSERT INTO ledger_entries (id, account_id, kind, resource_id, created_at) VALUES (?, ?, 'transaction_credit', ?, '2099-01-01T00:00:00.000Z')`).run(id, accountId, transactionId);
     forgeLines(id, [[systemBook(), -9], [availableBook(), 9]]);

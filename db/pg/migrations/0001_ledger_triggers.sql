@@ -192,8 +192,7 @@ END $$;
 CREATE TRIGGER disputes_check_update BEFORE UPDATE ON disputes FOR EACH ROW EXECUTE FUNCTION disputes_check_update();
 --> statement-breakpoint
 -- A transaction is credited once (DECISIONS "Transactions"), whatever the number of instances: a
--- second `transaction_credit` entry for the same charge breaks this index. (PostgreSQL only so far:
--- on SQLite the single writer and the PENDING → APPROVED transition guard it; the parity test lists it.)
+-- second `transaction_credit` entry for the same charge breaks this index (as on SQLite).
 CREATE UNIQUE INDEX ledger_entries_one_credit_uq ON ledger_entries (resource_id) WHERE kind = 'transaction_credit';
 --> statement-breakpoint
 -- The word search of names (name_words, as db/sql/triggers.sql): each word of a charge's customer name
