@@ -81,9 +81,10 @@ describe('the plans of the background passes', () => {
     expect(planOf(plans, /delete from "idempotency_keys"/)).toMatch(/SEARCH idempotency_keys USING COVERING INDEX idempotency_keys_expires_idx \(expires_at<\?\)/);
   });
 
-  it('ledger audit (readiness, every minute): credits per transaction by ledger_entries_resource_idx, lines per entry by ledger_lines_entry_idx', async () => {
+  it('ledger audit (readiness, every minute): credits per transaction by the one-credit index, lines per entry by ledger_lines_entry_idx', async () => {
     const plans = await plansOf([clientOf(s.db.read)], async () => auditBooks(s.db.read as DrizzleDb));
-    expect(planOf(plans, /FROM ledger_entries e WHERE e.resource_id = t.id/)).toMatch(/SEARCH e USING INDEX ledger_entries_resource_idx \(resource_id=\?\)/);
+    // the partial unique index on transaction credits answers "how many credits" without the table
+    expect(planOf(plans, /FROM ledger_entries e WHERE e.resource_id = t.id/)).toMatch(/SEARCH e USING COVERING INDEX ledger_entries_one_credit_uq \(resource_id=\?\)/);
     expect(planOf(plans, /LEFT JOIN ledger_lines l ON l.entry_id = e.id/)).toMatch(/SEARCH l USING INDEX ledger_lines_entry_idx \(entry_id=\?\)/);
   });
 });
