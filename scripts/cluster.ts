@@ -8,11 +8,10 @@
  */
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { migratePostgres } from '../db/pg/migrate';
-import { startThrowawayPostgres, type ThrowawayPostgres } from '../db/pg/throwaway';
+import { freePort, startThrowawayPostgres, type ThrowawayPostgres } from '../db/pg/throwaway';
 
 const HAPROXY = process.env.HAPROXY_BIN ?? '/usr/sbin/haproxy';
 const ROOT = new URL('..', import.meta.url).pathname;
@@ -41,17 +40,6 @@ function requireHaproxy() {
   }
   console.error(`npm run cluster needs HAProxy (${HAPROXY}): sudo apt-get update && sudo apt-get install -y haproxy`);
   process.exit(1);
-}
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const s = createServer();
-    s.once('error', reject);
-    s.listen(0, '127.0.0.1', () => {
-      const { port } = s.address() as { port: number };
-      s.close(() => resolve(port));
-    });
-  });
 }
 
 function haproxyConfig(o: { port: number; statsPort: number; instances: number[] }): string {

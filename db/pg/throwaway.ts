@@ -51,7 +51,8 @@ function unprivilegedUser(): { uid: number; gid: number } | null {
   throw new Error('started as root, PostgreSQL needs an unprivileged user to run as, and neither "postgres" nor "nobody" exists');
 }
 
-function freePort(): Promise<number> {
+/** A port on 127.0.0.1 that nothing listens on right now (the cluster script uses it too). */
+export function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
     const s = createServer();
     s.once('error', reject);
