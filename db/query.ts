@@ -69,6 +69,17 @@ export async function lockName(tx: DrizzleDb, name: string): Promise<void> {
 }
 
 /**
+ * `lockName` for many names in one statement, taken in one global order (of their hashes) so that two
+ * jobs locking overlapping sets cannot deadlock. Nothing on SQLite.
+ */
+export async function lockNames(tx: DrizzleDb, names: string[]): Promise<void> {
+  if (!onPostgres || names.length === 0) return;
+  const list = [...new Set(names)];
+  await onPg(tx).execute(sql`SELECT pg_advisory_xact_lock(h) FROM (
+    SELECT DISTINCT hashtextextended(n, 0) AS h FROM jsonb_array_elements_text(${JSON.stringify(list)}::jsonb) AS n ORDER BY h) AS ordered`);
+}
+
+/**
  * Runs reads that must agree with each other (a resource and its parts, read by several statements)
  * on one snapshot. SQLite's read connection sees one committed state between the single writer's
  * groups and needs nothing; on PostgreSQL each statement on the pool may otherwise see a different

@@ -1,6 +1,7 @@
 import { sql } from 'drizzle-orm';
 import type { DrizzleDb } from '../../../db';
-import { rawChanges, rawExec, rawRows } from '../../../db/query';
+import { onPostgres } from '../../../db/dialect';
+import { lockNames, rawChanges, rawExec, rawRows } from '../../../db/query';
 
 /*
  * Ordering queues: the PENDING deliveries of one resource to one URL, in event order. Only the head
@@ -23,8 +24,24 @@ function chunks<T>(list: T[], size = 500): T[][] {
   return out;
 }
 
+/**
+ * Holds the queues of these deliveries until the job commits. On PostgreSQL a job that queues a new
+ * delivery and a job that finishes the one ahead of it can run at once; without this each would miss
+ * the other's uncommitted row and the new delivery would wait for the sweep instead of going next.
+ * SQLite's single writer already runs them one after the other.
+ */
+async function lockQueuesOf(tx: DrizzleDb, deliveryIds: string[]): Promise<void> {
+  if (!onPostgres || deliveryIds.length === 0) return;
+  const keys: { url: string; resource_id: string }[] = [];
+  for (const part of chunks(deliveryIds)) {
+    keys.push(...await rawRows<{ url: string; resource_id: string }>(tx, sql`SELECT url, resource_id FROM deliveries WHERE id IN (${ids(part)})`));
+  }
+  await lockNames(tx, keys.map((k) => `delivery-queue\n${k.url}\n${k.resource_id}`));
+}
+
 /** New deliveries that are not the head of their queue wait (next_attempt_at NULL). */
 export async function holdBehindEarlier(tx: DrizzleDb, deliveryIds: string[]): Promise<void> {
+  await lockQueuesOf(tx, deliveryIds);
   for (const part of chunks(deliveryIds)) {
     await rawExec(tx, sql`UPDATE deliveries SET next_attempt_at = NULL
       WHERE id IN (${ids(part)}) AND status = 'PENDING' AND EXISTS (${EARLIER_PENDING})`);
@@ -33,6 +50,7 @@ export async function holdBehindEarlier(tx: DrizzleDb, deliveryIds: string[]): P
 
 /** After these deliveries left PENDING: the head of each of their queues becomes due now, if it was waiting. */
 export async function promoteQueueHeads(tx: DrizzleDb, finishedIds: string[], at: string): Promise<void> {
+  await lockQueuesOf(tx, finishedIds);
   for (const part of chunks(finishedIds)) {
     await rawExec(tx, sql`UPDATE deliveries SET next_attempt_at = ${at}, updated_at = ${at}
       WHERE status = 'PENDING' AND next_attempt_at IS NULL AND id IN (

@@ -8,7 +8,7 @@ import type { PixPaymentOrder, PixPaymentOutcome, PixRail } from '../rails';
 import { settleWithRail } from '../rails/pass';
 import { eventForTransition, isSettled, withdrawalStatusOf } from './rules';
 import { perConnection } from '../../../db/prepared';
-import { first } from '../../../db/query';
+import { first, lockRows } from '../../../db/query';
 import { log } from '../../log';
 import { reportOutcome } from '../outcomes';
 import { withdrawalView } from './view';
@@ -78,6 +78,9 @@ export async function applyPaymentOutcome(s: Services, order: PixPaymentOrder, o
     const at = s.clock.now();
     const iso = at.toISOString();
     const lookups = settlementLookups(tx);
+    // Sibling batches settle in concurrent jobs on PostgreSQL: each must see the others' outcome to
+    // compute the withdrawal's status (and its last event), and one batch must not be applied twice.
+    await lockRows(tx, withdrawals, withdrawals.id, [order.withdrawalId]);
     const batch = await first(lookups.batch.execute({ id: order.batchId }));
     if (!batch || batch.status !== 'PENDING') return false;
     const { accountId, withdrawalId, amount } = batch;
