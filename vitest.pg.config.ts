@@ -2,10 +2,30 @@ import { configDefaults, defineConfig } from 'vitest/config';
 import base from './vitest.config';
 
 /**
- * The suites that also run against PostgreSQL (`npm test` runs them after the SQLite run): each file
- * gets its own throwaway cluster (test/support/pg-setup.ts). A file is listed here once it passes there.
+ * The suites that also run against PostgreSQL (`npm test` runs them after the SQLite run), on one
+ * throwaway cluster for the run (test/support/pg-global.ts) with a database per file and per server
+ * (test/support/pg-setup.ts, test/support/server.ts). A file is listed here once it passes there.
  */
 export const PG_FILES = [
+  // domain
+  'test/unit/ledger.test.ts',
+  'test/unit/idempotency.test.ts',
+  // API (tRPC callers and the REST adapter over makeTestServices)
+  'test/api/auth.test.ts',
+  'test/api/dashboard-session.test.ts',
+  'test/api/errors.test.ts',
+  'test/api/idempotent-rechecks.test.ts',
+  'test/api/output-validation.test.ts',
+  'test/api/pix-keys.test.ts',
+  'test/api/procedure-call.test.ts',
+  'test/api/refunds.test.ts',
+  'test/api/rest-adapter.test.ts',
+  'test/api/statement.test.ts',
+  'test/api/status.test.ts',
+  'test/api/transactions.test.ts',
+  'test/api/webhooks.test.ts',
+  'test/api/withdrawals.test.ts',
+  // end to end: the real server over HTTP
   'test/e2e/withdrawals-concurrency.test.ts',
   'test/e2e/webhooks-flow.test.ts',
   'test/e2e/pix-keys.test.ts',
@@ -14,12 +34,28 @@ export const PG_FILES = [
   'test/e2e/withdrawals.test.ts',
   'test/e2e/disputes-balance.test.ts',
   'test/e2e/client-package.test.ts',
-  // 3 instances behind HAProxy (npm run cluster) on this file's cluster
+  'test/e2e/credential-limits.test.ts',
+  'test/e2e/foundation.test.ts',
+  'test/e2e/operations.test.ts',
+  'test/e2e/refunds-statement.test.ts',
+  'test/e2e/transactions.test.ts',
+  'test/e2e/webhooks-api.test.ts',
+  'test/e2e/webhooks-operate.test.ts',
+  'test/e2e/webhooks-restart.test.ts',
+  'test/e2e/webhooks-worker.test.ts',
+  'test/e2e/withdrawals-restart.test.ts',
+  // 3 instances behind HAProxy (npm run cluster) on this file's database
   'test/e2e/cluster.test.ts',
 ];
 
 // (not mergeConfig: it would append these files to the SQLite run's include instead of replacing it)
 export default defineConfig({
   ...base,
-  test: { ...base.test, include: PG_FILES, exclude: configDefaults.exclude, setupFiles: ['test/support/pg-setup.ts'] },
+  test: {
+    ...base.test,
+    include: PG_FILES,
+    exclude: configDefaults.exclude,
+    globalSetup: ['test/support/pg-global.ts'],
+    setupFiles: ['test/support/pg-setup.ts'],
+  },
 });

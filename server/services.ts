@@ -20,12 +20,13 @@ export interface Services {
   readiness?: Readiness;
 }
 
-export function createServices(opts: { config?: Config; clock?: Clock } = {}): Services {
+/** `db`: an already opened database (a test's own PostgreSQL database); otherwise the configured one. */
+export function createServices(opts: { config?: Config; clock?: Clock; db?: AppDatabase } = {}): Services {
   const config = opts.config ?? loadConfig();
   const clock = opts.clock ?? systemClock;
   return {
     config,
-    db: openDatabase(config.databasePath),
+    db: opts.db ?? openDatabase(config.databasePath),
     clock,
     masterKey: loadMasterKey(config.databasePath, config.secretsKeyPath),
     limits: createRateLimits(config.rateLimitRps, () => clock.now().getTime()),

@@ -6,11 +6,12 @@ import { createContextInner } from '../../server/context';
 import { rotateClientToken } from '../../server/domain/accounts';
 import { appRouter } from '../../server/routers';
 import { createCallerFactory, merchantProcedure, router, webhookApiProcedure } from '../../server/trpc';
-import { makeAccount, makeTestServices } from '../support/services';
+import { peek } from '../support/peek';
+import { makeAccount, makeTestServices, type TestServices } from '../support/services';
 
-let s: ReturnType<typeof makeTestServices>;
+let s: TestServices;
 let clock: ManualClock;
-beforeEach(() => { clock = new ManualClock(); s = makeTestServices({ clock }); });
+beforeEach(async () => { clock = new ManualClock(); s = await makeTestServices({ clock }); });
 afterEach(async () => { await s.cleanup(); });
 
 const caller = createCallerFactory(appRouter);
@@ -55,10 +56,7 @@ describe('access tokens', () => {
   it('stores only hashes of secrets', async () => {
     const acc = await makeAccount(s);
     const issued = await anon().auth.token({ code: acc.code, token: acc.token });
-    const Database = (await import('better-sqlite3')).default;
-    const raw = new Database(s.db.path, { readonly: true });
-    const rows = JSON.stringify([raw.prepare('SELECT * FROM accounts').all(), raw.prepare('SELECT * FROM access_tokens').all()]);
-    raw.close();
+    const rows = JSON.stringify(await peek(s.config.databasePath, async (raw) => [await raw.all('SELECT * FROM accounts'), await raw.all('SELECT * FROM access_tokens')]));
     expect(rows).not.toContain(acc.token);
     expect(rows).not.toContain(issued.access_token);
     expect(rows).toContain(acc.code); // the public half is stored as is

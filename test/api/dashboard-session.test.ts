@@ -5,12 +5,12 @@ import { createContextInner } from '../../server/context';
 import { growingDelayMs } from '../../server/rate-limit';
 import { appRouter } from '../../server/routers';
 import { createCallerFactory } from '../../server/trpc';
-import { callerFor, makeAccount, makeTestServices } from '../support/services';
+import { callerFor, makeAccount, makeTestServices, type TestServices } from '../support/services';
 import { txBody } from '../support/transactions';
 
-let s: ReturnType<typeof makeTestServices>;
+let s: TestServices;
 let clock: ManualClock;
-beforeEach(() => { clock = new ManualClock(new Date('2026-01-15T12:00:00.000Z')); s = makeTestServices({ clock }); });
+beforeEach(async () => { clock = new ManualClock(new Date('2026-01-15T12:00:00.000Z')); s = await makeTestServices({ clock }); });
 afterEach(async () => { await s.cleanup(); });
 
 const caller = createCallerFactory(appRouter);

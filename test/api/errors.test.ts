@@ -5,10 +5,10 @@ import { createContextInner } from '../../server/context';
 import { DOMAIN_ERRORS, DomainError, toDomainError, toTRPCError } from '../../server/errors';
 import { restErrorBody } from '../../server/http/presenter';
 import { createCallerFactory, publicProcedure, router } from '../../server/trpc';
-import { makeTestServices } from '../support/services';
+import { makeTestServices, type TestServices } from '../support/services';
 
-let s: ReturnType<typeof makeTestServices>;
-beforeAll(() => { s = makeTestServices(); });
+let s: TestServices;
+beforeAll(async () => { s = await makeTestServices(); });
 afterAll(async () => { await s.cleanup(); });
 
 const now = new Date('2026-03-01T10:00:00.000Z');

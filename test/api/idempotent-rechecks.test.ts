@@ -1,3 +1,4 @@
+import { first } from '../../db/query';
 import { TRPCError } from '@trpc/server';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { webhooks, withdrawals } from '../../db/schema';
@@ -7,19 +8,19 @@ import type { DomainError } from '../../server/errors';
 import { IDEMPOTENCY_TTL_MS } from '../../server/domain/idempotency';
 import { appRouter } from '../../server/routers';
 import { createCallerFactory } from '../../server/trpc';
-import { makeAccount, makeTestServices } from '../support/services';
+import { makeAccount, makeTestServices, type TestServices } from '../support/services';
 import { txBody } from '../support/transactions';
 
 /**
  * Issue 10 item 5: the checks that live outside the writer (URL/DNS, rules that change) are skipped
  * for a genuine replay and only for one, i.e. an answer found inside the write job itself.
  */
-let s: ReturnType<typeof makeTestServices>;
+let s: TestServices;
 let clock: ManualClock;
 let accountId: string;
 beforeEach(async () => {
   clock = new ManualClock(new Date('2026-02-10T13:00:00.000Z'));
-  s = makeTestServices({ clock, config: { webhookAllowPrivateUrls: true } });
+  s = await makeTestServices({ clock, config: { webhookAllowPrivateUrls: true } });
   accountId = (await makeAccount(s, { balance: 10_000_000 })).account_id;
 });
 afterEach(async () => { await s.cleanup(); });
@@ -55,7 +56,7 @@ describe('createWebhook', () => {
     const e = await refusal(keyed('webhook-api', 'k-exp').api.webhooks.create(body));
     expect(e.status).toBe(400);
     expect(e.extra.issues?.[0].path).toBe('url');
-    expect(s.db.read.select().from(webhooks).all()).toHaveLength(1);
+    expect((await s.db.read.select().from(webhooks))).toHaveLength(1);
   });
 
   it('a replay found inside the write job still skips the check', async () => {
@@ -80,7 +81,7 @@ describe('createWithdrawal and createTransaction', () => {
     const replay = keyed('bearer', 'wd-1');
     expect(await replay.api.withdrawals.create(withdrawal)).toEqual(created);
     expect(replay.ctx.resHeaders.get('idempotent-replayed')).toBe('true');
-    expect(s.db.read.select().from(withdrawals).all()).toHaveLength(1);
+    expect((await s.db.read.select().from(withdrawals))).toHaveLength(1);
     // a new key is judged by today's rules
     const fresh = await refusal(keyed('bearer', 'wd-2').api.withdrawals.create(withdrawal));
     expect(fresh.extra.issues?.map((i) => i.path).sort()).toEqual(['amount', 'postback']);

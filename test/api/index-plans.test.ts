@@ -5,7 +5,7 @@ import { auditBooks } from '../../server/domain/audit';
 import { purgeExpiredIdempotencyKeys } from '../../server/domain/idempotency';
 import { expireDuePixCharges } from '../../server/domain/transactions/expiry';
 import { dispatchPendingEvents } from '../../server/domain/webhooks/dispatcher';
-import { callerFor, makeAccount, makeTestServices } from '../support/services';
+import { callerFor, makeAccount, makeTestServices, type TestServices } from '../support/services';
 
 /**
  * Every secondary index is kept because a query plan needs it (issue 11): the list and search pages
@@ -13,11 +13,11 @@ import { callerFor, makeAccount, makeTestServices } from '../support/services';
  * domain function itself, records the SQL it sends to SQLite, and asserts the plan of that SQL.
  * (Indexes that no plan used were dropped: events_resource_idx, deliveries_event_idx.)
  */
-let s: ReturnType<typeof makeTestServices>;
+let s: TestServices;
 let accountId: string;
 
 beforeAll(async () => {
-  s = makeTestServices({ config: { webhookAllowPrivateUrls: true } });
+  s = await makeTestServices({ config: { webhookAllowPrivateUrls: true } });
   accountId = (await makeAccount(s, { balance: 1_000_000 })).account_id;
   const api = callerFor(s, accountId);
   await callerFor(s, accountId, 'webhook-api').webhooks.create({ url: 'http://127.0.0.1:9/hook', events: ['withdraw'] });

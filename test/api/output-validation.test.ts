@@ -6,7 +6,7 @@ import { createContextInner } from '../../server/context';
 import { createApiHandler } from '../../server/http/api';
 import { log } from '../../server/log';
 import { createCallerFactory, publicProcedure, router } from '../../server/trpc';
-import { makeTestServices } from '../support/services';
+import { makeTestServices, type TestServices } from '../support/services';
 
 /**
  * An answer that fails its own output schema (as a balance above 2^53 once did) has been computed,
@@ -26,11 +26,11 @@ function causes(e: unknown): string[] {
   return out;
 }
 
-let s: ReturnType<typeof makeTestServices>;
+let s: TestServices;
 let server: Server;
 let url: string;
 beforeAll(async () => {
-  s = makeTestServices();
+  s = await makeTestServices();
   const api = createApiHandler(s, broken);
   server = createServer((req, res) => void api.handle(req, res));
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));

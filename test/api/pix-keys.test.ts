@@ -7,14 +7,14 @@ import type { DomainError } from '../../server/errors';
 import { auditLedger, merchantBalance } from '../../server/domain/ledger';
 import { railFor } from '../../server/domain/rails';
 import { runSettlementPass } from '../../server/domain/withdrawals/settle';
-import { callerFor, makeAccount, makeTestServices } from '../support/services';
+import { callerFor, makeAccount, makeTestServices, type TestServices } from '../support/services';
 
 /** pix.lookupKey (GET /pix/keys) through createCaller, and what the rail's directory means for settlement. */
-let s: ReturnType<typeof makeTestServices>;
+let s: TestServices;
 let clock: ManualClock;
-beforeEach(() => {
+beforeEach(async () => {
   clock = new ManualClock(new Date('2026-05-04T15:00:00.000Z'));
-  s = makeTestServices({ clock, config: { sandboxSettlementDelayMs: 1_000, pixMaxBatchCents: 100_000 } });
+  s = await makeTestServices({ clock, config: { sandboxSettlementDelayMs: 1_000, pixMaxBatchCents: 100_000 } });
 });
 afterEach(async () => { await s.cleanup(); });
 
@@ -73,7 +73,7 @@ describe('pix.lookupKey', () => {
 
   it('answers 503 when no rail is configured (SANDBOX=false)', async () => {
     await s.cleanup();
-    s = makeTestServices({ clock, config: { sandbox: false } });
+    s = await makeTestServices({ clock, config: { sandbox: false } });
     const f = await failure(callerFor(s, (await makeAccount(s)).account_id).pix.lookupKey({ key: 'a@b.co', key_type: 'EMAIL' }));
     expect([f.code, f.domain.status]).toEqual(['SERVICE_UNAVAILABLE', 503]);
   });
@@ -95,7 +95,7 @@ describe('a withdrawal to a key the directory does not know', () => {
       receiver_name: null, receiver_bank: null, receiver_bank_ispb: null,
       failure_code: 'KEY_NOT_FOUND', failure_reason: 'The Pix key is not registered in the Pix directory (DICT), so nothing was sent.',
     })));
-    const rows = await s.db.read.select().from(withdrawalBatches).where(eq(withdrawalBatches.withdrawalId, view.id)).all();
+    const rows = await s.db.read.select().from(withdrawalBatches).where(eq(withdrawalBatches.withdrawalId, view.id));
     expect(rows.map((r) => [r.failureCode, r.failureReason])).toEqual(view.receipt.map((r) => [r.failure_code, r.failure_reason]));
     expect((await merchantBalance(s.db.read, acc.account_id)).available).toBe(500_000);
   });
@@ -108,7 +108,7 @@ describe('a withdrawal to a key the directory does not know', () => {
     const rail = railFor(s.config)!;
     await Promise.all([1, 2, 3, 4].map(() => runSettlementPass(s, rail)));
     // every pass read the same three due batches; each batch's refund was written by exactly one of them
-    const refunds = await s.db.read.select({ resourceId: ledgerEntries.resourceId }).from(ledgerEntries).where(eq(ledgerEntries.kind, 'withdrawal_failed')).all();
+    const refunds = await s.db.read.select({ resourceId: ledgerEntries.resourceId }).from(ledgerEntries).where(eq(ledgerEntries.kind, 'withdrawal_failed'));
     expect(refunds.map((r) => r.resourceId).sort()).toEqual(res.data.map((b) => b.identifier).sort());
     const view = await api.withdrawals.get({ identifier: res.data[0].identifier });
     expect(view.receipt.map((r) => r.failure_code)).toEqual(['KEY_NOT_FOUND', 'KEY_NOT_FOUND', 'KEY_NOT_FOUND']);

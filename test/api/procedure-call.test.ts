@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createContextInner, type Context } from '../../server/context';
 import { procedureCall } from '../../server/http/procedure-call';
 import { createCallerFactory, publicProcedure, router } from '../../server/trpc';
-import { makeTestServices } from '../support/services';
+import { makeTestServices, type TestServices } from '../support/services';
 
 /**
  * The REST edge walks a procedure's middlewares itself (server/http/procedure-call.ts). Whatever it
@@ -29,8 +29,8 @@ const probes = router({
     .query(() => ({ n: 1.5 })),
 });
 
-let s: ReturnType<typeof makeTestServices>;
-beforeAll(() => { s = makeTestServices(); });
+let s: TestServices;
+beforeAll(async () => { s = await makeTestServices(); });
 afterAll(async () => { await s.cleanup(); });
 
 type Outcome = { ok: true; json: string } | { ok: false; code: string; message: string; cause: string | undefined };

@@ -6,14 +6,14 @@ import { appRouter } from '../../server/routers';
 import { merchantProcedure, publicProcedure, router } from '../../server/trpc';
 import { ManualClock } from '../../server/clock';
 import { runHostileCorpus, type Observed } from '../support/hostile-requests';
-import { makeAccount, makeTestServices } from '../support/services';
+import { makeAccount, makeTestServices, type TestServices } from '../support/services';
 
 /** REST in process: the adapter is called with WHATWG Requests, no server is spawned. */
 
-let s: ReturnType<typeof makeTestServices>;
+let s: TestServices;
 let rest: ReturnType<typeof createRestAdapter>;
-beforeAll(() => {
-  s = makeTestServices({ config: { webhookAllowPrivateUrls: true, sandboxSettlementDelayMs: 60_000 }, clock: new ManualClock(new Date('2026-03-02T12:00:00.000Z')) });
+beforeAll(async () => {
+  s = await makeTestServices({ config: { webhookAllowPrivateUrls: true, sandboxSettlementDelayMs: 60_000 }, clock: new ManualClock(new Date('2026-03-02T12:00:00.000Z')) });
   rest = createRestAdapter(s, appRouter);
 });
 afterAll(async () => { await s.cleanup(); });
@@ -58,7 +58,7 @@ describe('the REST adapter in process', () => {
   });
 
   it('answers 429 with retry-after past the per-account burst', async () => {
-    const limited = makeTestServices({ config: { rateLimitRps: 1 } });
+    const limited = await makeTestServices({ config: { rateLimitRps: 1 } });
     try {
       const acc = await makeAccount(limited, { balance: 1000 });
       const adapter = createRestAdapter(limited, appRouter);

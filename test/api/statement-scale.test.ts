@@ -6,7 +6,7 @@ import { ManualClock } from '../../server/clock';
 import { ledgerBooks } from '../../db/schema';
 import { encodeCursor } from '../../server/domain/cursor';
 import { statementPageQuery } from '../../server/domain/statement';
-import { callerFor, makeAccount, makeTestServices } from '../support/services';
+import { callerFor, makeAccount, makeTestServices, type TestServices } from '../support/services';
 
 /**
  * The statement stays cheap at 1,000,000 ledger lines: every page, first or deep, with or without a
@@ -18,14 +18,14 @@ const BASE_S = Date.parse('2026-01-01T00:00:00.000Z') / 1000;
 const at = (i: number) => new Date((BASE_S + i) * 1000).toISOString();
 const mine = (i: number) => i % 10 !== 9; // every tenth line is another account's
 
-let s: ReturnType<typeof makeTestServices>;
+let s: TestServices;
 let accountId: string;
 let bookId: string;
 let raw: Database.Database | undefined;
 
 beforeAll(async () => {
   // accounts opened before the seeded lines: a book's lines are never dated before its last change
-  s = makeTestServices({ clock: new ManualClock(new Date('2025-12-31T00:00:00.000Z')) });
+  s = await makeTestServices({ clock: new ManualClock(new Date('2025-12-31T00:00:00.000Z')) });
   accountId = (await makeAccount(s)).account_id;
   const other = (await makeAccount(s)).account_id;
   const book = async (acc: string) => (await s.db.read.select({ id: ledgerBooks.id }).from(ledgerBooks)

@@ -1,3 +1,4 @@
+import { rawExec } from '../../db/query';
 import { TRPCError } from '@trpc/server';
 import { sql } from 'drizzle-orm';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -7,12 +8,12 @@ import { STATEMENT_KINDS } from '../../server/domain/statement';
 import { runRefundPass } from '../../server/domain/transactions/refunds';
 import { runSettlementPass } from '../../server/domain/withdrawals/settle';
 import { toDomainError } from '../../server/errors';
-import { callerFor, makeAccount, makeTestServices } from '../support/services';
+import { callerFor, makeAccount, makeTestServices, type TestServices } from '../support/services';
 import { txBody } from '../support/transactions';
 
-let s: ReturnType<typeof makeTestServices>;
+let s: TestServices;
 let clock: ManualClock;
-beforeEach(() => { clock = new ManualClock(new Date('2026-03-10T12:00:00.000Z')); s = makeTestServices({ clock }); });
+beforeEach(async () => { clock = new ManualClock(new Date('2026-03-10T12:00:00.000Z')); s = await makeTestServices({ clock }); });
 afterEach(async () => { await s.cleanup(); });
 
 async function failure(p: Promise<unknown>) {
@@ -180,11 +181,11 @@ describe('GET /balance/statement (account.statement)', () => {
 
   it('the database refuses a ledger line whose balance_after is not the running balance', async () => {
     const acc = await makeAccount(s, { balance: 100 });
-    const err = await s.db.write((tx) => tx.run(sql`
+    const err = await s.db.write((tx) => rawExec(tx, sql`
       INSERT INTO ledger_lines (entry_id, book_id, amount, balance_after, created_at)
       SELECT entry_id, book_id, 1, balance_after, '2030-01-01T00:00:00.000Z' FROM ledger_lines LIMIT 1`)).then(() => null, (e: Error) => `${e.message} ${(e.cause as Error)?.message}`);
     expect(err).toMatch(/balance_after must be the book balance plus its amount/);
-    const back = await s.db.write((tx) => tx.run(sql`
+    const back = await s.db.write((tx) => rawExec(tx, sql`
       INSERT INTO ledger_lines (entry_id, book_id, amount, balance_after, created_at)
       SELECT l.entry_id, l.book_id, 1, b.balance + 1, '2020-01-01T00:00:00.000Z' FROM ledger_lines l JOIN ledger_books b ON b.id = l.book_id LIMIT 1`)).then(() => null, (e: Error) => `${e.message} ${(e.cause as Error)?.message}`);
     expect(back).toMatch(/dated before the book's previous line/);

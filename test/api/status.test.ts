@@ -1,9 +1,9 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { callerFor, makeAccount, makeTestServices } from '../support/services';
+import { callerFor, makeAccount, makeTestServices, type TestServices } from '../support/services';
 
 /** status.readiness: the dashboard's view of /readyz, for a signed-in person only. */
-let s: ReturnType<typeof makeTestServices>;
-beforeEach(() => { s = makeTestServices(); });
+let s: TestServices;
+beforeEach(async () => { s = await makeTestServices(); });
 afterEach(async () => { await s.cleanup(); });
 
 describe('status.readiness', () => {

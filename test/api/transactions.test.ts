@@ -1,5 +1,5 @@
+import { first } from '../../db/query';
 import { TRPCError } from '@trpc/server';
-import Database from 'better-sqlite3';
 import { asc, eq, sql } from 'drizzle-orm';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { customers, disputes, events, idempotencyKeys, ledgerBooks, ledgerEntries, transactions } from '../../db/schema';
@@ -15,12 +15,13 @@ import { appRouter } from '../../server/routers';
 import { createServices } from '../../server/services';
 import { createCallerFactory } from '../../server/trpc';
 import { parseWithPixUtils, readBrCode } from '../support/brcode-reader';
-import { makeAccount, makeTestServices } from '../support/services';
+import { refuseEvents } from '../support/refuse-events';
+import { makeAccount, makeTestServices, type TestServices } from '../support/services';
 import { card, REFUSED_CARD, txBody } from '../support/transactions';
 
-let s: ReturnType<typeof makeTestServices>;
+let s: TestServices;
 let clock: ManualClock;
-beforeEach(() => { clock = new ManualClock(new Date('2026-03-10T12:00:00.000Z')); s = makeTestServices({ clock }); });
+beforeEach(async () => { clock = new ManualClock(new Date('2026-03-10T12:00:00.000Z')); s = await makeTestServices({ clock }); });
 afterEach(async () => { await s.cleanup(); });
 
 const factory = createCallerFactory(appRouter);
@@ -37,12 +38,12 @@ async function failure(p: Promise<unknown>) {
 }
 
 async function counts() {
-  const n = async (t: any) => (await s.db.read.select({ n: sql<number>`count(*)` }).from(t).get())!.n;
+  const n = async (t: any) => (await first(s.db.read.select({ n: sql<number>`count(*)` }).from(t)))!.n;
   return { transactions: await n(transactions), customers: await n(customers), events: await n(events), entries: await n(ledgerEntries), keys: await n(idempotencyKeys) };
 }
 
 async function eventsOf(resourceId: string) {
-  return (await s.db.read.select().from(events).where(eq(events.resourceId, resourceId)).orderBy(asc(events.seq)).all())
+  return (await s.db.read.select().from(events).where(eq(events.resourceId, resourceId)).orderBy(asc(events.seq)))
     .map((e) => ({ type: e.type, category: e.category, data: JSON.parse(e.payload) }));
 }
 
@@ -82,7 +83,7 @@ describe('POST /transaction (transactions.create)', () => {
       pixKey: merchantPixKey(acc.account_id), transactionAmount: 25, merchantName: 'Padaria Pao Quentinho da', merchantCity: 'SAO PAULO', txid: created.identifier,
     });
 
-    const row = await s.db.read.select().from(transactions).where(eq(transactions.id, created.id)).get();
+    const row = await first(s.db.read.select().from(transactions).where(eq(transactions.id, created.id)));
     expect(row!.expiresAt).toBe('2026-03-10T13:00:00.000Z');
     expect(await eventsOf(created.id)).toEqual([{ type: 'transaction.created', category: 'transaction', data: await c.transactions.get({ id: created.id }) }]);
     expect(await balance(acc.account_id)).toEqual({ available: 0, blocked: 0 });
@@ -98,7 +99,7 @@ describe('POST /transaction (transactions.create)', () => {
     const evs = await eventsOf(created.id);
     expect(evs.map((e) => [e.type, e.data.status])).toEqual([['transaction.created', 'PENDING'], ['transaction.approved', 'APPROVED']]);
     expect(await c.transactions.paymentDetails({ transactionId: created.id })).toMatchObject({ card: { brand: 'VISA', last4: '1111', holder_name: 'Maria Silva', installments: 3 }, refused_reason: null });
-    const entries = await s.db.read.select().from(ledgerEntries).where(eq(ledgerEntries.resourceId, created.id)).all();
+    const entries = await s.db.read.select().from(ledgerEntries).where(eq(ledgerEntries.resourceId, created.id));
     expect(entries.map((e) => e.kind)).toEqual(['transaction_credit']);
     expect(await auditLedger(s.db.read)).toEqual({ total: 0, mismatched: [] });
   });
@@ -330,7 +331,7 @@ describe('sandbox payment', () => {
     const answers = await Promise.all(Array.from({ length: 50 }, () => c.sandbox.pay({ id: t.id })));
     expect(new Set(answers.map((a) => a.endtoend)).size).toBe(1);
     expect(await balance(acc.account_id)).toEqual({ available: 2500, blocked: 0 });
-    expect((await s.db.read.select().from(ledgerEntries).where(eq(ledgerEntries.resourceId, t.id)).all()).length).toBe(1);
+    expect((await s.db.read.select().from(ledgerEntries).where(eq(ledgerEntries.resourceId, t.id))).length).toBe(1);
     expect(await auditLedger(s.db.read)).toEqual({ total: 0, mismatched: [] });
   });
 
@@ -348,7 +349,7 @@ describe('sandbox payment', () => {
   });
 
   it('is 404 everywhere when the sandbox is off', async () => {
-    const off = makeTestServices({ config: { sandbox: false } });
+    const off = await makeTestServices({ config: { sandbox: false } });
     try {
       const acc = await makeAccount(off);
       const c = factory(createContextInner({ services: off, auth: { kind: 'bearer', accountId: acc.account_id } }));
@@ -396,7 +397,7 @@ describe('disputes', () => {
     const lost = await c.sandbox.resolveDispute({ id: d.id, outcome: 'lost' });
     expect(lost.status).toBe('LOST');
     expect(await balance(acc.account_id)).toEqual({ available: 0, blocked: 0 });
-    const chargebacks = await s.db.read.select().from(ledgerBooks).where(eq(ledgerBooks.kind, 'chargebacks')).get();
+    const chargebacks = await first(s.db.read.select().from(ledgerBooks).where(eq(ledgerBooks.kind, 'chargebacks')));
     expect(chargebacks!.balance).toBe(2500);
     expect((await eventsOf(d.id)).map((e) => e.type)).toEqual(['dispute.opened', 'dispute.lost']);
     expect((await failure(c.sandbox.openDispute({ id: t.id }))).code).toBe('CONFLICT');
@@ -465,7 +466,7 @@ describe('Pix expiry', () => {
     const again = createServices({ config: s.config, clock: later });
     try {
       expect(await expiryTick(again)()).toBe(1);
-      const row = await again.db.read.select().from(transactions).where(eq(transactions.id, t.id)).get();
+      const row = await first(again.db.read.select().from(transactions).where(eq(transactions.id, t.id)));
       expect(row).toMatchObject({ status: 'REFUSED', refusedReason: 'expired' });
     } finally {
       await again.db.close();
@@ -474,16 +475,8 @@ describe('Pix expiry', () => {
 });
 
 describe('each state change and its event are one job', () => {
-  /**
-   * Makes every insert of an event of `type` fail, through a trigger created on a connection of its
-   * own (so the code under test is untouched). Returns the undo.
-   */
-  function failEventWrites(type: string) {
-    const conn = new Database(s.config.databasePath);
-    conn.pragma('busy_timeout = 5000');
-    conn.prepare(`CREATE TRIGGER fail_event_write BEFORE INSERT ON events WHEN NEW.type = '${type.replace(/'/g, "''")}' BEGIN SELECT RAISE(ABORT, 'event write refused by the test'); END`).run();
-    return () => { conn.prepare('DROP TRIGGER fail_event_write').run(); conn.close(); };
-  }
+  /** Makes every insert of an event of `type` fail (the code under test is untouched). Returns the undo. */
+  const failEventWrites = (type: string) => refuseEvents(s.db, [type], 'event write refused by the test');
 
   it('an event that cannot be written undoes the change it reports: no status, ledger, dispute or idempotency row is left', async () => {
     const acc = await makeAccount(s, { balance: 1000 });
@@ -491,18 +484,18 @@ describe('each state change and its event are one job', () => {
     const snapshot = async () => ({
       counts: await counts(),
       balance: await balance(acc.account_id),
-      transactions: await s.db.read.select().from(transactions).orderBy(transactions.id).all(),
-      disputes: await s.db.read.select().from(disputes).orderBy(disputes.id).all(),
+      transactions: await s.db.read.select().from(transactions).orderBy(transactions.id),
+      disputes: await s.db.read.select().from(disputes).orderBy(disputes.id),
     });
     const refusedEvent = async (type: string, action: () => Promise<unknown>) => {
       const before = await snapshot();
-      const undo = failEventWrites(type);
+      const undo = await failEventWrites(type);
       try {
         const err = await action().then(() => null, (e: unknown) => e);
         // the trigger refused it (not some other failure): its message is the error or its cause
         expect(String((err as { cause?: unknown })?.cause ?? err)).toContain('event write refused by the test');
       } finally {
-        undo();
+        await undo();
       }
       expect(await snapshot(), type).toEqual(before);
     };
@@ -537,7 +530,7 @@ describe('each state change and its event are one job', () => {
     expect(await balance(acc.account_id)).toEqual({ available: 1000 + 2500 + 2500, blocked: 0 });
 
     // every change that did happen has exactly its events
-    const types = (await s.db.read.select({ type: events.type }).from(events).where(eq(events.accountId, acc.account_id)).orderBy(asc(events.seq)).all()).map((e) => e.type);
+    const types = (await s.db.read.select({ type: events.type }).from(events).where(eq(events.accountId, acc.account_id)).orderBy(asc(events.seq))).map((e) => e.type);
     expect(types).toEqual([
       'transaction.created', 'transaction.approved', // cardTx
       'transaction.created', // atomic-1

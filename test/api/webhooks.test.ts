@@ -1,3 +1,4 @@
+import { first } from '../../db/query';
 import { createHmac } from 'node:crypto';
 import { eq } from 'drizzle-orm';
 import { Webhook } from 'standardwebhooks';
@@ -15,10 +16,9 @@ import { closeWebhookAgents } from '@/server/domain/webhooks/sender';
 import { startDeliveryJobs } from '@/server/jobs/delivery';
 import { stopJobs } from '@/server/jobs';
 import type { JobLoop } from '@/server/jobs/runner';
-import { callerFor, makeAccount, makeTestServices, waitFor } from '../support/services';
+import { callerFor, makeAccount, makeTestServices, waitFor, type TestServices } from '../support/services';
 import { startReceiver, type Receiver } from '../support/webhook-receiver';
 
-type TestServices = ReturnType<typeof makeTestServices>;
 
 let s: TestServices;
 let accountId: string;
@@ -26,7 +26,7 @@ let receiver: Receiver;
 let loops: JobLoop[] = [];
 
 async function setup(config: Partial<Config> = {}) {
-  s = makeTestServices({
+  s = await makeTestServices({
     clock: systemClock,
     config: { webhookAllowPrivateUrls: true, webhookRetryScheduleSeconds: [0, 0.05, 0.1], jobPollMs: 25, ...config },
   });
@@ -54,8 +54,8 @@ function record(type: EventType, resourceId: string, payload: unknown = { id: re
   return s.db.write((tx) => recordEvent(tx, { accountId: account, type, resourceId, payload, at: s.clock.now() }));
 }
 
-function deliveryRows() {
-  return s.db.read.select().from(deliveries).all();
+async function deliveryRows() {
+  return s.db.read.select().from(deliveries);
 }
 
 async function attemptsOf(webhookId: string) {
@@ -86,7 +86,7 @@ describe('webhook subscriptions (tRPC)', () => {
     expect(secretKeyBytes(w.secret)).toHaveLength(32);
     expect(w).toMatchObject({ url: `${receiver.url}/hook`, events: ['transaction', 'withdraw'], active: true });
 
-    const row = s.db.read.select().from(webhooks).where(eq(webhooks.id, w.magic_id)).get()!;
+    const row = (await first(s.db.read.select().from(webhooks).where(eq(webhooks.id, w.magic_id))))!;
     expect(row.secretEnc).not.toContain(w.secret.slice(6));
     expect(decryptSecret(row.secretEnc, s.masterKey)).toBe(w.secret);
 
@@ -127,7 +127,7 @@ describe('webhook subscriptions (tRPC)', () => {
       expect(e.status, JSON.stringify(input)).toBe(400);
       expect(e.extra.issues?.map((i) => i.path.split('.')[0]), JSON.stringify(input)).toContain(field);
     }
-    expect(s.db.read.select().from(webhooks).all()).toEqual([]);
+    expect((await s.db.read.select().from(webhooks))).toEqual([]);
   });
 
   it('refuses private and loopback URLs at registration unless WEBHOOK_ALLOW_PRIVATE_URLS', async () => {
@@ -138,7 +138,7 @@ describe('webhook subscriptions (tRPC)', () => {
       expect(e.status, url).toBe(400);
       expect(e.extra.issues?.[0].path, url).toBe('url');
     }
-    expect(s.db.read.select().from(webhooks).all()).toEqual([]);
+    expect((await s.db.read.select().from(webhooks))).toEqual([]);
   });
 });
 
@@ -162,7 +162,7 @@ describe('idempotency-key on create (DECISIONS "Idempotency")', () => {
     expect(await replay.api.webhooks.create(body)).toEqual((a as PromiseFulfilledResult<unknown>).value);
     expect(replay.ctx.resHeaders.get('idempotent-replayed')).toBe('true');
     expect((await rejects(keyed('k-1').api.webhooks.create({ ...body, events: ['dispute'] }))).status).toBe(422);
-    expect(s.db.read.select().from(webhooks).all()).toHaveLength(1);
+    expect((await s.db.read.select().from(webhooks))).toHaveLength(1);
   });
 
   it("a replay answers from the stored answer, not from today's URL check", async () => {
@@ -176,7 +176,7 @@ describe('idempotency-key on create (DECISIONS "Idempotency")', () => {
     expect((await rejects(keyed('k-2', 'rest').api.webhooks.create({ ...body, events: ['dispute'] }))).status).toBe(422);
     // a new key still gets the check
     expect((await rejects(keyed('k-3', 'rest').api.webhooks.create(body))).extra.issues?.[0].path).toBe('url');
-    expect(s.db.read.select().from(webhooks).all()).toHaveLength(1);
+    expect((await s.db.read.select().from(webhooks))).toHaveLength(1);
   });
 
   it('REST requires the key (400 naming idempotency-key); a bad key is a 400 too; nothing stored', async () => {
@@ -186,7 +186,7 @@ describe('idempotency-key on create (DECISIONS "Idempotency")', () => {
       expect(e.status, String(key)).toBe(400);
       expect(e.extra.issues?.[0].path).toBe('idempotency-key');
     }
-    expect(s.db.read.select().from(webhooks).all()).toEqual([]);
+    expect((await s.db.read.select().from(webhooks))).toEqual([]);
   });
 });
 
@@ -205,12 +205,12 @@ describe('dispatch and delivery', () => {
     const payload = { id: 'wd_postback1', status: 'REQUESTED', amount: 100, receipt: [], note: 'çã "quoted"' };
     const e = await record('withdraw.requested', 'wd_postback1', payload);
 
-    await waitFor(() => receiver.received.length >= 2 && deliveryRows().every((d) => d.status === 'DELIVERED'), { what: 'two deliveries' });
+    await waitFor(async () => receiver.received.length >= 2 && (await deliveryRows()).every((d) => d.status === 'DELIVERED'), { what: 'two deliveries' });
     expect(receiver.received.map((r) => r.path).sort()).toEqual(['/postback', '/wd']);
-    const ev = s.db.read.select().from(events).where(eq(events.id, e.id)).get()!;
+    const ev = (await first(s.db.read.select().from(events).where(eq(events.id, e.id))))!;
     expect(ev.dispatchedAt).not.toBeNull();
 
-    const postbackSecret = decryptSecret(s.db.read.select().from(accounts).where(eq(accounts.id, accountId)).get()!.postbackSecretEnc, s.masterKey);
+    const postbackSecret = decryptSecret((await first(s.db.read.select().from(accounts).where(eq(accounts.id, accountId))))!.postbackSecretEnc, s.masterKey);
     for (const r of receiver.received) {
       const secret = r.path === '/wd' ? wd.content.secret : postbackSecret;
       expect(new Webhook(secret).verify(r.body, r.headers)).toEqual(JSON.parse(r.body));
@@ -223,7 +223,7 @@ describe('dispatch and delivery', () => {
       // a signature under another secret does not verify
       expect(() => new Webhook(tx.content.secret).verify(r.body, r.headers)).toThrow();
     }
-    expect(deliveryRows()).toHaveLength(2);
+    expect((await deliveryRows())).toHaveLength(2);
     const log = await attemptsOf(wd.content.magic_id);
     expect(log).toHaveLength(1);
     expect(log[0]).toMatchObject({ status: 'DELIVERED', attempt_count: 1, event_id: e.id, event_type: 'withdraw.requested', target: 'webhook' });
@@ -245,14 +245,14 @@ describe('dispatch and delivery', () => {
     const e1 = await record('transaction.approved', 'txn_pb');
     const e2 = await record('dispute.opened', 'dsp_pb');
     await waitFor(() => receiver.received.length === 2, { what: 'two postbacks' });
-    const secret = decryptSecret(s.db.read.select().from(accounts).where(eq(accounts.id, accountId)).get()!.postbackSecretEnc, s.masterKey);
+    const secret = decryptSecret((await first(s.db.read.select().from(accounts).where(eq(accounts.id, accountId))))!.postbackSecretEnc, s.masterKey);
     expect(receiver.byId(e1.id)[0]).toMatchObject({ path: '/txn-postback', headers: { 'x-webhook-event': 'TRANSACTION' } });
     expect(receiver.byId(e2.id)[0]).toMatchObject({ path: '/txn-postback', headers: { 'x-webhook-event': 'DISPUTE' } });
     for (const r of receiver.received) expect(new Webhook(secret).verify(r.body, r.headers)).toBeTruthy();
-    expect(deliveryRows().map((d) => d.target)).toEqual(['postback', 'postback']);
+    expect((await deliveryRows()).map((d) => d.target)).toEqual(['postback', 'postback']);
 
     // the postback log: the account's postback deliveries (per resource), with attempts, to resend by hand
-    await waitFor(() => deliveryRows().every((d) => d.status === 'DELIVERED'));
+    await waitFor(async () => (await deliveryRows()).every((d) => d.status === 'DELIVERED'));
     const all = await api().webhooks.postbackDeliveries({});
     expect(all.items.map((d) => d.event_id).sort()).toEqual([e1.id, e2.id].sort());
     const [pb] = (await api().webhooks.postbackDeliveries({ resourceId: 'dsp_pb' })).items;
@@ -280,7 +280,7 @@ describe('dispatch and delivery', () => {
     await record('transaction.created', 'txn_other', undefined, other);
     const mine = await record('transaction.created', 'txn_mine');
     await waitFor(() => receiver.byId(mine.id).length === 1, { what: 'own event' });
-    await waitFor(() => s.db.read.select().from(events).all().every((e) => e.dispatchedAt !== null));
+    await waitFor(async () => (await s.db.read.select().from(events)).every((e) => e.dispatchedAt !== null));
     expect(receiver.received.map((r) => r.path)).toEqual(['/mine']);
   });
 
@@ -289,7 +289,7 @@ describe('dispatch and delivery', () => {
     const w = await api().webhooks.create({ url: `${receiver.url}/retry`, events: ['transaction'] });
     startDelivering();
     const e = await record('transaction.approved', 'txn_1');
-    await waitFor(() => deliveryRows()[0]?.status === 'DELIVERED', { what: 'delivered after retries' });
+    await waitFor(async () => (await deliveryRows())[0]?.status === 'DELIVERED', { what: 'delivered after retries' });
     const got = receiver.byId(e.id);
     expect(got.map((r) => r.status)).toEqual([500, 500, 204]);
     expect(new Set(got.map((r) => r.body)).size).toBe(1);
@@ -310,7 +310,7 @@ describe('dispatch and delivery', () => {
     const w = await api().webhooks.create({ url: `${receiver.url}/down`, events: ['dispute'] });
     startDelivering();
     const e = await record('dispute.opened', 'dsp_1');
-    await waitFor(() => deliveryRows()[0]?.status === 'FAILED', { what: 'FAILED' });
+    await waitFor(async () => (await deliveryRows())[0]?.status === 'FAILED', { what: 'FAILED' });
     expect(receiver.byId(e.id)).toHaveLength(3);
     const [failed] = await attemptsOf(w.content.magic_id);
     expect(failed).toMatchObject({ status: 'FAILED', attempt_count: 3, last_status_code: 503, next_attempt_at: null });
@@ -318,7 +318,7 @@ describe('dispatch and delivery', () => {
     receiver.setAnswer(() => ({ status: 200 }));
     const resent = await api().webhooks.resend({ delivery_id: failed.id });
     expect(resent).toMatchObject({ code: 202, content: { id: failed.id, status: 'PENDING' } });
-    await waitFor(() => deliveryRows()[0]?.status === 'DELIVERED', { what: 'resent' });
+    await waitFor(async () => (await deliveryRows())[0]?.status === 'DELIVERED', { what: 'resent' });
     const got = receiver.byId(e.id);
     expect(got).toHaveLength(4);
     expect(got[3].body).toBe(got[0].body);
@@ -326,12 +326,12 @@ describe('dispatch and delivery', () => {
 
     // a delivered one can be resent too: one more attempt, same webhook-id
     await api().webhooks.resend({ delivery_id: failed.id });
-    await waitFor(() => receiver.byId(e.id).length === 5 && deliveryRows()[0].attempts === 5 && deliveryRows()[0].status === 'DELIVERED');
+    await waitFor(async () => receiver.byId(e.id).length === 5 && (await deliveryRows())[0].attempts === 5 && (await deliveryRows())[0].status === 'DELIVERED');
 
     // a by-hand attempt that fails is final: no retry schedule restarts
     receiver.setAnswer(() => ({ status: 500 }));
     await api().webhooks.resend({ delivery_id: failed.id });
-    await waitFor(() => deliveryRows()[0].attempts === 6 && deliveryRows()[0].status === 'FAILED');
+    await waitFor(async () => (await deliveryRows())[0].attempts === 6 && (await deliveryRows())[0].status === 'FAILED');
     expect((await rejects(api().webhooks.resend({ delivery_id: 'dlv_nope' }))).status).toBe(404);
     const other = (await makeAccount(s)).account_id;
     expect((await rejects(callerFor(s, other, 'webhook-api').webhooks.resend({ delivery_id: failed.id }))).status).toBe(404);
@@ -343,7 +343,7 @@ describe('dispatch and delivery', () => {
     const e1 = await record('transaction.created', 'txn_g');
     const e2 = await record('transaction.approved', 'txn_g'); // queued behind e1 (same resource)
     startDelivering();
-    await waitFor(() => deliveryRows().length === 2 && deliveryRows().every((d) => d.status === 'FAILED'), { what: 'both FAILED' });
+    await waitFor(async () => (await deliveryRows()).length === 2 && (await deliveryRows()).every((d) => d.status === 'FAILED'), { what: 'both FAILED' });
     expect(receiver.received.map((r) => r.headers['webhook-id'])).toEqual([e1.id]);
     expect((await api().webhooks.list()).content[0]).toMatchObject({ magic_id: w.content.magic_id, active: false });
     const log = await attemptsOf(w.content.magic_id);
@@ -351,8 +351,8 @@ describe('dispatch and delivery', () => {
     expect(log.find((d) => d.event_id === e1.id)).toMatchObject({ status: 'FAILED', attempt_count: 1, last_status_code: 410 });
     // an inactive webhook gets no new deliveries, and resending to it is refused
     await record('transaction.refused', 'txn_h');
-    await waitFor(() => s.db.read.select().from(events).all().every((e) => e.dispatchedAt !== null));
-    expect(deliveryRows()).toHaveLength(2);
+    await waitFor(async () => (await s.db.read.select().from(events)).every((e) => e.dispatchedAt !== null));
+    expect((await deliveryRows())).toHaveLength(2);
     expect((await rejects(api().webhooks.resend({ delivery_id: log[0].id }))).status).toBe(422);
   });
 
@@ -361,7 +361,7 @@ describe('dispatch and delivery', () => {
     const w = await api().webhooks.create({ url: `${receiver.url}/moved`, events: ['withdraw'] });
     startDelivering();
     await record('withdraw.paid', 'wd_r');
-    await waitFor(() => deliveryRows()[0]?.status === 'FAILED', { what: 'FAILED' });
+    await waitFor(async () => (await deliveryRows())[0]?.status === 'FAILED', { what: 'FAILED' });
     expect(receiver.received.map((r) => r.path)).toEqual(['/moved', '/moved', '/moved']);
     const [d] = await attemptsOf(w.content.magic_id);
     expect(d.attempts[0]).toMatchObject({ status_code: 302, error: 'redirect not followed (HTTP 302)' });
@@ -376,7 +376,7 @@ describe('dispatch and delivery', () => {
     const w = await api().webhooks.create({ url: `${receiver.url}/slow`, events: ['withdraw'] });
     startDelivering();
     await record('withdraw.paid', 'wd_t');
-    await waitFor(() => deliveryRows()[0]?.status === 'FAILED', { what: 'FAILED' });
+    await waitFor(async () => (await deliveryRows())[0]?.status === 'FAILED', { what: 'FAILED' });
     const [d] = await attemptsOf(w.content.magic_id);
     expect(d.attempts[0]).toMatchObject({ status_code: null, error: 'timeout after 150 ms' });
     expect(d.attempts[0].duration_ms).toBeGreaterThanOrEqual(140);
@@ -401,7 +401,7 @@ describe('dispatch and delivery', () => {
     await waitFor(() => receiver.byId(other.id).length === 1 && receiver.byId(a.id).length >= 3, { what: 'retries under way' });
     expect(receiver.byId(b.id)).toHaveLength(0);
     // it waits without being due, so the sender's due query never scans it
-    expect(deliveryRows().find((d) => d.eventId === b.id)).toMatchObject({ status: 'PENDING', nextAttemptAt: null });
+    expect((await deliveryRows()).find((d) => d.eventId === b.id)).toMatchObject({ status: 'PENDING', nextAttemptAt: null });
     release = true;
     await waitFor(() => receiver.byId(b.id).length === 1, { what: 'second event' });
     const order = receiver.received.filter((r) => r.path === '/ordered' && r.headers['webhook-id'] !== other.id);
@@ -410,7 +410,7 @@ describe('dispatch and delivery', () => {
     expect(firstOk).toBeGreaterThanOrEqual(0);
     expect(bAt).toBe(firstOk + 1);
     // the receiver answers before the engine records the attempt: wait for the record, don't race it
-    await waitFor(() => deliveryRows().every((d) => d.status === 'DELIVERED'), { what: 'all recorded DELIVERED' });
+    await waitFor(async () => (await deliveryRows()).every((d) => d.status === 'DELIVERED'), { what: 'all recorded DELIVERED' });
   });
 
   it('checks the address again at connect time (IP literal and a name resolving to loopback)', async () => {
@@ -419,7 +419,7 @@ describe('dispatch and delivery', () => {
     s.config.webhookAllowPrivateUrls = false; // e.g. the setting changed after registration, or DNS rebinding
     startDelivering();
     await record('withdraw.requested', 'wd_ssrf');
-    await waitFor(() => deliveryRows().length === 2 && deliveryRows().every((d) => d.status === 'FAILED'), { what: 'refused' });
+    await waitFor(async () => (await deliveryRows()).length === 2 && (await deliveryRows()).every((d) => d.status === 'FAILED'), { what: 'refused' });
     expect(receiver.received).toHaveLength(0);
     const [l] = await attemptsOf(lit.content.magic_id);
     expect(l.attempts.map((a) => a.error)).toEqual(Array(3).fill('refused: private or reserved address'));
@@ -437,10 +437,10 @@ describe('dispatch and delivery', () => {
     const w = await api().webhooks.create({ url: `${receiver.url}/del`, events: ['withdraw'] });
     startDelivering();
     await record('withdraw.error', 'wd_d');
-    await waitFor(() => deliveryRows()[0]?.attempts === 1, { what: 'first attempt' });
-    expect(deliveryRows()[0].status).toBe('PENDING');
+    await waitFor(async () => (await deliveryRows())[0]?.attempts === 1, { what: 'first attempt' });
+    expect((await deliveryRows())[0].status).toBe('PENDING');
     await api().webhooks.delete({ magic_id: w.content.magic_id });
-    expect(deliveryRows()[0]).toMatchObject({ status: 'FAILED', lastError: 'webhook deleted', nextAttemptAt: null });
+    expect((await deliveryRows())[0]).toMatchObject({ status: 'FAILED', lastError: 'webhook deleted', nextAttemptAt: null });
   });
 
   it('a delivery waiting behind one that stops (its webhook deleted) moves up', async () => {
@@ -454,12 +454,12 @@ describe('dispatch and delivery', () => {
     const b = await api().webhooks.create({ url: `${receiver.url}/shared`, events: ['withdraw'] });
     startDelivering();
     await record('withdraw.requested', 'wd_shared');
-    await waitFor(() => deliveryRows().some((d) => d.attempts === 1), { what: 'the head tried' });
-    const head = deliveryRows().find((d) => d.attempts === 1)!;
-    const waiting = deliveryRows().find((d) => d.id !== head.id)!;
+    await waitFor(async () => (await deliveryRows()).some((d) => d.attempts === 1), { what: 'the head tried' });
+    const head = (await deliveryRows()).find((d) => d.attempts === 1)!;
+    const waiting = (await deliveryRows()).find((d) => d.id !== head.id)!;
     expect(waiting).toMatchObject({ status: 'PENDING', attempts: 0, nextAttemptAt: null });
     await api().webhooks.delete({ magic_id: head.webhookId === a.content.magic_id ? a.content.magic_id : b.content.magic_id });
-    await waitFor(() => deliveryRows().find((d) => d.id === waiting.id)!.attempts === 1, { what: 'the waiting one tried' });
+    await waitFor(async () => (await deliveryRows()).find((d) => d.id === waiting.id)!.attempts === 1, { what: 'the waiting one tried' });
     expect(receiver.received).toHaveLength(2);
   });
 
@@ -468,7 +468,7 @@ describe('dispatch and delivery', () => {
     startDelivering();
     const ids: string[] = [];
     for (let i = 0; i < 5; i++) ids.push((await record('transaction.created', `txn_p${i}`)).id);
-    await waitFor(() => deliveryRows().length === 5 && deliveryRows().every((d) => d.status === 'DELIVERED'));
+    await waitFor(async () => (await deliveryRows()).length === 5 && (await deliveryRows()).every((d) => d.status === 'DELIVERED'));
     const seen: string[] = [];
     let cursor: string | null = null;
     do {

@@ -1,3 +1,4 @@
+import { first } from '../../db/query';
 import { TRPCError } from '@trpc/server';
 import { and, asc, eq, sql } from 'drizzle-orm';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -14,16 +15,17 @@ import { applyPaymentOutcome, duePaymentOrders, runSettlementPass } from '../../
 import { withdrawalView } from '../../server/domain/withdrawals/view';
 import { appRouter } from '../../server/routers';
 import { createCallerFactory } from '../../server/trpc';
-import { callerFor, makeAccount, makeTestServices } from '../support/services';
+import { refuseEvents } from '../support/refuse-events';
+import { callerFor, makeAccount, makeTestServices, type TestServices } from '../support/services';
 
 const DELAY = 1_000;
-let s: ReturnType<typeof makeTestServices>;
+let s: TestServices;
 let clock: ManualClock;
 let rail: PixRail;
 
-function setup(config: Partial<Config> = {}) {
+async function setup(config: Partial<Config> = {}) {
   clock = new ManualClock(new Date('2026-02-10T13:00:00.000Z'));
-  s = makeTestServices({ clock, config: { sandboxSettlementDelayMs: DELAY, pixMaxBatchCents: 100_000, webhookAllowPrivateUrls: false, ...config } });
+  s = await makeTestServices({ clock, config: { sandboxSettlementDelayMs: DELAY, pixMaxBatchCents: 100_000, webhookAllowPrivateUrls: false, ...config } });
   rail = railFor(s.config)!;
 }
 beforeEach(() => setup());
@@ -53,9 +55,9 @@ async function failure(p: Promise<unknown>) {
 }
 
 const balanceOf = async (accountId: string) => merchantBalance(s.db.read, accountId);
-const eventsOf = (resourceId: string) => s.db.read.select().from(events).where(eq(events.resourceId, resourceId)).orderBy(asc(events.seq)).all();
+const eventsOf = (resourceId: string) => (s.db.read.select().from(events).where(eq(events.resourceId, resourceId)).orderBy(asc(events.seq)));
 const count = async (table: typeof withdrawals | typeof withdrawalBatches | typeof events) =>
-  (await s.db.read.select({ n: sql<number>`count(*)` }).from(table).get())!.n;
+  (await first(s.db.read.select({ n: sql<number>`count(*)` }).from(table)))!.n;
 
 async function settleAll() {
   clock.advance(DELAY);
@@ -228,7 +230,7 @@ describe('settlement', () => {
       expect([r.failure_code, r.failure_reason]).toEqual([null, null]);
     }
     expect(await balanceOf(acc.account_id)).toEqual({ available: 750_000, blocked: 0, inFlight: 0 });
-    const pixOut = await s.db.read.select().from(ledgerBooks).where(eq(ledgerBooks.kind, 'pix_out')).get();
+    const pixOut = await first(s.db.read.select().from(ledgerBooks).where(eq(ledgerBooks.kind, 'pix_out')));
     expect(pixOut?.balance).toBe(250_000);
     // the first of three batches paid is a status change (REQUESTED → PARTIALLY_PAID), the last another
     const evs = await eventsOf(view.id);
@@ -249,7 +251,7 @@ describe('settlement', () => {
     expect(view.receipt.map((r) => [r.amount, r.failure_code, r.failure_reason])).toEqual([100_000, 100_000, 50_000].map((amount) =>
       [amount, 'REJECTED', 'The receiving institution refused the payment (sandbox key fail@sandbox.test).']));
     // the reason is stored with the batch, not recomputed on read
-    const stored = await s.db.read.select({ reason: withdrawalBatches.failureReason }).from(withdrawalBatches).where(eq(withdrawalBatches.withdrawalId, view.id)).all();
+    const stored = await s.db.read.select({ reason: withdrawalBatches.failureReason }).from(withdrawalBatches).where(eq(withdrawalBatches.withdrawalId, view.id));
     expect(stored.map((r) => r.reason)).toEqual(view.receipt.map((r) => r.failure_reason));
     expect(await balanceOf(acc.account_id)).toEqual({ available: 1_000_000, blocked: 0, inFlight: 0 });
     expect((await eventsOf(view.id)).map((e) => e.type)).toEqual(['withdraw.requested', 'withdraw.error']);
@@ -284,7 +286,7 @@ describe('settlement', () => {
     await callerFor(s, acc.account_id).withdrawals.create(request({ amount: 300_000 }));
     clock.advance(DELAY);
     await Promise.all([runSettlementPass(s, rail), runSettlementPass(s, rail)]);
-    const paid = await s.db.read.select({ n: sql<number>`count(*)` }).from(ledgerEntries).where(eq(ledgerEntries.kind, 'withdrawal_paid')).get();
+    const paid = await first(s.db.read.select({ n: sql<number>`count(*)` }).from(ledgerEntries).where(eq(ledgerEntries.kind, 'withdrawal_paid')));
     expect(paid!.n).toBe(1 + 3);
     expect(await balanceOf(acc.account_id)).toEqual({ available: 699_000, blocked: 0, inFlight: 0 });
     expect(await auditLedger(s.db.read)).toEqual({ total: 0, mismatched: [] });
@@ -315,14 +317,12 @@ describe('settlement', () => {
 
 describe('one write job per change', () => {
   /** Makes the event insert fail for the given types, as a full disk or a bug would. */
-  const breakEvents = (types: string[]) => s.db.write(async (tx) => {
-    tx.run(sql.raw(`CREATE TRIGGER test_break_events BEFORE INSERT ON events WHEN NEW.type IN (${types.map((t) => `'${t}'`).join(',')})
-      BEGIN SELECT RAISE(ABORT, 'test: events are down'); END`));
-  });
-  const repairEvents = () => s.db.write(async (tx) => { tx.run(sql.raw('DROP TRIGGER test_break_events')); });
+  let repair: (() => Promise<void>) | null = null;
+  const breakEvents = async (types: string[]) => { repair = await refuseEvents(s.db, types, 'test: events are down'); };
+  const repairEvents = () => repair!();
   const entriesOf = async (accountId: string) => (await s.db.read.select({ kind: ledgerEntries.kind }).from(ledgerEntries)
-    .where(eq(ledgerEntries.accountId, accountId)).all()).map((e) => e.kind);
-  const idempotencyRows = async () => (await s.db.read.select({ n: sql<number>`count(*)` }).from(idempotencyKeys).get())!.n;
+    .where(eq(ledgerEntries.accountId, accountId))).map((e) => e.kind);
+  const idempotencyRows = async () => (await first(s.db.read.select({ n: sql<number>`count(*)` }).from(idempotencyKeys)))!.n;
 
   it('stores nothing of a request whose withdraw.requested event cannot be written: no debit, no rows, no idempotent answer', async () => {
     const acc = await makeAccount(s, { balance: 1_000_000 });
@@ -464,7 +464,7 @@ describe('events', () => {
     expect(evs.map((e) => JSON.parse(e.payload))).toEqual([requested, partial, paid]);
     expect(evs.map((e) => e.createdAt)).toEqual([requested.updated_at, partial.updated_at, paid.updated_at]);
     expect(res.data).toHaveLength(2);
-    const rows = await s.db.read.select().from(withdrawals).where(and(eq(withdrawals.accountId, acc.account_id))).all();
+    const rows = await s.db.read.select().from(withdrawals).where(and(eq(withdrawals.accountId, acc.account_id)));
     expect(rows).toHaveLength(1);
   });
 });
@@ -472,7 +472,7 @@ describe('events', () => {
 describe('with the sandbox off and no real rail', () => {
   it('accepts withdrawals but pays nothing: batches wait PENDING with the money in flight', async () => {
     await s.cleanup();
-    setup({ sandbox: false });
+    await setup({ sandbox: false });
     expect(railFor(s.config)).toBeNull();
     const { account_id } = await makeAccount(s, { balance: 5_000 });
     const created = await callerFor(s, account_id).withdrawals.create({

@@ -1,5 +1,6 @@
 import { request } from 'node:http';
-import Database from 'better-sqlite3';
+import { onPostgres } from '../../db/dialect';
+import { peekDb } from '../support/peek';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { accessToken, api, removeDir, startServer, type RunningServer } from '../support/server';
 import { waitFor } from '../support/services';
@@ -182,12 +183,14 @@ describe('readiness failures', () => {
     const broken = await startServer();
     const dir = broken.dir;
     await broken.stop();
-    const conn = new Database(broken.databasePath);
-    const book = conn.prepare(`SELECT id FROM ledger_books WHERE account_id IS NOT NULL AND kind = 'available'`).get() as { id: string };
-    const account = conn.prepare('SELECT id FROM accounts').get() as { id: string };
-    conn.prepare(`INSERT INTO ledger_entries (id, account_id, kind, created_at) VALUES ('lje_forged', ?, 'forged', '2099-01-01T00:00:00.000Z')`).run(account.id);
-    conn.prepare(`INSERT INTO ledger_lines (entry_id, book_id, amount, balance_after, created_at) VALUES ('lje_forged', ?, 500, (SELECT balance FROM ledger_books WHERE id = ?) + 500, '2099-01-01T00:00:00.000Z')`).run(book.id, book.id);
-    conn.close();
+    // forged behind the application's back; on PostgreSQL past its ledger triggers (a superuser's replica role)
+    const conn = peekDb(broken.databasePath, { write: true });
+    if (onPostgres) await conn.all('SET session_replication_role = replica');
+    const book = (await conn.get<{ id: string }>(`SELECT id FROM ledger_books WHERE account_id IS NOT NULL AND kind = 'available'`))!;
+    const account = (await conn.get<{ id: string }>('SELECT id FROM accounts'))!;
+    await conn.all(`INSERT INTO ledger_entries (id, account_id, kind, created_at) VALUES ('lje_forged', ?, 'forged', '2099-01-01T00:00:00.000Z')`, account.id);
+    await conn.all(`INSERT INTO ledger_lines (entry_id, book_id, amount, balance_after, created_at) VALUES ('lje_forged', ?, 500, (SELECT balance FROM ledger_books WHERE id = ?) + 500, '2099-01-01T00:00:00.000Z')`, book.id, book.id);
+    await conn.close();
     const again = await startServer({ dir });
     try {
       const ready = await api(again.url, '/readyz');

@@ -1,11 +1,9 @@
-import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { loadConfig } from '../../server/config';
 import { createAccount } from '../../server/domain/accounts';
 import { isValidEndToEndId } from '../../server/domain/pix/end-to-end';
 import { createPaymentsClient } from '../../server/client';
-import { createServices } from '../../server/services';
-import { waitFor } from '../support/services';
+import { peek } from '../support/peek';
+import { serverServices, waitFor } from '../support/services';
 import { accessToken, api, removeDir, startServer, type RunningServer } from '../support/server';
 import { txBody } from '../support/transactions';
 
@@ -16,8 +14,8 @@ let otherToken: string;
 beforeAll(async () => {
   srv = await startServer();
   token = await accessToken(srv.url, srv.demo.code, srv.demo.token);
-  // a second account beside the running server, on the same database file
-  const side = createServices({ config: loadConfig({ databasePath: srv.databasePath }) });
+  // a second account beside the running server, on the same database
+  const side = serverServices(srv.databasePath);
   const other = await createAccount({ db: side.db, masterKey: side.masterKey, now: () => new Date() }, { name: 'Other Merchant', balance: 100_000 });
   await side.db.close();
   otherToken = await accessToken(srv.url, other.code, other.token);
@@ -27,22 +25,18 @@ afterAll(async () => {
   if (srv) removeDir(srv.dir);
 });
 
-function peek<T>(f: (db: Database.Database) => T): T {
-  const db = new Database(srv.databasePath, { readonly: true, fileMustExist: true });
-  try { return f(db); } finally { db.close(); }
-}
 /** What a refused refund must not have changed. */
-const books = () => peek((db) => ({
-  refunds: (db.prepare('SELECT count(*) AS n FROM refunds').get() as { n: number }).n,
-  entries: (db.prepare('SELECT count(*) AS n FROM ledger_entries').get() as { n: number }).n,
-  events: (db.prepare('SELECT count(*) AS n FROM events').get() as { n: number }).n,
-  refunded: db.prepare('SELECT id, refunded_amount FROM transactions ORDER BY id').all(),
+const books = () => peek(srv.databasePath, async (db) => ({
+  refunds: await db.count('refunds'),
+  entries: await db.count('ledger_entries'),
+  events: await db.count('events'),
+  refunded: await db.all('SELECT id, refunded_amount FROM transactions ORDER BY id'),
 }));
 /** Refunds settle in the background; a snapshot taken while one is PENDING would move under the test. */
-const settled = () => waitFor(() => peek((db) => (db.prepare("SELECT count(*) AS n FROM refunds WHERE status = 'PENDING'").get() as { n: number }).n === 0), { what: 'refunds to settle' });
-const audit = () => peek((db) => ({
-  total: (db.prepare('SELECT coalesce(sum(amount), 0) AS s FROM ledger_lines').get() as { s: number }).s,
-  mismatched: (db.prepare('SELECT count(*) AS n FROM ledger_books b WHERE b.balance <> coalesce((SELECT sum(amount) FROM ledger_lines l WHERE l.book_id = b.id), 0)').get() as { n: number }).n,
+const settled = () => waitFor(() => peek(srv.databasePath, async (db) => (await db.get<{ n: number }>("SELECT count(*) AS n FROM refunds WHERE status = 'PENDING'"))!.n === 0), { what: 'refunds to settle' });
+const audit = () => peek(srv.databasePath, async (db) => ({
+  total: (await db.get<{ s: number }>('SELECT coalesce(sum(amount), 0) AS s FROM ledger_lines'))!.s,
+  mismatched: (await db.get<{ n: number }>('SELECT count(*) AS n FROM ledger_books b WHERE b.balance <> coalesce((SELECT sum(amount) FROM ledger_lines l WHERE l.book_id = b.id), 0)'))!.n,
 }));
 
 const card = (amount = 2_500) => api(srv.url, '/transaction', { token, body: txBody('CARD', { amount, items: [{ title: 'x', unitPrice: amount, quantity: 1 }] }) }).then((r) => r.json);
@@ -77,17 +71,17 @@ describe('POST /transaction/{id}/refund over HTTP', () => {
     expect([first.status, again.status, again.headers.get('idempotent-replayed')]).toEqual([201, 201, 'true']);
     expect(again.text).toBe(first.text);
     await settled();
-    const before = books();
+    const before = await books();
     const other = await refund(t.id, { amount: 301 }, { key: `rf-${t.id}` });
     expect([other.status, other.json.statusCode]).toEqual([422, 422]);
-    expect(books()).toEqual(before);
+    expect(await books()).toEqual(before);
   });
 
   it('bad input answers the documented 4xx and changes nothing', async () => {
     const t = await card();
     const pending = (await api(srv.url, '/transaction', { token, body: txBody('PIX') })).json;
     await settled();
-    const before = books();
+    const before = await books();
     for (const amount of [0, -5, 12.5, '250', true, 1e20]) {
       const r = await refund(t.id, { amount });
       expect([r.status, r.json.statusCode, r.json.issues?.[0]?.path], String(amount)).toEqual([400, 400, 'amount']);
@@ -102,7 +96,7 @@ describe('POST /transaction/{id}/refund over HTTP', () => {
     expect((await refund(t.id, { amount: 1 }, { t: otherToken })).status).toBe(404);
     expect((await refund('txn_unknown', { amount: 1 })).status).toBe(404);
     expect((await api(srv.url, `/transaction/${t.id}/refund`, { method: 'POST', body: {} })).status).toBe(401);
-    expect(books()).toEqual(before);
+    expect(await books()).toEqual(before);
   });
 
   it('20 parallel refunds of 10 % each plus a parallel dispute: refunds + hold = total, nothing beyond, books balance', async () => {
@@ -121,7 +115,7 @@ describe('POST /transaction/{id}/refund over HTTP', () => {
     const after = (await api(srv.url, '/balance', { token })).json;
     expect(after.blocked - before.blocked).toBe(dispute.json.amount);
     expect(before.available - after.available).toBe(100_000);
-    expect(audit()).toEqual({ total: 0, mismatched: 0 });
+    expect(await audit()).toEqual({ total: 0, mismatched: 0 });
   });
 });
 

@@ -1,16 +1,14 @@
-import Database from 'better-sqlite3';
 import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { drizzleOver, openConnection } from '../../db/client';
-import { loadConfig } from '../../server/config';
 import { createAccount } from '../../server/domain/accounts';
 import { auditLedger } from '../../server/domain/ledger';
 import { merchantPixKey } from '../../server/domain/transactions/pix-charge';
-import { createServices } from '../../server/services';
 import { parseWithPixUtils, readBrCode } from '../support/brcode-reader';
-import { waitFor } from '../support/services';
+import { peek } from '../support/peek';
+import { serverServices, waitFor } from '../support/services';
+import { readServerDb } from '../support/withdrawals';
 import { accessToken, api, removeDir, SERVER_TEST_TIMEOUT_MS, startServer, type RunningServer } from '../support/server';
 import { card, txBody } from '../support/transactions';
 
@@ -33,12 +31,11 @@ afterAll(async () => {
 });
 
 /** A read-only look at the server's database (committed data only). */
-function peek<T>(path: string, f: (db: Database.Database) => T): T {
-  const db = new Database(path, { readonly: true, fileMustExist: true });
-  try { return f(db); } finally { db.close(); }
-}
-const count = (path: string, table: string) => peek(path, (db) => (db.prepare(`SELECT count(*) AS n FROM ${table}`).get() as { n: number }).n);
-const counts = (path: string) => Object.fromEntries(['transactions', 'customers', 'events', 'ledger_entries', 'idempotency_keys', 'disputes'].map((t) => [t, count(path, t)]));
+const counts = (path: string) => peek(path, async (db) => {
+  const out: Record<string, number> = {};
+  for (const t of ['transactions', 'customers', 'events', 'ledger_entries', 'idempotency_keys', 'disputes']) out[t] = await db.count(t);
+  return out;
+});
 
 async function balance(url: string, t: string) {
   const b = (await api(url, '/balance', { token: t })).json;
@@ -71,7 +68,7 @@ describe('POST /transaction over HTTP', () => {
   });
 
   it('refuses bad input with the 400 envelope and stores nothing', async () => {
-    const before = counts(srv.databasePath);
+    const before = await counts(srv.databasePath);
     const bad: [Record<string, unknown>, string][] = [
       [txBody('PIX', { amount: '2500' }), 'amount'],
       [txBody('PIX', { amount: 2600 }), 'amount'],
@@ -103,7 +100,7 @@ describe('POST /transaction over HTTP', () => {
       expect(Array.isArray(res.json.message)).toBe(true);
       expect(res.json.issues.map((i: { path: string }) => i.path)).toContain(path);
     }
-    expect(counts(srv.databasePath)).toEqual(before);
+    expect(await counts(srv.databasePath)).toEqual(before);
     // a refused request does not spend its idempotency-key: the same key with a good body creates
     const good = await api(srv.url, '/transaction', { token, body: txBody('PIX'), headers: { 'idempotency-key': 'bad-amount' } });
     expect(good.status).toBe(201);
@@ -118,14 +115,14 @@ describe('POST /transaction over HTTP', () => {
       [txBody('PIX', { items: [{ title: 'x', unitPrice: 2500, quantity: 1, tangible: 'true' }] }), 'items.0.tangible'],
       [txBody('CARD', { installments: '2' }), 'installments'],
     ];
-    const before = counts(srv.databasePath);
+    const before = await counts(srv.databasePath);
     for (const [body, path] of stringly) {
       expect((await api(srv.url, '/transaction', { token, body })).status).toBe(400);
       const res = await api(srv.url, '/api/trpc/transactions.create', { token, body });
       expect(res.status, path).toBe(400);
       expect(res.json.error.data.domainCode).toBe('VALIDATION');
     }
-    expect(counts(srv.databasePath)).toEqual(before);
+    expect(await counts(srv.databasePath)).toEqual(before);
     const ok = await api(srv.url, '/api/trpc/transactions.create', { token, body: txBody('PIX') });
     expect(ok.status).toBe(200);
     expect(ok.json.result.data).toMatchObject({ status: 'PENDING', method: 'PIX', total: 2500 });
@@ -171,7 +168,7 @@ describe('GET /transaction over HTTP', () => {
     expect((await api(srv.url, `/transaction?id=${created.id}&foo=1`, { token })).status).toBe(400);
 
     // a second account, created beside the running server on the same database file
-    const side = createServices({ config: loadConfig({ databasePath: srv.databasePath }) });
+    const side = serverServices(srv.databasePath);
     const other = await createAccount({ db: side.db, masterKey: side.masterKey, now: () => new Date() }, { name: 'Other Merchant' });
     await side.db.close();
     const otherToken = await accessToken(srv.url, other.code, other.token);
@@ -194,13 +191,13 @@ describe('sandbox payment over HTTP', () => {
     expect(new Set(answers.map((a) => a.json.endtoend)).size).toBe(1);
     expect(answers[0].json).toMatchObject({ id: t.id, status: 'APPROVED' });
     expect(await balance(srv.url, token)).toEqual({ available: before.available + 777, blocked: before.blocked });
-    peek(srv.databasePath, (db) => {
-      expect((db.prepare('SELECT count(*) AS n FROM ledger_entries WHERE resource_id = ?').get(t.id) as { n: number }).n).toBe(1);
-      expect(db.prepare('SELECT type FROM events WHERE resource_id = ? ORDER BY seq').all(t.id)).toEqual([{ type: 'transaction.created' }, { type: 'transaction.approved' }]);
+    await peek(srv.databasePath, async (db) => {
+      expect(((await db.get('SELECT count(*) AS n FROM ledger_entries WHERE resource_id = ?', t.id)) as { n: number }).n).toBe(1);
+      expect((await db.all('SELECT type FROM events WHERE resource_id = ? ORDER BY seq', t.id))).toEqual([{ type: 'transaction.created' }, { type: 'transaction.approved' }]);
     });
-    const reader = openConnection(srv.databasePath, { readonly: true });
+    const reader = readServerDb(srv.databasePath);
     try {
-      expect(await auditLedger(drizzleOver(reader))).toEqual({ total: 0, mismatched: [] });
+      expect(await auditLedger(reader.db)).toEqual({ total: 0, mismatched: [] });
     } finally {
       reader.close();
     }
@@ -273,11 +270,11 @@ describe('card data at rest', () => {
     // 2. every text cell of every table: a 3–4 digit CVV can occur by chance inside binary pages, so
     //    it is checked where it could have been written: no cell is the CVV, no JSON holds it as a value
     const cvvs = ['739', '284', '8316'];
-    peek(srv.databasePath, (db) => {
-      const tables = (db.prepare(`SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'`).all() as { name: string }[]).map((t) => t.name);
+    await peek(srv.databasePath, async (db) => {
+      const tables = await db.tables();
       expect(tables).toContain('transactions');
       for (const table of tables) {
-        for (const row of db.prepare(`SELECT * FROM "${table}"`).all() as Record<string, unknown>[]) {
+        for (const row of (await db.all(`SELECT * FROM "${table}"`)) as Record<string, unknown>[]) {
           for (const [col, v] of Object.entries(row)) {
             // text cells only: integer cells (seq, line ids, amounts) reach 739 honestly
             if (typeof v !== 'string' && !Buffer.isBuffer(v)) continue;
@@ -291,9 +288,9 @@ describe('card data at rest', () => {
         }
       }
       // what is kept: brand, last 4, holder; the idempotency store keeps a keyed hash of the request
-      const kept = db.prepare(`SELECT card_brand, card_last4, card_holder_name FROM transactions WHERE card_last4 IN ('4444', '9995', '0005') ORDER BY created_at`).all();
+      const kept = (await db.all(`SELECT card_brand, card_last4, card_holder_name FROM transactions WHERE card_last4 IN ('4444', '9995', '0005') ORDER BY created_at`));
       expect(kept).toEqual(expect.arrayContaining([{ card_brand: 'MASTERCARD', card_last4: '4444', card_holder_name: 'Maria Silva' }, { card_brand: 'AMEX', card_last4: '0005', card_holder_name: 'Maria Silva' }]));
-      const stored = db.prepare(`SELECT fingerprint, result FROM idempotency_keys WHERE key LIKE 'card-key-%'`).all() as { fingerprint: string; result: string }[];
+      const stored = (await db.all(`SELECT fingerprint, result FROM idempotency_keys WHERE key LIKE 'card-key-%'`)) as { fingerprint: string; result: string }[];
       expect(stored.length).toBe(3);
       for (const s of stored) {
         expect(s.fingerprint).toMatch(/^[0-9a-f]{64}$/);
@@ -312,8 +309,8 @@ describe('with the sandbox off and 1-second Pix charges', () => {
       return v.status === 'REFUSED' ? v : null;
     }, { what: 'the PIX to expire' });
     expect(refused).toMatchObject({ id: t.id, status: 'REFUSED', endtoend: null });
-    peek(off.databasePath, (db) => {
-      const evs = db.prepare('SELECT type, payload FROM events WHERE resource_id = ? ORDER BY seq').all(t.id) as { type: string; payload: string }[];
+    await peek(off.databasePath, async (db) => {
+      const evs = (await db.all('SELECT type, payload FROM events WHERE resource_id = ? ORDER BY seq', t.id)) as { type: string; payload: string }[];
       expect(evs.map((e) => e.type)).toEqual(['transaction.created', 'transaction.expired']);
       expect(JSON.parse(evs[1].payload)).toEqual(refused);
     });
@@ -351,12 +348,12 @@ describe('Pix expiry across a restart', () => {
       }, { what: 'the due charge to expire after the restart' });
       expect(refused).toMatchObject({ id: t.id, status: 'REFUSED', endtoend: null });
       expect((await api(second.url, `/sandbox/transactions/${t.id}/pay`, { token: t1, method: 'POST' })).status).toBe(422);
-      peek(second.databasePath, (db) => {
-        const evs = db.prepare('SELECT type, payload FROM events WHERE resource_id = ? ORDER BY seq').all(t.id) as { type: string; payload: string }[];
+      await peek(second.databasePath, async (db) => {
+        const evs = (await db.all('SELECT type, payload FROM events WHERE resource_id = ? ORDER BY seq', t.id)) as { type: string; payload: string }[];
         expect(evs.map((e) => e.type)).toEqual(['transaction.created', 'transaction.expired']);
         expect(JSON.parse(evs[1].payload)).toEqual(refused);
-        expect(db.prepare('SELECT refused_reason FROM transactions WHERE id = ?').get(t.id)).toEqual({ refused_reason: 'expired' });
-        expect((db.prepare('SELECT count(*) AS n FROM ledger_entries WHERE resource_id = ?').get(t.id) as { n: number }).n).toBe(0);
+        expect((await db.get('SELECT refused_reason FROM transactions WHERE id = ?', t.id))).toEqual({ refused_reason: 'expired' });
+        expect(((await db.get('SELECT count(*) AS n FROM ledger_entries WHERE resource_id = ?', t.id)) as { n: number }).n).toBe(0);
       });
     } finally {
       await first?.kill();

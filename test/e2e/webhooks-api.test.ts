@@ -1,14 +1,14 @@
+import { first } from '../../db/query';
 import { createHmac } from 'node:crypto';
 import { eq } from 'drizzle-orm';
 import { Webhook } from 'standardwebhooks';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { deliveries } from '@/db/schema';
-import { loadConfig } from '@/server/config';
 import { createAccount } from '@/server/domain/accounts';
 import { recordEvent } from '@/server/domain/events';
 import { secretKeyBytes } from '@/server/domain/webhooks/secrets';
-import { createServices, type Services } from '@/server/services';
-import { waitFor } from '../support/services';
+import type { Services } from '@/server/services';
+import { serverServices, waitFor } from '../support/services';
 import { accessToken, api, removeDir, SERVER_TEST_TIMEOUT_MS, startServer, type RunningServer } from '../support/server';
 import { startReceiver, type Receiver } from '../support/webhook-receiver';
 
@@ -24,7 +24,7 @@ beforeAll(async () => {
   srv = await startServer({ env: { WEBHOOK_RETRY_SCHEDULE: '0,0.05,0.1' } });
   receiver = await startReceiver();
   auth = { 'x-api-key': srv.demo.apiKey, 'x-token': await accessToken(srv.url, srv.demo.code, srv.demo.token) };
-  side = createServices({ config: loadConfig({ databasePath: srv.databasePath }) });
+  side = serverServices(srv.databasePath);
   const creds = await createAccount({ db: side.db, masterKey: side.masterKey, now: () => new Date() }, { name: 'Other' });
   other = { apiKey: creds.api_key, token: await accessToken(srv.url, creds.code, creds.token), accountId: creds.account_id };
 });
@@ -177,8 +177,8 @@ describe('webhook API over HTTP', () => {
     expect(r.headers['x-webhook-signature']).toBe(createHmac('sha256', secretKeyBytes(w.secret)).update(r.body).digest('hex'));
     expect(r.headers['x-webhook-event']).toBe('TRANSACTION');
 
-    const d = await waitFor(() => side.db.read.select().from(deliveries).where(eq(deliveries.eventId, e.id)).get());
-    await waitFor(() => side.db.read.select().from(deliveries).where(eq(deliveries.id, d.id)).get()?.status === 'DELIVERED');
+    const d = await waitFor(async () => (await first(side.db.read.select().from(deliveries).where(eq(deliveries.eventId, e.id)))));
+    await waitFor(async () => (await first(side.db.read.select().from(deliveries).where(eq(deliveries.id, d.id))))?.status === 'DELIVERED');
     const res = await api(srv.url, `/api/webhooks/deliveries/${d.id}/resend`, { method: 'POST', headers: auth });
     expect(res.status).toBe(202);
     expect(Object.keys(res.json).sort()).toEqual(ENVELOPE);

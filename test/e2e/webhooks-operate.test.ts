@@ -1,14 +1,14 @@
+import { first } from '../../db/query';
 import { createHmac } from 'node:crypto';
 import { eq, sql } from 'drizzle-orm';
 import { Webhook } from 'standardwebhooks';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { events } from '@/db/schema';
-import { loadConfig } from '@/server/config';
 import { createAccount } from '@/server/domain/accounts';
 import { recordEvent } from '@/server/domain/events';
 import { secretKeyBytes } from '@/server/domain/webhooks/secrets';
-import { createServices, type Services } from '@/server/services';
-import { waitFor } from '../support/services';
+import type { Services } from '@/server/services';
+import { serverServices, waitFor } from '../support/services';
 import { accessToken, api, removeDir, startServer, type RunningServer } from '../support/server';
 import { startReceiver, type Receiver } from '../support/webhook-receiver';
 
@@ -25,7 +25,7 @@ beforeAll(async () => {
   srv = await startServer({ env: { WEBHOOK_RETRY_SCHEDULE: '0,0.05' } });
   receiver = await startReceiver((r) => (r.path.startsWith('/fail') ? { status: 500, body: `nope ${'x'.repeat(2000)}` } : { status: 200, body: 'thanks' }));
   auth = { 'x-api-key': srv.demo.apiKey, 'x-token': await accessToken(srv.url, srv.demo.code, srv.demo.token) };
-  side = createServices({ config: loadConfig({ databasePath: srv.databasePath }) });
+  side = serverServices(srv.databasePath);
   const creds = await createAccount({ db: side.db, masterKey: side.masterKey, now: () => new Date() }, { name: 'Other' });
   other = { apiKey: creds.api_key, token: await accessToken(srv.url, creds.code, creds.token) };
 });
@@ -246,7 +246,7 @@ describe('operating a webhook', () => {
     const e = await side.db.write((tx) => recordEvent(tx, { accountId: srv.demo.accountId, type: 'transaction.created', resourceId: 'txn_paused1', payload: { id: 'txn_paused1' }, at: new Date() }));
     // the event has been fanned out (the active webhook got it) ...
     await waitFor(() => receiver.received.some((r) => r.headers['webhook-id'] === e.id && r.path === '/active'), { what: 'the active webhook got the event' });
-    expect(side.db.read.select({ d: events.dispatchedAt }).from(events).where(eq(events.id, e.id)).get()?.d).not.toBeNull();
+    expect((await first(side.db.read.select({ d: events.dispatchedAt }).from(events).where(eq(events.id, e.id))))?.d).not.toBeNull();
     // ... and the paused one has no delivery of it
     expect((await deliveriesOf(paused.magic_id)).json.content.map((d: any) => d.event_id)).not.toContain(e.id);
     expect((await sendTest(paused.magic_id)).status).toBe(422);

@@ -1,9 +1,7 @@
 import { afterAll, describe, expect, it } from 'vitest';
 import { Webhook } from 'standardwebhooks';
-import { loadConfig } from '@/server/config';
 import { recordEvent, type EventType, type RecordedEvent } from '@/server/domain/events';
-import { createServices } from '@/server/services';
-import { waitFor } from '../support/services';
+import { serverServices, waitFor } from '../support/services';
 import { accessToken, api, removeDir, SERVER_TEST_TIMEOUT_MS, startServer, type RunningServer } from '../support/server';
 import { startReceiver } from '../support/webhook-receiver';
 
@@ -20,7 +18,7 @@ afterAll(async () => {
 
 async function recordSome(databasePath: string, accountId: string, resources: string[], types: EventType[]): Promise<RecordedEvent[]> {
   // another process writing the server's database, as the payments code of issues 3/4 will inside it
-  const side = createServices({ config: loadConfig({ databasePath }) });
+  const side = serverServices(databasePath);
   try {
     const out: RecordedEvent[] = [];
     for (const type of types) {

@@ -1,11 +1,9 @@
 import { spawn } from 'node:child_process';
 import { afterAll, describe, expect, it } from 'vitest';
 import { Webhook } from 'standardwebhooks';
-import { loadConfig } from '@/server/config';
 import { recordEvent } from '@/server/domain/events';
-import { createServices } from '@/server/services';
-import { waitFor } from '../support/services';
-import { accessToken, api, removeDir, SERVER_TEST_TIMEOUT_MS, startServer, type RunningServer } from '../support/server';
+import { serverServices, waitFor } from '../support/services';
+import { accessToken, api, removeDir, SERVER_TEST_TIMEOUT_MS, serverEnv, startServer, type RunningServer } from '../support/server';
 import { startReceiver } from '../support/webhook-receiver';
 
 const ROOT = new URL('../..', import.meta.url).pathname;
@@ -25,13 +23,13 @@ describe('npm run worker', () => {
     const headers = { 'x-api-key': srv.demo.apiKey, 'x-token': await accessToken(srv.url, srv.demo.code, srv.demo.token), 'idempotency-key': 'w-1' };
     const secret: string = (await api(srv.url, '/api/webhooks', { body: { url: `${receiver.url}/w`, events: ['withdraw'] }, headers })).json.content.secret;
 
-    const side = createServices({ config: loadConfig({ databasePath: srv.databasePath }) });
+    const side = serverServices(srv.databasePath);
     const e = await side.db.write((tx) => recordEvent(tx, { accountId: srv!.demo.accountId, type: 'withdraw.paid', resourceId: 'wd_w', payload: { id: 'wd_w' }, at: new Date() }));
     await side.db.close();
 
     const worker = spawn(process.execPath, ['--import', 'tsx', 'server/worker.ts'], {
       cwd: ROOT,
-      env: { ...process.env, DATABASE_PATH: srv.databasePath, WEBHOOK_ALLOW_PRIVATE_URLS: 'true', JOB_POLL_MS: '25' },
+      env: { ...process.env, ...serverEnv(srv.databasePath), WEBHOOK_ALLOW_PRIVATE_URLS: 'true', JOB_POLL_MS: '25' },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     let out = '';

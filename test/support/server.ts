@@ -31,6 +31,15 @@ export function serverDatabaseUrl(databasePath: string): string | undefined {
   return databases.get(databasePath);
 }
 
+/**
+ * The environment that points another process (a CLI command, `npm run worker`) at the database of the
+ * server started over `databasePath`: its file on SQLite, its own database on PostgreSQL.
+ */
+export function serverEnv(databasePath: string): { DATABASE_PATH: string; DATABASE_URL?: string } {
+  const url = serverDatabaseUrl(databasePath);
+  return { DATABASE_PATH: databasePath, ...(url ? { DATABASE_URL: url } : {}) };
+}
+
 export async function postgresDatabaseFor(databasePath: string): Promise<string | undefined> {
   const cluster = (globalThis as Record<symbol, { createDatabase(name: string): Promise<string> } | undefined>)[TEST_POSTGRES];
   if (!cluster) return undefined;

@@ -1,6 +1,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { openDatabase } from '../../db';
 import { ManualClock, type Clock } from '../../server/clock';
 import { loadConfig, type Config } from '../../server/config';
 import { createContextInner, type Auth } from '../../server/context';
@@ -8,18 +9,35 @@ import { createAccount, type CreateAccountInput } from '../../server/domain/acco
 import { appRouter } from '../../server/routers';
 import { createServices, type Services } from '../../server/services';
 import { createCallerFactory } from '../../server/trpc';
+import { postgresDatabaseFor, serverDatabaseUrl } from './server';
 
-/** Fresh services over a new database file in a temp dir, migrations applied. */
-export function makeTestServices(o: { config?: Partial<Config>; clock?: Clock } = {}): Services & { cleanup(): Promise<void> } {
+/**
+ * Fresh services over a new database, migrations applied: a new file in a temp dir on SQLite, a new
+ * database of the run's cluster on PostgreSQL (vitest.pg.config.ts), so every call starts empty on both.
+ */
+export async function makeTestServices(o: { config?: Partial<Config>; clock?: Clock } = {}): Promise<TestServices> {
   const dir = mkdtempSync(join(tmpdir(), 'pix-test-'));
   const config = loadConfig({ databasePath: join(dir, 'test.db'), rateLimitRps: 0, sandboxSettlementDelayMs: 0, ...o.config });
-  const services = createServices({ config, clock: o.clock ?? new ManualClock(new Date()) });
+  const url = await postgresDatabaseFor(config.databasePath);
+  const services = createServices({ config, clock: o.clock ?? new ManualClock(new Date()), db: url ? openDatabase(config.databasePath, { url }) : undefined });
   return Object.assign(services, {
     async cleanup() {
       await services.db.close();
       rmSync(dir, { recursive: true, force: true });
     },
   });
+}
+
+export type TestServices = Services & { cleanup(): Promise<void> };
+
+/**
+ * Services of this process over a running server's database (its file on SQLite, its own database on
+ * PostgreSQL: test/support/server.ts), as a second process beside it would open them; close `db` after.
+ */
+export function serverServices(databasePath: string, o: { config?: Partial<Config>; clock?: Clock } = {}): Services {
+  const url = serverDatabaseUrl(databasePath);
+  const config = loadConfig({ databasePath, ...o.config });
+  return createServices({ config, clock: o.clock, db: url ? openDatabase(databasePath, { url }) : undefined });
 }
 
 export async function makeAccount(s: Services, input: Partial<CreateAccountInput> = {}) {

@@ -1,21 +1,21 @@
 import Database from 'better-sqlite3';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { auditBooks } from '../../server/domain/audit';
-import { callerFor, makeAccount, makeTestServices } from '../support/services';
+import { callerFor, makeAccount, makeTestServices, type TestServices } from '../support/services';
 import { APPROVED_CARD, card, txBody } from '../support/transactions';
 
 /**
  * The ledger audit over a real database: clean books pass; each kind of break, forged behind the
  * application's back with a second connection, is found and named.
  */
-let s: ReturnType<typeof makeTestServices>;
+let s: TestServices;
 let raw: Database.Database;
 let accountId: string;
 let withdrawalId: string;
 let transactionId: string;
 
 beforeEach(async () => {
-  s = makeTestServices();
+  s = await makeTestServices();
   const acc = await makeAccount(s, { balance: 1_000_000 });
   accountId = acc.account_id;
   const api = callerFor(s, accountId);

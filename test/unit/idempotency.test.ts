@@ -1,19 +1,21 @@
+import { onPostgres } from '../../db/dialect';
+import { rawExec, rawRow } from '../../db/query';
 import { sql } from 'drizzle-orm';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { ManualClock } from '../../server/clock';
 import { purgeExpiredIdempotencyKeys, requestFingerprint, runIdempotent } from '../../server/domain/idempotency';
 import { DomainError } from '../../server/errors';
-import { makeAccount, makeTestServices } from '../support/services';
+import { makeAccount, makeTestServices, type TestServices } from '../support/services';
 
-let s: ReturnType<typeof makeTestServices>;
+let s: TestServices;
 let clock: ManualClock;
-beforeEach(() => { clock = new ManualClock(); s = makeTestServices({ clock }); });
+beforeEach(async () => { clock = new ManualClock(); s = await makeTestServices({ clock }); });
 afterEach(async () => { await s.cleanup(); });
 
 async function scratch() {
-  await s.db.write((tx) => tx.run(sql`CREATE TABLE IF NOT EXISTS effects (n INTEGER NOT NULL) STRICT`));
+  await s.db.write((tx) => rawExec(tx, onPostgres ? sql`CREATE TABLE IF NOT EXISTS effects (n integer NOT NULL)` : sql`CREATE TABLE IF NOT EXISTS effects (n INTEGER NOT NULL) STRICT`));
 }
-const effects = () => (s.db.read.all(sql`SELECT count(*) AS n FROM effects`) as { n: number }[])[0].n;
+const effects = async () => (await rawRow<{ n: number }>(s.db.read, sql`SELECT count(*) AS n FROM effects`))!.n;
 
 describe('idempotency store', () => {
   it('replays the stored answer for the same key and request, runs the effect once', async () => {
@@ -23,7 +25,7 @@ describe('idempotency store', () => {
     const fp = requestFingerprint(s.masterKey, 'withdrawal.create', { a: 1, b: [2] });
     let n = 0;
     const run = () => runIdempotent(s.db, scope, fp, () => clock.now(), async (tx) => {
-      tx.run(sql`INSERT INTO effects VALUES (1)`);
+      await rawExec(tx, sql`INSERT INTO effects VALUES (1)`);
       n += 1;
       return { id: `r${n}`, at: clock.now().toISOString() };
     });
@@ -32,7 +34,7 @@ describe('idempotency store', () => {
     expect(first.replayed).toBe(false);
     expect(again).toEqual({ ...first, replayed: true });
     expect(JSON.stringify({ ...again, replayed: false })).toBe(JSON.stringify(first));
-    expect(effects()).toBe(1);
+    expect(await effects()).toBe(1);
   });
 
   it('fingerprints ignore key order but not values, and never store the request', async () => {
@@ -45,13 +47,13 @@ describe('idempotency store', () => {
     const { account_id } = await makeAccount(s);
     await scratch();
     const scope = { accountId: account_id, operation: 'withdrawal.create' as const, key: 'k2' };
-    const effect = async (tx: Parameters<Parameters<typeof s.db.write>[0]>[0]) => { tx.run(sql`INSERT INTO effects VALUES (1)`); return {}; };
+    const effect = async (tx: Parameters<Parameters<typeof s.db.write>[0]>[0]) => { await rawExec(tx, sql`INSERT INTO effects VALUES (1)`); return {}; };
     await runIdempotent(s.db, scope, 'fp-a', () => clock.now(), effect);
     const err = await runIdempotent(s.db, scope, 'fp-b', () => clock.now(), effect).catch((e) => e);
     expect(err).toBeInstanceOf(DomainError);
     expect(err.code).toBe('IDEMPOTENCY_KEY_REUSED');
     expect(err.status).toBe(422);
-    expect(effects()).toBe(1);
+    expect(await effects()).toBe(1);
   });
 
   it('answers 409 while the first request with the key is still in flight', async () => {
@@ -80,13 +82,13 @@ describe('idempotency store', () => {
     const { account_id } = await makeAccount(s);
     await scratch();
     const scope = { accountId: account_id, operation: 'withdrawal.create' as const, key: 'k5' };
-    const run = () => runIdempotent(s.db, scope, 'fp', () => clock.now(), async (tx) => { tx.run(sql`INSERT INTO effects VALUES (1)`); return {}; });
+    const run = () => runIdempotent(s.db, scope, 'fp', () => clock.now(), async (tx) => { await rawExec(tx, sql`INSERT INTO effects VALUES (1)`); return {}; });
     await run();
     clock.advance(23 * 3600_000);
     expect((await run()).replayed).toBe(true);
     clock.advance(2 * 3600_000);
     expect((await run()).replayed).toBe(false);
-    expect(effects()).toBe(2);
+    expect(await effects()).toBe(2);
     clock.advance(25 * 3600_000);
     expect(await purgeExpiredIdempotencyKeys(s.db, clock.now())).toBe(1);
     expect((s.db.read.all(sql`SELECT count(*) AS n FROM idempotency_keys`) as { n: number }[])[0].n).toBe(0);

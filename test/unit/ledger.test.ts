@@ -1,3 +1,4 @@
+import { rawExec } from '../../db/query';
 import { sql } from 'drizzle-orm';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { auditLedger, merchantBalance, sandboxTopUp, transfer } from '../../server/domain/ledger';
@@ -7,10 +8,10 @@ import { BALANCE_CEILING_CENTS, BALANCE_CEILING_ENTRY_KINDS } from '../../db/sch
 import { ManualClock } from '../../server/clock';
 import { sandboxRail } from '../../server/domain/rails/sandbox';
 import { runSettlementPass } from '../../server/domain/withdrawals/settle';
-import { callerFor, makeAccount, makeTestServices } from '../support/services';
+import { callerFor, makeAccount, makeTestServices, type TestServices } from '../support/services';
 import { txBody } from '../support/transactions';
 
-let s: ReturnType<typeof makeTestServices>;
+let s: TestServices;
 
 /** The driver's message, under drizzle's "Failed to run the query" wrapper. */
 async function failure(p: Promise<unknown>): Promise<string> {
@@ -18,7 +19,7 @@ async function failure(p: Promise<unknown>): Promise<string> {
   if (!err) throw new Error('expected the write to fail');
   return `${err.message} ${(err.cause as Error | undefined)?.message ?? ''}`;
 }
-beforeEach(() => { s = makeTestServices(); });
+beforeEach(async () => { s = await makeTestServices(); });
 afterEach(async () => { await s.cleanup(); });
 
 describe('ledger', () => {
@@ -64,21 +65,21 @@ describe('ledger', () => {
 
   it('is append-only: lines and entries cannot be updated or deleted', async () => {
     await makeAccount(s, { balance: 100 });
-    expect(await failure(s.db.write((tx) => tx.run(sql`UPDATE ledger_lines SET amount = amount + 1`)))).toMatch(/append-only/);
-    expect(await failure(s.db.write((tx) => tx.run(sql`DELETE FROM ledger_lines`)))).toMatch(/append-only/);
-    expect(await failure(s.db.write((tx) => tx.run(sql`UPDATE ledger_entries SET kind = 'x'`)))).toMatch(/append-only/);
-    expect(await failure(s.db.write((tx) => tx.run(sql`DELETE FROM ledger_entries`)))).toMatch(/append-only/);
+    expect(await failure(s.db.write((tx) => rawExec(tx, sql`UPDATE ledger_lines SET amount = amount + 1`)))).toMatch(/append-only/);
+    expect(await failure(s.db.write((tx) => rawExec(tx, sql`DELETE FROM ledger_lines`)))).toMatch(/append-only/);
+    expect(await failure(s.db.write((tx) => rawExec(tx, sql`UPDATE ledger_entries SET kind = 'x'`)))).toMatch(/append-only/);
+    expect(await failure(s.db.write((tx) => rawExec(tx, sql`DELETE FROM ledger_entries`)))).toMatch(/append-only/);
   });
 
   it('refuses an unbalanced entry and a balance written directly instead of through a line', async () => {
     const { account_id: a } = await makeAccount(s, { balance: 100 });
     for (const book of ['available', 'blocked']) {
       for (const balance of [-1, 1_000]) {
-        expect(await failure(s.db.write((tx) => tx.run(sql`UPDATE ledger_books SET balance = ${balance} WHERE account_id = ${a} AND kind = ${book}`))))
+        expect(await failure(s.db.write((tx) => rawExec(tx, sql`UPDATE ledger_books SET balance = ${balance} WHERE account_id = ${a} AND kind = ${book}`))))
           .toMatch(/moves only with a new ledger line/);
       }
     }
-    expect(await failure(s.db.write((tx) => tx.run(sql`UPDATE ledger_books SET balance = -1, last_line_id = last_line_id + 1000 WHERE account_id = ${a} AND kind = 'available'`))))
+    expect(await failure(s.db.write((tx) => rawExec(tx, sql`UPDATE ledger_books SET balance = -1, last_line_id = last_line_id + 1000 WHERE account_id = ${a} AND kind = 'available'`))))
       .toMatch(/moves only with a new ledger line/);
     const { postEntry } = await import('../../server/domain/ledger');
     await expect(s.db.write((tx) => postEntry(tx, { accountId: a, kind: 'x', at: s.clock.now(), lines: [{ book: { account: a, book: 'available' }, amount: 5 }, { book: { system: 'pix_in' }, amount: -4 }] }))).rejects.toThrow(/unbalanced/);
@@ -98,10 +99,10 @@ describe('ledger', () => {
     for (const kind of ['withdrawal_requested', 'refund_requested', 'test']) {
       await expect(move(kind, 1, available, { account: a, book: 'withdrawals_in_flight' })).rejects.toMatchObject({ code: 'INSUFFICIENT_FUNDS' });
     }
-    expect(await failure(s.db.write((tx) => {
+    expect(await failure(s.db.write(async (tx) => {
       // a well-formed line (running balance, date) so that only the dispute rule can refuse it
-      tx.run(sql`INSERT INTO ledger_entries (id, account_id, kind, created_at) VALUES ('le_raw', ${a}, 'raw', '2099-01-01')`);
-      tx.run(sql`INSERT INTO ledger_lines (entry_id, book_id, amount, balance_after, created_at) SELECT 'le_raw', id, -1, balance - 1, '2099-01-01' FROM ledger_books WHERE account_id = ${a} AND kind = 'available'`);
+      await rawExec(tx, sql`INSERT INTO ledger_entries (id, account_id, kind, created_at) VALUES ('le_raw', ${a}, 'raw', '2099-01-01')`);
+      await rawExec(tx, sql`INSERT INTO ledger_lines (entry_id, book_id, amount, balance_after, created_at) SELECT 'le_raw', id, -1, balance - 1, '2099-01-01' FROM ledger_books WHERE account_id = ${a} AND kind = 'available'`);
     }))).toMatch(/only a dispute hold/);
     // blocked and in-flight never go negative, whatever the entry
     await expect(move('dispute_hold', 5_000, { account: a, book: 'blocked' }, available)).rejects.toMatchObject({ code: 'INSUFFICIENT_FUNDS' });
@@ -128,7 +129,7 @@ describe('ledger', () => {
   });
 
   it('never refuses returns, releases or holds near the ceiling: only money arriving from outside is capped', async () => {
-    const svc = makeTestServices({ clock: new ManualClock(new Date('2026-03-10T12:00:00.000Z')), config: { sandboxSettlementDelayMs: 1_000 } });
+    const svc = await makeTestServices({ clock: new ManualClock(new Date('2026-03-10T12:00:00.000Z')), config: { sandboxSettlementDelayMs: 1_000 } });
     try {
       const { account_id: a } = await makeAccount(svc);
       const c = callerFor(svc, a);
