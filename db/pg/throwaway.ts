@@ -22,6 +22,10 @@ export interface ThrowawayPostgres {
   dir: string;
   /** A new empty database on the same cluster; its URL. */
   createDatabase(name: string): Promise<string>;
+  /** Fast shutdown, keeping the data: the database is gone for its clients until `resume()` (tests of an outage). */
+  halt(): Promise<void>;
+  /** Starts the halted server again on the same port and data. */
+  resume(): Promise<void>;
   /** Fast shutdown, then the directory is removed. Safe to call twice. */
   stop(): Promise<void>;
   /** What the server logged (for a failing test's message). */
@@ -112,28 +116,31 @@ export async function startThrowawayPostgres(o: StartOptions = {}): Promise<Thro
       '-c', `max_connections=${o.maxConnections ?? 200}`, '-c', 'shared_buffers=64MB',
       ...(o.durable ? [] : ['-c', 'fsync=off', '-c', 'synchronous_commit=off', '-c', 'full_page_writes=off']),
     ];
-    let port = 0;
-    for (let attempt = 0; ; attempt++) {
-      port = await freePort();
-      log = '';
-      const proc = spawn(join(bin, 'postgres'), ['-D', data, '-p', String(port), ...settings], { ...asOwner, stdio: ['ignore', 'pipe', 'pipe'] });
-      child = proc;
-      proc.stdout!.on('data', (c) => { log += c.toString(); });
-      proc.stderr!.on('data', (c) => { log += c.toString(); });
-      const ready = await new Promise<boolean>((resolve, reject) => {
-        const timer = setTimeout(() => reject(new Error(`PostgreSQL did not start within ${o.timeoutMs ?? 60_000} ms:\n${log}`)), o.timeoutMs ?? 60_000);
-        const check = () => {
-          if (/ready to accept connections/.test(log)) { clearTimeout(timer); resolve(true); }
-        };
-        proc.stdout!.on('data', check);
-        proc.stderr!.on('data', check);
-        proc.once('exit', () => { clearTimeout(timer); resolve(false); });
-      });
-      if (ready) break;
-      // another process took the port between our probe and the server's bind: try another one
-      if (/could not bind|Address already in use/.test(log) && attempt < 3) continue;
-      throw new Error(`PostgreSQL exited at start:\n${log}`);
-    }
+    // (also used by resume(): the same data directory on the same port)
+    const launch = async (fixedPort?: number): Promise<number> => {
+      for (let attempt = 0; ; attempt++) {
+        const p = fixedPort ?? await freePort();
+        log = '';
+        const proc = spawn(join(bin, 'postgres'), ['-D', data, '-p', String(p), ...settings], { ...asOwner, stdio: ['ignore', 'pipe', 'pipe'] });
+        child = proc;
+        proc.stdout!.on('data', (c) => { log += c.toString(); });
+        proc.stderr!.on('data', (c) => { log += c.toString(); });
+        const ready = await new Promise<boolean>((resolve, reject) => {
+          const timer = setTimeout(() => reject(new Error(`PostgreSQL did not start within ${o.timeoutMs ?? 60_000} ms:\n${log}`)), o.timeoutMs ?? 60_000);
+          const check = () => {
+            if (/ready to accept connections/.test(log)) { clearTimeout(timer); resolve(true); }
+          };
+          proc.stdout!.on('data', check);
+          proc.stderr!.on('data', check);
+          proc.once('exit', () => { clearTimeout(timer); resolve(false); });
+        });
+        if (ready) return p;
+        // another process took the port between our probe and the server's bind: try another one
+        if (fixedPort === undefined && /could not bind|Address already in use/.test(log) && attempt < 3) continue;
+        throw new Error(`PostgreSQL exited at start:\n${log}`);
+      }
+    };
+    const port = await launch();
 
     const base = `postgres://postgres:${encodeURIComponent(password)}@127.0.0.1:${port}`;
     const createDatabase = async (name: string) => {
@@ -145,17 +152,23 @@ export async function startThrowawayPostgres(o: StartOptions = {}): Promise<Thro
     const database = o.database ?? 'payments';
     const url = await createDatabase(database);
     let stopping: Promise<void> | null = null;
-    const running = child!;
+    const halt = () => new Promise<void>((resolve) => {
+      const running = child!;
+      if (running.exitCode !== null || running.signalCode !== null) return resolve();
+      running.once('exit', () => resolve());
+      running.kill('SIGINT'); // fast shutdown: rolls back open transactions, disconnects clients
+    });
     return {
       url, port, dir,
       createDatabase,
       log: () => log,
+      halt,
+      async resume() {
+        if (child && child.exitCode === null && child.signalCode === null) return;
+        await launch(port);
+      },
       stop() {
-        stopping ??= new Promise<void>((resolve) => {
-          if (running.exitCode !== null || running.signalCode !== null) return resolve();
-          running.once('exit', () => resolve());
-          running.kill('SIGINT'); // fast shutdown: rolls back open transactions, disconnects clients
-        }).then(() => { remove(); live.delete(remove); });
+        stopping ??= halt().then(() => { remove(); live.delete(remove); });
         return stopping;
       },
     };
