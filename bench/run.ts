@@ -146,6 +146,10 @@ async function main() {
       ours.child.kill('SIGTERM');
     }
 
+    // PostgreSQL, 1 and 2 instances (`-- --engine pg`): bench/pg.ts, in this table
+    const pg = await import('./pg');
+    if (pg.wantsPostgres(process.argv)) results.push(...await pg.benchPostgres({ load, startProcess, json, settled, measure: (pid) => { measuredPid = pid; } }));
+
     const full = results[0].rps;
     const normal = results[1].rps;
     const read = results[2].rps;
