@@ -50,6 +50,21 @@ export const PG_FILES = [
   'test/e2e/cluster.test.ts',
 ];
 
+/** The files that run on SQLite only, and why (everything else under test/ that is not listed above is a pure unit test with no database). */
+export const SQLITE_ONLY = {
+  'test/api/index-plans.test.ts': "asserts SQLite's EXPLAIN QUERY PLAN output",
+  'test/api/statement-scale.test.ts': "seeds a million lines with SQLite SQL (printf, strftime) and asserts SQLite's query plans",
+  'test/api/search-scale.test.ts': "seeds with SQLite SQL and asserts SQLite's query plans",
+  'test/api/withdrawals-list-scale.test.ts': "seeds with SQLite SQL and asserts SQLite's query plans",
+  'test/unit/audit.test.ts': 'forges ledger breaks with a raw SQLite connection behind the triggers (PostgreSQL would need them disabled; the audit runs on PostgreSQL in operations and cluster tests)',
+  'test/unit/search-words.test.ts': "SQLite's word triggers over an in-memory database (the PostgreSQL triggers run under the API search tests here)",
+  'test/unit/file-modes.test.ts': "the database file's permissions",
+  'test/unit/writer.test.ts': "SQLite's group-commit writer (test/unit/pg-writer.test.ts covers PostgreSQL's)",
+  'test/e2e/restore-drill.test.ts': "backup and restore copy SQLite's file (refused on PostgreSQL, tested in engine-at-start)",
+  'test/e2e/engine-at-start.test.ts': 'starts PostgreSQL clusters of its own from the SQLite run',
+  'test/e2e/dashboard*.test.ts': 'browser tests: the pages are the same over both engines and the API under them runs here',
+} as const;
+
 // (not mergeConfig: it would append these files to the SQLite run's include instead of replacing it)
 export default defineConfig({
   ...base,

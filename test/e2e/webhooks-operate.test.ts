@@ -1,3 +1,4 @@
+import { rawExec } from '../../db/query';
 import { first } from '../../db/query';
 import { createHmac } from 'node:crypto';
 import { eq, sql } from 'drizzle-orm';
@@ -209,7 +210,7 @@ describe('operating a webhook', () => {
 
     // once the overlap is over (moved to the past here), only the new secret signs
     const past = new Date(Date.now() - 1000).toISOString();
-    await side.db.write(async (tx) => { tx.run(sql`UPDATE webhooks SET previous_secret_expires_at = ${past} WHERE id = ${w.magic_id}`); });
+    await side.db.write(async (tx) => { await rawExec(tx, sql`UPDATE webhooks SET previous_secret_expires_at = ${past} WHERE id = ${w.magic_id}`); });
     const later = (await deliveredTest(w.magic_id)).got;
     expect(later.headers['webhook-signature'].split(' ')).toHaveLength(1);
     new Webhook(fresh).verify(later.body, later.headers);
@@ -268,9 +269,9 @@ describe('operating a webhook', () => {
     const eventId = `evt_queued${Date.now()}`;
     const deliveryId = `dlv_queued${Date.now()}`;
     await side.db.write(async (tx) => {
-      tx.run(sql`INSERT INTO events (id, account_id, type, category, resource_id, payload, created_at, dispatched_at)
+      await rawExec(tx, sql`INSERT INTO events (id, account_id, type, category, resource_id, payload, created_at, dispatched_at)
         VALUES (${eventId}, ${srv.demo.accountId}, 'transaction.created', 'transaction', 'txn_queued', '{"id":"txn_queued"}', ${at}, ${at})`);
-      tx.run(sql`INSERT INTO deliveries (id, event_id, event_seq, account_id, webhook_id, target, url, resource_id, status, attempts, next_attempt_at, created_at, updated_at)
+      await rawExec(tx, sql`INSERT INTO deliveries (id, event_id, event_seq, account_id, webhook_id, target, url, resource_id, status, attempts, next_attempt_at, created_at, updated_at)
         VALUES (${deliveryId}, ${eventId}, (SELECT seq FROM events WHERE id = ${eventId}), ${srv.demo.accountId}, ${w.magic_id}, 'webhook', ${w.url}, 'txn_queued', 'PENDING', 0, ${at}, ${at}, ${at})`);
     });
     // a delivery queued after it, to another webhook, arrives: the sender has passed over the paused one

@@ -91,6 +91,6 @@ describe('idempotency store', () => {
     expect(await effects()).toBe(2);
     clock.advance(25 * 3600_000);
     expect(await purgeExpiredIdempotencyKeys(s.db, clock.now())).toBe(1);
-    expect((s.db.read.all(sql`SELECT count(*) AS n FROM idempotency_keys`) as { n: number }[])[0].n).toBe(0);
+    expect((await rawRow<{ n: number }>(s.db.read, sql`SELECT count(*) AS n FROM idempotency_keys`))!.n).toBe(0);
   });
 });
