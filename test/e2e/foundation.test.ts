@@ -1,4 +1,4 @@
-import { spawnSync } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { request } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createPaymentsClient } from '../../server/client';
@@ -157,10 +157,18 @@ describe('OpenAPI and the typed client', () => {
 
 describe('account:create', () => {
   it('creates an account with --json while the server runs; its credentials work at once', { timeout: SERVER_TEST_TIMEOUT_MS }, async () => {
-    const r = spawnSync('npm', ['run', 'account:create', '--', '--name', 'Acme', '--balance', '4321', '--json'], {
-      cwd: new URL('../..', import.meta.url).pathname,
-      env: { ...process.env, ...serverEnv(srv.databasePath) },
-      encoding: 'utf8',
+    // not spawnSync: a blocked event loop would miss the server closing an idle keep-alive socket
+    // meanwhile, and the next fetch would reuse the dead socket ("other side closed")
+    const r = await new Promise<{ status: number | null; stdout: string; stderr: string }>((resolve) => {
+      const child = spawn('npm', ['run', 'account:create', '--', '--name', 'Acme', '--balance', '4321', '--json'], {
+        cwd: new URL('../..', import.meta.url).pathname,
+        env: { ...process.env, ...serverEnv(srv.databasePath) },
+      });
+      let stdout = '';
+      let stderr = '';
+      child.stdout.on('data', (c) => { stdout += c; });
+      child.stderr.on('data', (c) => { stderr += c; });
+      child.on('close', (status) => resolve({ status, stdout, stderr }));
     });
     expect(r.status, r.stderr).toBe(0);
     const lines = r.stdout.trim().split('\n');
