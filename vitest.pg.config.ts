@@ -44,6 +44,9 @@ export const PG_FILES = [
   'test/e2e/webhooks-restart.test.ts',
   'test/e2e/webhooks-worker.test.ts',
   'test/e2e/withdrawals-restart.test.ts',
+  'test/e2e/charge-concurrency.test.ts',
+  'test/e2e/webhook-cap.test.ts',
+  'test/e2e/audit-command.test.ts',
   // the database lost while running, on a PostgreSQL of the file's own (issue 12 "Bad input")
   'test/e2e/database-lost.test.ts',
   // 3 instances behind HAProxy (npm run cluster) on this file's database
