@@ -305,12 +305,13 @@ describe('refunds that fail after a dispute opened (DECISIONS "Refunds": refunds
     const acc = await makeAccount(s, { balance: 5_000 });
     const c = as(acc.account_id);
     const t = await failingCharge(c);
-    const calls: Promise<unknown>[] = [];
-    for (let i = 0; i < 10; i++) {
-      calls.push(c.transactions.refund({ id: t.id, amount: 10_000 }));
-      if (i === 3) calls.push(c.sandbox.openDispute({ id: t.id }));
-    }
-    const results = await Promise.allSettled(calls);
+    // four refunds, the dispute, six more: in that order (on PostgreSQL concurrent jobs could otherwise
+    // let all ten refunds in before the dispute, leaving nothing to dispute)
+    const refund = () => c.transactions.refund({ id: t.id, amount: 10_000 });
+    const results: PromiseSettledResult<unknown>[] = [];
+    results.push(...await Promise.allSettled(Array.from({ length: 4 }, refund)));
+    results.push(...await Promise.allSettled([c.sandbox.openDispute({ id: t.id })]));
+    results.push(...await Promise.allSettled(Array.from({ length: 6 }, refund)));
     expect(results[4].status).toBe('fulfilled');
     const opened = (results[4] as PromiseFulfilledResult<{ id: string; amount: number }>).value;
     const pending = (await c.transactions.get({ id: t.id })).refunded_amount;

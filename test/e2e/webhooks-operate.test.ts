@@ -1,4 +1,4 @@
-import { rawExec } from '../../db/query';
+import { rawExec, rawRow } from '../../db/query';
 import { first } from '../../db/query';
 import { createHmac } from 'node:crypto';
 import { eq, sql } from 'drizzle-orm';
@@ -216,7 +216,7 @@ describe('operating a webhook', () => {
     new Webhook(fresh).verify(later.body, later.headers);
     expect(() => new Webhook(w.secret).verify(later.body, later.headers)).toThrow();
     // secrets stay encrypted at rest, the previous one too
-    const row = side.db.read.get<Record<string, string>>(sql`SELECT secret_enc, previous_secret_enc FROM webhooks WHERE id = ${w.magic_id}`);
+    const row = (await rawRow<Record<string, string>>(side.db.read, sql`SELECT secret_enc, previous_secret_enc FROM webhooks WHERE id = ${w.magic_id}`))!;
     for (const v of Object.values(row)) expect(v).toMatch(/^v1:/);
     expect(JSON.stringify(row)).not.toContain(fresh.slice(6, 20));
   });
