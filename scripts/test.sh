@@ -33,7 +33,8 @@ NEXT_TELEMETRY_DISABLED=1 node node_modules/next/dist/bin/next build > /tmp/pix-
 tail -n 3 /tmp/pix-next-build.log
 echo "== vitest"
 node node_modules/vitest/vitest.mjs run "$@"
-# the same service on PostgreSQL: the files of vitest.pg.config.ts, each on a throwaway cluster of its own
+# the same service on PostgreSQL: the files of vitest.pg.config.ts, on one throwaway cluster for the run
+# (a database per file and per server: test/support/pg-global.ts)
 # (skipped when the run was narrowed to some files)
 if [ "$#" -eq 0 ]; then
   echo "== vitest on PostgreSQL"
