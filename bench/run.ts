@@ -88,8 +88,14 @@ async function main() {
     const bareNormal = await startProcess(['bench/bare-server.ts', 'NORMAL', join(dir, 'bare-normal.db')], {});
     // BENCH_COMPARE_ROOT=/path/to/another/checkout also loads that tree's server, side by side in this
     // run, so a change is measured against what it replaces under the same load
-    const trees: { label: string; root: string }[] = [{ label: '', root: ROOT }];
+    const trees: { label: string; root: string; env?: Record<string, string> }[] = [{ label: '', root: ROOT }];
     if (process.env.BENCH_COMPARE_ROOT) trees.push({ label: ' [compare]', root: process.env.BENCH_COMPARE_ROOT });
+    // BENCH_COMPARE_ENV='NAME=value …' also loads this tree's server with those variables set (e.g.
+    // SQLITE_WRITER=thread), side by side in this run
+    if (process.env.BENCH_COMPARE_ENV) {
+      const env = Object.fromEntries(process.env.BENCH_COMPARE_ENV.trim().split(/\s+/).map((kv) => [kv.slice(0, kv.indexOf('=')), kv.slice(kv.indexOf('=') + 1)]));
+      trees.push({ label: ` [${process.env.BENCH_COMPARE_ENV.trim()}]`, root: ROOT, env });
+    }
     children.push(bareFull.child, bareNormal.child);
 
     const results: Result[] = [];
@@ -104,7 +110,7 @@ async function main() {
     for (const [i, tree] of trees.entries()) {
       const ours = await startProcess(['server/main.ts'], {
         DASHBOARD: apiOnly ? 'false' : 'true', PORT: '0', DATABASE_PATH: join(dir, `payments-${i}.db`), RATE_LIMIT_RPS: '0', NODE_ENV: 'production',
-        SANDBOX_SETTLEMENT_DELAY_MS: '2000', WEBHOOK_ALLOW_PRIVATE_URLS: 'true',
+        SANDBOX_SETTLEMENT_DELAY_MS: '2000', WEBHOOK_ALLOW_PRIVATE_URLS: 'true', ...tree.env,
       }, tree.root);
       children.push(ours.child);
       outputs.push(ours.out);
