@@ -87,6 +87,8 @@ describe('withdrawals.create', () => {
     const evs = await eventsOf(view.id);
     expect(evs.map((e) => e.type)).toEqual(['withdraw.requested']);
     expect(JSON.parse(evs[0].payload)).toEqual(view);
+    // the create job builds this payload from what it wrote: byte for byte the GET's view
+    expect(evs[0].payload).toBe(JSON.stringify(view));
     expect(await auditLedger(s.db.read)).toEqual({ total: 0, mismatched: [] });
   });
 
