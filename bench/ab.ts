@@ -3,7 +3,8 @@
  * change too small to see through a shared machine's noise in one pass of `npm run bench`: the bare
  * FULL insert, variant A and variant B take turns (rotating order), each round at 50 connections, and
  * the medians of the per-round ratios are printed. A variant is this tree with some environment
- * (AB_A, AB_B: 'NAME=value …') or another checkout (AB_B_ROOT). AB_ROUNDS (6), AB_SECONDS (4).
+ * (AB_A, AB_B: 'NAME=value …') or another checkout (AB_B_ROOT). AB_ROUNDS (6), AB_SECONDS (4),
+ * AB_ONLY=writes|reads.
  */
 import autocannon from 'autocannon';
 import { spawn, type ChildProcess } from 'node:child_process';
@@ -75,7 +76,8 @@ async function main() {
       posts.push({ name: `POST /withdraw/pix ${v.label}`, pid: s.child.pid!, opts: { url: s.url + '/withdraw/pix', method: 'POST', body: JSON.stringify(withdrawal), headers: auth } });
       gets.push({ name: `GET /withdraw ${v.label}`, pid: s.child.pid!, opts: { url: `${s.url}/withdraw?identifier=${created.data[0].identifier}`, headers: auth } });
     }
-    for (const [kind, targets] of [['writes', posts], ['reads', gets]] as const) {
+    // AB_ONLY=writes|reads measures one half
+    for (const [kind, targets] of ([['writes', posts], ['reads', gets]] as const).filter(([k]) => !process.env.AB_ONLY || process.env.AB_ONLY === k)) {
       for (const t of targets) await autocannon({ ...t.opts, connections: 10, duration: 1 });
       const runs = new Map<string, Run[]>(targets.map((t) => [t.name, []]));
       for (let r = 0; r < ROUNDS; r++) {
