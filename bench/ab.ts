@@ -7,30 +7,16 @@
  * AB_ONLY=writes|reads.
  */
 import autocannon from 'autocannon';
-import { spawn, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { startProcess as start } from './process';
 
 const ROOT = new URL('..', import.meta.url).pathname;
 const ROUNDS = Number(process.env.AB_ROUNDS ?? 6);
 const SECONDS = Number(process.env.AB_SECONDS ?? 4);
 const envOf = (s = '') => Object.fromEntries(s.trim().split(/\s+/).filter(Boolean).map((kv) => [kv.slice(0, kv.indexOf('=')), kv.slice(kv.indexOf('=') + 1)]));
-
-function start(args: string[], env: Record<string, string>, cwd = ROOT): Promise<{ child: ChildProcess; url: string; out: () => string }> {
-  const child = spawn(process.execPath, ['--import', 'tsx', ...args], { cwd, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
-  let out = '';
-  child.stdout!.on('data', (c) => { out += c; });
-  child.stderr!.on('data', (c) => { out += c; });
-  return new Promise((resolve, reject) => {
-    const t = setTimeout(() => reject(new Error(`did not start: ${out}`)), 90_000);
-    child.stdout!.on('data', () => {
-      const m = /listening on (http:\/\/[\d.]+:\d+)/.exec(out);
-      if (m) { clearTimeout(t); resolve({ child, url: m[1], out: () => out }); }
-    });
-    child.on('exit', (c) => { clearTimeout(t); reject(new Error(`exited ${c}: ${out}`)); });
-  });
-}
 
 const cpu = (pid: number) => { const f = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' '); return (Number(f[11]) + Number(f[12])) * 10_000; };
 

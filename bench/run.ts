@@ -6,11 +6,12 @@
  * average is printed beside them.
  */
 import autocannon from 'autocannon';
-import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { spawnSync, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { randomUUID } from 'node:crypto';
+import { startProcess } from './process';
 
 const ROOT = new URL('..', import.meta.url).pathname;
 const DURATION = Number(process.env.BENCH_SECONDS ?? 5);
@@ -27,21 +28,6 @@ function cpuMicros(pid: number | undefined): number | null {
 
 /** The process whose CPU the next loads are charged to. */
 let measuredPid: number | undefined;
-
-function startProcess(args: string[], env: Record<string, string>, cwd = ROOT): Promise<{ child: ChildProcess; url: string; out: () => string }> {
-  const child = spawn(process.execPath, ['--import', 'tsx', ...args], { cwd, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
-  let out = '';
-  child.stdout!.on('data', (c) => { out += c; });
-  child.stderr!.on('data', (c) => { out += c; });
-  return new Promise((resolve, reject) => {
-    const t = setTimeout(() => reject(new Error(`did not start: ${out}`)), 90_000);
-    child.stdout!.on('data', () => {
-      const m = /listening on (http:\/\/[\d.]+:\d+)/.exec(out);
-      if (m) { clearTimeout(t); resolve({ child, url: m[1], out: () => out }); }
-    });
-    child.on('exit', (c) => { clearTimeout(t); reject(new Error(`exited ${c}: ${out}`)); });
-  });
-}
 
 async function load(name: string, opts: autocannon.Options): Promise<Result> {
   const kind = (opts.method ?? 'GET') === 'GET' ? 'read' : 'write';
