@@ -8,7 +8,7 @@ import { checkIdempotencyKey, requestFingerprint, runIdempotent, type Idempotent
 import { newId } from '../ids';
 import { transfer } from '../ledger';
 import { railFor, type PixRail, type RefundOrder, type RefundOutcome } from '../rails';
-import { settleWithRail } from '../rails/pass';
+import { claimDue, settleWithRail } from '../rails/pass';
 import { recordTransactionEvent } from './create';
 import { transactionView, type TransactionView } from './view';
 import { first, skipLocked } from '../../../db/query';
@@ -153,20 +153,11 @@ const claims = perConnection((db) => ({
 }));
 
 /**
- * Claims up to `limit` due refunds for this instance in one write job, as claimDuePaymentOrders does for
- * withdrawal batches (due_at moved forward by the lease, claimed_by stamped, rows other claims hold
- * skipped), and returns what the rail needs to pay them back. Nothing is written when nothing is due.
+ * Claims up to `limit` due refunds for this instance (claimDue: due_at moved forward by the lease,
+ * claimed_by stamped, rows other claims hold skipped) and returns what the rail needs to pay them back.
  */
 export async function claimDueRefundOrders(s: Services, now: Date, limit = REFUND_PASS_SIZE): Promise<RefundOrder[]> {
-  const iso = now.toISOString();
-  if (!(await first(claims(s.db.read).anyDue.execute({ now: iso })))) return [];
-  return s.db.write(async (tx) => {
-    const st = claims(tx);
-    const leaseUntil = new Date(now.getTime() + s.config.jobLeaseMs).toISOString();
-    const claimed = await st.claim.execute({ now: iso, limit, leaseUntil, instance: s.instance });
-    if (claimed.length === 0) return [];
-    return st.orders.execute({ ids: JSON.stringify(claimed.map((c) => c.id)) });
-  });
+  return claimDue(s, claims, now, limit);
 }
 
 /**

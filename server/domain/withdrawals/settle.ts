@@ -5,7 +5,7 @@ import type { Services } from '../../services';
 import { recordEvent } from '../events';
 import { transfer } from '../ledger';
 import type { PixPaymentOrder, PixPaymentOutcome, PixRail } from '../rails';
-import { settleWithRail } from '../rails/pass';
+import { claimDue, settleWithRail } from '../rails/pass';
 import { eventForTransition, isSettled, withdrawalStatusOf } from './rules';
 import { perConnection } from '../../../db/prepared';
 import { first, lockRows, skipLocked } from '../../../db/query';
@@ -72,23 +72,11 @@ const claims = perConnection((db) => ({
 }));
 
 /**
- * Claims up to `limit` due batches for this instance in one write job and returns what the rail needs to
- * pay them. A claim moves the batch's due_at forward by the lease (JOB_LEASE_MS) and stamps claimed_by:
- * other instances' passes skip it meanwhile (on PostgreSQL they also skip the rows a concurrent claim
- * holds, FOR UPDATE SKIP LOCKED, rather than wait for them), and if this instance dies before applying
- * an outcome, the batch falls due again when the lease runs out and another instance takes it over.
- * Nothing is written when nothing is due.
+ * Claims up to `limit` due batches for this instance (claimDue: due_at moved forward by the lease,
+ * claimed_by stamped) and returns what the rail needs to pay them. Nothing is written when nothing is due.
  */
 export async function claimDuePaymentOrders(s: Services, now: Date, limit = SETTLEMENT_PASS_SIZE): Promise<PixPaymentOrder[]> {
-  const iso = now.toISOString();
-  if (!(await first(claims(s.db.read).anyDue.execute({ now: iso })))) return [];
-  return s.db.write(async (tx) => {
-    const st = claims(tx);
-    const leaseUntil = new Date(now.getTime() + s.config.jobLeaseMs).toISOString();
-    const claimed = await st.claim.execute({ now: iso, limit, leaseUntil, instance: s.instance });
-    if (claimed.length === 0) return [];
-    return st.orders.execute({ ids: JSON.stringify(claimed.map((c) => c.id)) });
-  });
+  return claimDue(s, claims, now, limit);
 }
 
 const settlementLookups = perConnection((db) => ({
