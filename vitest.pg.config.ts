@@ -14,6 +14,9 @@ export const PG_FILES = [
   'test/e2e/withdrawals.test.ts',
   'test/e2e/disputes-balance.test.ts',
   'test/e2e/client-package.test.ts',
+  'test/e2e/charge-concurrency.test.ts',
+  'test/e2e/webhook-cap.test.ts',
+  'test/e2e/audit-command.test.ts',
   // background work claimed row by row: two instances (two Services) over one database
   'test/api/background-claims.test.ts',
   // 3 instances behind HAProxy (npm run cluster) on this file's cluster

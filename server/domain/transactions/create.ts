@@ -2,7 +2,7 @@ import { reportOutcome } from '../outcomes';
 import { and, eq } from 'drizzle-orm';
 import type { DrizzleDb } from '../../../db';
 import { accounts, customers, transactions } from '../../../db/schema';
-import { first } from '../../../db/query';
+import { first, lockName } from '../../../db/query';
 import { DomainError, validationError, type FieldIssue } from '../../errors';
 import type { Services } from '../../services';
 import { sandboxCardOutcome, validateCard, cardSummary, type CardInput } from '../cards';
@@ -92,6 +92,8 @@ export async function createTransaction(
     const at = s.clock.now();
     const iso = at.toISOString();
     if (input.externalRef !== undefined) {
+      // on PostgreSQL another instance may be creating the same reference right now: wait for it, then look
+      await lockName(tx, `transaction-ref\n${accountId}\n${input.externalRef}`);
       const taken = await first(tx.select({ id: transactions.id }).from(transactions)
         .where(and(eq(transactions.accountId, accountId), eq(transactions.externalRef, input.externalRef))));
       if (taken) throw new DomainError('DUPLICATE_EXTERNAL_REF', 'externalRef: another transaction of this account already uses it');

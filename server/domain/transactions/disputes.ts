@@ -8,7 +8,7 @@ import { newId } from '../ids';
 import { transfer } from '../ledger';
 import { requireSandbox } from './pay';
 import { toDisputeView, type DisputeView } from './view';
-import { first, touched } from '../../../db/query';
+import { first, lockRows, touched } from '../../../db/query';
 
 async function recordDisputeEvent(tx: DrizzleDb, accountId: string, id: string, type: 'dispute.opened' | 'dispute.won' | 'dispute.lost', at: Date) {
   const row = await first(tx.select().from(disputes).where(eq(disputes.id, id)));
@@ -30,6 +30,8 @@ export async function openDispute(s: Services, accountId: string, transactionId:
   return s.db.write(async (tx) => {
     const at = s.clock.now();
     const iso = at.toISOString();
+    // PostgreSQL runs jobs concurrently: the charge's row lock serializes its refunds, disputes and payment
+    await lockRows(tx, transactions, transactions.id, [transactionId]);
     const t = await first(tx.select({ id: transactions.id, method: transactions.method, status: transactions.status, amount: transactions.amount, refundedAmount: transactions.refundedAmount })
       .from(transactions).where(and(eq(transactions.accountId, accountId), eq(transactions.id, transactionId))));
     if (!t) throw new DomainError('NOT_FOUND', 'transaction not found');
@@ -62,8 +64,11 @@ export async function resolveDispute(s: Services, accountId: string, disputeId: 
   requireSandbox(s);
   return s.db.write(async (tx) => {
     const at = s.clock.now();
-    const d = await first(tx.select().from(disputes).where(and(eq(disputes.accountId, accountId), eq(disputes.id, disputeId))));
-    if (!d) throw new DomainError('NOT_FOUND', 'dispute not found');
+    const found = await first(tx.select({ transactionId: disputes.transactionId }).from(disputes).where(and(eq(disputes.accountId, accountId), eq(disputes.id, disputeId))));
+    if (!found) throw new DomainError('NOT_FOUND', 'dispute not found');
+    // the charge's row lock (as refunds take it), then the dispute as it is now: a refund failing meanwhile grows its amount
+    await lockRows(tx, transactions, transactions.id, [found.transactionId]);
+    const d = (await first(tx.select().from(disputes).where(eq(disputes.id, disputeId))))!;
     const target = outcome === 'won' ? 'WON' : 'LOST';
     if (d.status === target) return toDisputeView(d);
     if (d.status !== 'OPEN') throw new DomainError('INVALID_STATE', `the dispute is already ${d.status}`);

@@ -6,7 +6,7 @@ import { newEndToEndId } from '../pix/end-to-end';
 import { pickReceiverBank } from '../pix/participants';
 import { creditTransaction, recordTransactionEvent } from './create';
 import { transactionView, type TransactionView } from './view';
-import { first, touched } from '../../../db/query';
+import { first, lockRows, touched } from '../../../db/query';
 
 export function requireSandbox(s: Services) {
   if (!s.config.sandbox) throw new DomainError('NOT_FOUND', 'the sandbox is off');
@@ -25,6 +25,8 @@ export async function sandboxPay(s: Services, accountId: string, transactionId: 
   requireSandbox(s);
   return s.db.write(async (tx) => {
     const at = s.clock.now();
+    // PostgreSQL runs jobs concurrently: with the row locked, a concurrent pay sees APPROVED and answers it unchanged
+    await lockRows(tx, transactions, transactions.id, [transactionId]);
     const t = await first(tx.select({
       id: transactions.id, method: transactions.method, status: transactions.status, amount: transactions.amount,
       expiresAt: transactions.expiresAt, document: customers.document,

@@ -11,7 +11,7 @@ import { railFor, type PixRail, type RefundOrder, type RefundOutcome } from '../
 import { claimDue, settleWithRail } from '../rails/pass';
 import { recordTransactionEvent } from './create';
 import { transactionView, type TransactionView } from './view';
-import { first, skipLocked } from '../../../db/query';
+import { first, lockRows, skipLocked } from '../../../db/query';
 import { jsonStringList } from '../../../db/dialect';
 
 /** The body of POST /transaction/{id}/refund, after the schema has checked its shape. */
@@ -45,6 +45,8 @@ const lookups = perConnection((db) => ({
  */
 async function refundable(tx: DrizzleDb, accountId: string, transactionId: string): Promise<number> {
   const st = lookups(tx);
+  // PostgreSQL runs jobs concurrently: the charge's row lock serializes its refunds, disputes and payment
+  await lockRows(tx, transactions, transactions.id, [transactionId]);
   const t = await first(st.charge.execute({ accountId, id: transactionId }));
   if (!t) throw new DomainError('NOT_FOUND', 'transaction not found');
   if (t.status !== 'APPROVED') throw new DomainError('INVALID_STATE', `the transaction is ${t.status}; only APPROVED transactions can be refunded`);
@@ -169,6 +171,8 @@ export async function applyRefundOutcome(s: Services, order: RefundOrder, outcom
   return s.db.write(async (tx) => {
     const at = s.clock.now();
     const iso = at.toISOString();
+    // the charge's row lock: one outcome per refund, and a dispute resolved meanwhile is seen as it is
+    await lockRows(tx, transactions, transactions.id, [order.transactionId]);
     const r = await first(lookups(tx).refund.execute({ id: order.refundId }));
     if (!r || r.status !== 'PENDING') return false;
     const { accountId, transactionId, amount } = r;

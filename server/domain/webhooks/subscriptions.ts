@@ -1,7 +1,7 @@
 import { and, asc, count, eq, isNull } from 'drizzle-orm';
 import type { DrizzleDb } from '../../../db';
 import { deliveries, webhooks } from '../../../db/schema';
-import { first } from '../../../db/query';
+import { first, lockName } from '../../../db/query';
 import { DomainError, validationError } from '../../errors';
 import type { Services } from '../../services';
 import { checkIdempotencyKey, requestFingerprint, runIdempotent, type IdempotentCreateOptions, type IdempotentOperation, type IdempotentResult } from '../idempotency';
@@ -66,6 +66,8 @@ export async function createWebhook(
   const secret = newWebhookSecret();
   const secretEnc = encryptSecret(secret, s.masterKey);
   const answer = await runIdempotent<{ webhook: WebhookView }>(s.db, scope, fingerprint, () => s.clock.now(), async (tx) => {
+    // on PostgreSQL creates of one account run at once on any instance: count and insert under one lock
+    await lockName(tx, `webhooks-of\n${accountId}`);
     const [{ n }] = await tx.select({ n: count() }).from(webhooks)
       .where(and(eq(webhooks.accountId, accountId), isNull(webhooks.deletedAt)));
     if (n >= MAX_WEBHOOKS_PER_ACCOUNT) {

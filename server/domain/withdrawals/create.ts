@@ -13,7 +13,7 @@ import { railFor } from '../rails';
 import { checkWebhookUrl } from '../webhooks/url-guard';
 import { MAX_BATCHES_PER_WITHDRAWAL, batchCount, splitIntoBatches } from './rules';
 import { perConnection } from '../../../db/prepared';
-import { first } from '../../../db/query';
+import { first, lockName } from '../../../db/query';
 import { withdrawalLookups, withdrawalView } from './view';
 
 /** The idempotency scope: REST and tRPC callers share one key space per operation. */
@@ -105,6 +105,8 @@ export async function createWithdrawal(
     async (tx, checked) => {
       const at = s.clock.now();
       const iso = at.toISOString();
+      // on PostgreSQL another instance may be creating the same reference right now: wait for it, then look
+      if (externalRef !== null) await lockName(tx, `withdrawal-ref\n${accountId}\n${externalRef}`);
       if (externalRef !== null && await externalRefTaken(tx, accountId, externalRef)) {
         throw new DomainError('DUPLICATE_EXTERNAL_REF', 'external_ref: another withdrawal of this account already uses it', {
           issues: [{ path: 'external_ref', message: 'already used by another withdrawal' }],
