@@ -5,8 +5,8 @@ export default defineConfig({
   resolve: { alias: { '@': fileURLToPath(new URL('.', import.meta.url)) } },
   test: {
     include: ['test/**/*.test.ts'],
-    // PostgreSQL only (the cluster runs on PostgreSQL): vitest.pg.config.ts runs it
-    exclude: [...configDefaults.exclude, 'test/e2e/cluster.test.ts'],
+    // PostgreSQL only (the cluster runs on PostgreSQL): vitest.pg.config.ts runs them
+    exclude: [...configDefaults.exclude, 'test/e2e/cluster*.test.ts'],
     environment: 'node',
     pool: 'forks',
     testTimeout: 30_000,

@@ -17,8 +17,12 @@ export const PG_FILES = [
   'test/e2e/charge-concurrency.test.ts',
   'test/e2e/webhook-cap.test.ts',
   'test/e2e/audit-command.test.ts',
+  // background work claimed row by row: two instances (two Services) over one database
+  'test/api/background-claims.test.ts',
   // 3 instances behind HAProxy (npm run cluster) on this file's cluster
   'test/e2e/cluster.test.ts',
+  // kill -9 one of the 3 instances mid-burst: the others take its claimed work over
+  'test/e2e/cluster-failover.test.ts',
 ];
 
 // (not mergeConfig: it would append these files to the SQLite run's include instead of replacing it)
