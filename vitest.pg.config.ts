@@ -47,10 +47,14 @@ export const PG_FILES = [
   'test/e2e/charge-concurrency.test.ts',
   'test/e2e/webhook-cap.test.ts',
   'test/e2e/audit-command.test.ts',
+  // background work claimed row by row: two instances (two Services) over one database
+  'test/api/background-claims.test.ts',
   // the database lost while running, on a PostgreSQL of the file's own (issue 12 "Bad input")
   'test/e2e/database-lost.test.ts',
   // 3 instances behind HAProxy (npm run cluster) on this file's database
   'test/e2e/cluster.test.ts',
+  // kill -9 one of the 3 instances mid-burst: the others take its claimed work over
+  'test/e2e/cluster-failover.test.ts',
 ];
 
 /** The files that run on SQLite only, and why (everything else under test/ that is not listed above is a pure unit test with no database). */

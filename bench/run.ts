@@ -6,11 +6,12 @@
  * average is printed beside them.
  */
 import autocannon from 'autocannon';
-import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { spawnSync, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { randomUUID } from 'node:crypto';
+import { startProcess } from './process';
 
 const ROOT = new URL('..', import.meta.url).pathname;
 const DURATION = Number(process.env.BENCH_SECONDS ?? 5);
@@ -27,21 +28,6 @@ function cpuMicros(pid: number | undefined): number | null {
 
 /** The process whose CPU the next loads are charged to. */
 let measuredPid: number | undefined;
-
-function startProcess(args: string[], env: Record<string, string>, cwd = ROOT): Promise<{ child: ChildProcess; url: string; out: () => string }> {
-  const child = spawn(process.execPath, ['--import', 'tsx', ...args], { cwd, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
-  let out = '';
-  child.stdout!.on('data', (c) => { out += c; });
-  child.stderr!.on('data', (c) => { out += c; });
-  return new Promise((resolve, reject) => {
-    const t = setTimeout(() => reject(new Error(`did not start: ${out}`)), 90_000);
-    child.stdout!.on('data', () => {
-      const m = /listening on (http:\/\/[\d.]+:\d+)/.exec(out);
-      if (m) { clearTimeout(t); resolve({ child, url: m[1], out: () => out }); }
-    });
-    child.on('exit', (c) => { clearTimeout(t); reject(new Error(`exited ${c}: ${out}`)); });
-  });
-}
 
 async function load(name: string, opts: autocannon.Options): Promise<Result> {
   const kind = (opts.method ?? 'GET') === 'GET' ? 'read' : 'write';
@@ -88,8 +74,14 @@ async function main() {
     const bareNormal = await startProcess(['bench/bare-server.ts', 'NORMAL', join(dir, 'bare-normal.db')], {});
     // BENCH_COMPARE_ROOT=/path/to/another/checkout also loads that tree's server, side by side in this
     // run, so a change is measured against what it replaces under the same load
-    const trees: { label: string; root: string }[] = [{ label: '', root: ROOT }];
+    const trees: { label: string; root: string; env?: Record<string, string> }[] = [{ label: '', root: ROOT }];
     if (process.env.BENCH_COMPARE_ROOT) trees.push({ label: ' [compare]', root: process.env.BENCH_COMPARE_ROOT });
+    // BENCH_COMPARE_ENV='NAME=value …' also loads this tree's server with those variables set (e.g.
+    // SQLITE_WRITER=thread), side by side in this run
+    if (process.env.BENCH_COMPARE_ENV) {
+      const env = Object.fromEntries(process.env.BENCH_COMPARE_ENV.trim().split(/\s+/).map((kv) => [kv.slice(0, kv.indexOf('=')), kv.slice(kv.indexOf('=') + 1)]));
+      trees.push({ label: ` [${process.env.BENCH_COMPARE_ENV.trim()}]`, root: ROOT, env });
+    }
     children.push(bareFull.child, bareNormal.child);
 
     const results: Result[] = [];
@@ -104,7 +96,7 @@ async function main() {
     for (const [i, tree] of trees.entries()) {
       const ours = await startProcess(['server/main.ts'], {
         DASHBOARD: apiOnly ? 'false' : 'true', PORT: '0', DATABASE_PATH: join(dir, `payments-${i}.db`), RATE_LIMIT_RPS: '0', NODE_ENV: 'production',
-        SANDBOX_SETTLEMENT_DELAY_MS: '2000', WEBHOOK_ALLOW_PRIVATE_URLS: 'true',
+        SANDBOX_SETTLEMENT_DELAY_MS: '2000', WEBHOOK_ALLOW_PRIVATE_URLS: 'true', ...tree.env,
       }, tree.root);
       children.push(ours.child);
       outputs.push(ours.out);
@@ -166,7 +158,9 @@ async function main() {
       const post = find(`POST /withdraw/pix${tree.label}`);
       const get = find(`GET /withdraw${tree.label}`);
       if (post && get) {
-        console.log(`targets${tree.label}: POST /withdraw/pix ${(post.rps / full).toFixed(2)}x bare FULL insert (≥ 1.00), GET /withdraw ${(get.rps / read).toFixed(2)}x bare read (≥ 0.25), p99 ${Math.max(post.p99, get.p99)} ms (≤ 40)`);
+        const met = (ok: boolean) => (ok ? 'met' : 'NOT met');
+        const p99 = Math.max(post.p99, get.p99);
+        console.log(`targets${tree.label}: POST /withdraw/pix ${(post.rps / full).toFixed(2)}x bare FULL insert (≥ 1.00: ${met(post.rps >= full)}), GET /withdraw ${(get.rps / read).toFixed(2)}x bare read (≥ 0.25: ${met(get.rps >= 0.25 * read)}), p99 ${p99} ms (≤ 40: ${met(p99 <= 40)}; the bare FULL insert's own p99 in this run: ${results[0].p99} ms)`);
       }
     }
 

@@ -80,6 +80,28 @@ export async function lockNames(tx: DrizzleDb, names: string[]): Promise<void> {
 }
 
 /**
+ * Inside a write job: takes a lock named by `name` until the job commits if no other job holds it, and
+ * says whether it got it, for work one instance at a time is enough for (the idempotency purge). Always
+ * true on SQLite, whose single writer runs one job at a time.
+ */
+export async function tryLockName(tx: DrizzleDb, name: string): Promise<boolean> {
+  if (!onPostgres) return true;
+  const rows = await onPg(tx).execute(sql`SELECT pg_try_advisory_xact_lock(hashtextextended(${name}, 0)) AS locked`);
+  return (rows[0] as { locked: boolean }).locked === true;
+}
+
+/**
+ * A select of due rows made into a claim, for `WHERE id IN (<it>)` of the update that stamps the claim:
+ * on PostgreSQL it locks the rows it returns and skips those another job holds (`FOR UPDATE SKIP LOCKED`),
+ * so concurrent instances each take different rows instead of queueing on the same ones. SQLite's single
+ * writer runs one claim at a time: nothing to add.
+ */
+export function skipLocked<Q>(select: Q): Q {
+  if (!onPostgres) return select;
+  return (select as unknown as { for(strength: 'update', o: { skipLocked: true }): Q }).for('update', { skipLocked: true });
+}
+
+/**
  * Runs reads that must agree with each other (a resource and its parts, read by several statements)
  * on one snapshot. SQLite's read connection sees one committed state between the single writer's
  * groups and needs nothing; on PostgreSQL each statement on the pool may otherwise see a different

@@ -59,12 +59,16 @@ export class SqliteGroupCommitWriter implements Writer {
   private commitListeners = new Set<() => void>();
   private groupListeners = new Set<(g: GroupCommitted) => void>();
   readonly stats: WriterStats = { groups: 0, jobs: 0, maxGroup: 0 };
+  /** A job's savepoint statements, prepared once rather than parsed for every job. */
+  private readonly savepoint: { open: Database.Statement; release: Database.Statement; rollback: Database.Statement };
 
   constructor(
     private readonly conn: Database.Database,
     private readonly tx: DrizzleDb,
     private readonly maxGroup = 512,
-  ) {}
+  ) {
+    this.savepoint = { open: conn.prepare('SAVEPOINT job'), release: conn.prepare('RELEASE job'), rollback: conn.prepare('ROLLBACK TO job') };
+  }
 
   write<T>(job: WriteJob<T>): Promise<T> {
     if (this.closed) return Promise.reject(new WriterClosedError());
@@ -115,9 +119,9 @@ export class SqliteGroupCommitWriter implements Writer {
     }
     for (const q of group) {
       try {
-        this.conn.exec('SAVEPOINT job');
+        this.savepoint.open.run();
         const value = await q.job(this.tx);
-        this.conn.exec('RELEASE job');
+        this.savepoint.release.run();
         outcomes.push({ ok: true, value });
       } catch (error) {
         // SQLite may have rolled back the whole transaction under this job (SQLITE_FULL, IOERR, NOMEM
@@ -125,8 +129,8 @@ export class SqliteGroupCommitWriter implements Writer {
         // back to, and every job of the group, done or not, has lost its work.
         if (!this.conn.inTransaction) return this.abandon(group, error);
         try {
-          this.conn.exec('ROLLBACK TO job');
-          this.conn.exec('RELEASE job');
+          this.savepoint.rollback.run();
+          this.savepoint.release.run();
         } catch (rollbackError) {
           return this.abandon(group, rollbackError);
         }

@@ -1,10 +1,11 @@
 /**
- * `npm run cluster [-- --instances N]`: the service scaled out on one machine, for trying it and for the
- * multi-instance tests. PostgreSQL (DATABASE_URL, else a throwaway one from db/pg/throwaway.ts, migrated
- * once here), N instances of server/main.ts on their own 127.0.0.1 ports, and HAProxy (Debian's) in
- * front on 127.0.0.1, round-robin, health-checked on /healthz, setting X-Forwarded-For (the instances
- * trust 127.0.0.1). Prints the balancer's address and the demo credentials; stops everything on
- * Ctrl-C/SIGTERM, or when any process of the cluster dies.
+ * `npm run cluster [-- --instances N] [--keep-going]`: the service scaled out on one machine, for trying
+ * it and for the multi-instance tests. PostgreSQL (DATABASE_URL, else a throwaway one from
+ * db/pg/throwaway.ts, migrated once here), N instances of server/main.ts on their own 127.0.0.1 ports,
+ * and HAProxy (Debian's) in front on 127.0.0.1, round-robin, health-checked on /healthz, setting
+ * X-Forwarded-For (the instances trust 127.0.0.1). Prints the balancer's address and the demo
+ * credentials; stops everything on Ctrl-C/SIGTERM, or when any process of the cluster dies — except,
+ * with --keep-going, an instance: it stays down and the balancer routes around it (a failover drill).
  */
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -87,6 +88,7 @@ function relay(child: ChildProcess, name: string) {
 
 async function main() {
   const count = parseInstances(process.argv.slice(2));
+  const keepGoing = process.argv.includes('--keep-going');
   requireHaproxy();
   const dir = mkdtempSync(join(tmpdir(), 'pix-cluster-'));
   const children: { name: string; child: ChildProcess }[] = [];
@@ -121,7 +123,10 @@ async function main() {
   const watch = (name: string, child: ChildProcess) => {
     children.push({ name, child });
     child.once('exit', (code, signal) => {
-      if (!stopping) void stop(1, `${name} exited (${signal ?? `code ${code}`}): stopping the whole cluster`);
+      if (stopping) return;
+      // a failover drill: the others carry on, HAProxy's health checks take the dead one out
+      if (keepGoing && name.startsWith('instance ')) console.error(`${name} exited (${signal ?? `code ${code}`}): the others carry on (--keep-going)`);
+      else void stop(1, `${name} exited (${signal ?? `code ${code}`}): stopping the whole cluster`);
     });
   };
 
@@ -147,7 +152,7 @@ async function main() {
       // pages need a production build (npm start makes one); without it the instances serve the API only
       DASHBOARD: process.env.DASHBOARD ?? (existsSync(join(ROOT, '.next/BUILD_ID')) ? 'true' : 'false'),
     };
-    const startInstance = (n: number) => new Promise<{ port: number; banner: string[] }>((resolve, reject) => {
+    const startInstance = (n: number) => new Promise<{ port: number; pid: number; banner: string[] }>((resolve, reject) => {
       const child = spawn(process.execPath, ['--import', 'tsx', 'server/main.ts'], {
         cwd: ROOT,
         // background deliveries (webhooks, postbacks) on the first instance only: its dispatcher is not
@@ -161,14 +166,15 @@ async function main() {
         out += c.toString();
         const m = /listening on http:\/\/[\d.]+:(\d+)/.exec(out);
         // the demo account's one-time banner: the plain (not JSON) lines before "listening"
-        if (m) { resolve({ port: Number(m[1]), banner: out.split('\n').filter((l) => l.startsWith('    ')) }); out = ''; }
+        if (m) { resolve({ port: Number(m[1]), pid: child.pid!, banner: out.split('\n').filter((l) => l.startsWith('    ')) }); out = ''; }
       });
       child.once('exit', (code) => reject(new Error(`instance ${n} exited at start (code ${code})`)));
       watch(`instance ${n}`, child);
     });
     // the first alone: on an empty database it creates the demo account (and the secrets key), once
     const first = await startInstance(1);
-    const ports = [first.port, ...(await Promise.all(Array.from({ length: count - 1 }, (_, i) => startInstance(i + 2)))).map((s) => s.port)];
+    const started = [first, ...(await Promise.all(Array.from({ length: count - 1 }, (_, i) => startInstance(i + 2))))];
+    const ports = started.map((s) => s.port);
 
     const port = await freePort();
     const statsPort = await freePort();
@@ -185,6 +191,7 @@ async function main() {
     console.log(`  Cluster ready: ${count} instance(s) behind HAProxy`);
     console.log(`    balancer      http://127.0.0.1:${port}`);
     console.log(`    instances     ${ports.map((p) => `http://127.0.0.1:${p}`).join(' ')}`);
+    console.log(`    pids          ${started.map((s, i) => `i${i + 1}=${s.pid}`).join(' ')}`);
     console.log(`    haproxy stats http://127.0.0.1:${statsPort}/stats`);
     if (pg) console.log(`    DATABASE_URL  ${pg.url}   (throwaway, removed on stop)`);
     if (first.banner.length) {

@@ -7,6 +7,8 @@ export interface Config {
   databasePath: string;
   sandbox: boolean;
   sandboxSettlementDelayMs: number;
+  /** SANDBOX_RAIL_LATENCY_MS: how long each sandbox rail call takes, as a PSP's network round trip would. */
+  sandboxRailLatencyMs: number;
   pixMaxBatchCents: number;
   pixExpiresSeconds: number;
   webhookAllowPrivateUrls: boolean;
@@ -17,6 +19,12 @@ export interface Config {
   runDispatcher: boolean;
   /** How often background loops look for due rows when nothing woke them. */
   jobPollMs: number;
+  /**
+   * JOB_LEASE_MS: how long a claimed batch or refund stays out of the other instances' reach while its
+   * instance asks the rail; longer than a rail call, so a live instance is never second-guessed, and the
+   * wait before a dead instance's claims are taken over.
+   */
+  jobLeaseMs: number;
   secretsKeyPath: string | null;
   merchantCity: string;
   production: boolean;
@@ -75,6 +83,7 @@ export function loadConfig(overrides: Partial<Config> = {}): Config {
     databasePath: process.env.DATABASE_PATH || './data/payments.db',
     sandbox: bool('SANDBOX', true),
     sandboxSettlementDelayMs: int('SANDBOX_SETTLEMENT_DELAY_MS', 2000),
+    sandboxRailLatencyMs: int('SANDBOX_RAIL_LATENCY_MS', 0),
     pixMaxBatchCents: int('PIX_MAX_BATCH_CENTS', 1_500_000, 1),
     pixExpiresSeconds: int('PIX_EXPIRES_SECONDS', 3600, 1),
     webhookAllowPrivateUrls: bool('WEBHOOK_ALLOW_PRIVATE_URLS', false),
@@ -83,6 +92,7 @@ export function loadConfig(overrides: Partial<Config> = {}): Config {
     rateLimitRps: int('RATE_LIMIT_RPS', 100),
     runDispatcher: bool('RUN_DISPATCHER', true),
     jobPollMs: int('JOB_POLL_MS', 250, 10),
+    jobLeaseMs: int('JOB_LEASE_MS', 30_000, 100),
     secretsKeyPath: process.env.SECRETS_KEY_PATH || null,
     merchantCity: process.env.MERCHANT_CITY || 'SAO PAULO',
     production,

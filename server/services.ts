@@ -1,3 +1,5 @@
+import { randomBytes } from 'node:crypto';
+import { hostname } from 'node:os';
 import { openDatabase, type AppDatabase } from '../db';
 import { systemClock, type Clock } from './clock';
 import { loadConfig, type Config } from './config';
@@ -12,6 +14,8 @@ export interface Services {
   db: AppDatabase;
   clock: Clock;
   masterKey: Buffer;
+  /** Names this process's claims on background work (`claimed_by`): host/pid/random, unique per Services. */
+  instance: string;
   limits: RateLimits;
   /** Background jobs register here to be nudged when new due work is written. */
   wake: { [job: string]: () => void };
@@ -29,6 +33,7 @@ export function createServices(opts: { config?: Config; clock?: Clock; db?: AppD
     db: opts.db ?? openDatabase(config.databasePath),
     clock,
     masterKey: loadMasterKey(config.databasePath, config.secretsKeyPath),
+    instance: `${hostname()}/${process.pid}/${randomBytes(3).toString('hex')}`,
     limits: createRateLimits(config.rateLimitRps, () => clock.now().getTime()),
     wake: {},
   };

@@ -103,7 +103,10 @@ export const refunds = sqliteTable('refunds', {
   amount: integer('amount').notNull(),
   reason: text('reason'),
   status: text('status', { enum: ['PENDING', 'PAID', 'ERROR'] }).notNull(),
+  /** As a withdrawal batch's: moved forward by the lease when an instance claims the refund for the rail. */
   dueAt: text('due_at').notNull(),
+  /** The instance that last claimed it for the rail. */
+  claimedBy: text('claimed_by'),
   endToEnd: text('end_to_end'),
   failureReason: text('failure_reason'),
   createdAt: text('created_at').notNull(),

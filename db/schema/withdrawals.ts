@@ -42,8 +42,14 @@ export const withdrawalBatches = sqliteTable('withdrawal_batches', {
   seq: integer('seq').notNull(),
   amount: integer('amount').notNull(),
   status: text('status', { enum: BATCH_STATUSES }).notNull(),
-  /** When the rail should settle it; the settlement job picks due PENDING rows. */
+  /**
+   * When the rail should settle it; the settlement job picks due PENDING rows. Claiming a batch moves it
+   * forward by the lease (JOB_LEASE_MS), so other instances skip it while one asks the rail, and it falls
+   * due again by itself if that instance dies.
+   */
   dueAt: text('due_at').notNull(),
+  /** The instance (host/pid/random) that last claimed it for the rail: who holds the lease, who settled it. */
+  claimedBy: text('claimed_by'),
   endToEnd: text('end_to_end'),
   receiverName: text('receiver_name'),
   receiverBank: text('receiver_bank'),

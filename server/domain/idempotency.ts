@@ -4,7 +4,7 @@ import { perConnection } from '../../db/prepared';
 import type { AppDatabase, DrizzleDb } from '../../db';
 import { idempotencyKeys } from '../../db/schema';
 import { DomainError } from '../errors';
-import { first, touched, lockName } from '../../db/query';
+import { first, touched, lockName, tryLockName } from '../../db/query';
 
 export const IDEMPOTENCY_TTL_MS = 24 * 3600 * 1000;
 export const MAX_IDEMPOTENCY_KEY_LENGTH = 255;
@@ -143,7 +143,14 @@ function liveAnswer(row: { expiresAt: string } | undefined, at: Date): boolean {
   return !!row && row.expiresAt > at.toISOString();
 }
 
-/** Forgets answers older than 24 h; run by a background job. */
+/**
+ * Forgets answers older than 24 h; run by a background job on every instance. One purge at a time is
+ * enough: a job that finds another instance's purge under way (a lock named for it, tried without
+ * waiting) leaves the work to it and returns 0 instead of queueing on the same rows.
+ */
 export async function purgeExpiredIdempotencyKeys(db: AppDatabase, now: Date): Promise<number> {
-  return db.write(async (tx) => touched(tx.delete(idempotencyKeys).where(lt(idempotencyKeys.expiresAt, now.toISOString())).returning({ key: idempotencyKeys.key })));
+  return db.write(async (tx) => {
+    if (!(await tryLockName(tx, 'idempotency-cleanup'))) return 0;
+    return touched(tx.delete(idempotencyKeys).where(lt(idempotencyKeys.expiresAt, now.toISOString())).returning({ key: idempotencyKeys.key }));
+  });
 }

@@ -4,6 +4,9 @@ import type { DrizzleDb } from '../../db';
 import { auditBooks } from '../../server/domain/audit';
 import { purgeExpiredIdempotencyKeys } from '../../server/domain/idempotency';
 import { expireDuePixCharges } from '../../server/domain/transactions/expiry';
+import { runRefundPass } from '../../server/domain/transactions/refunds';
+import { sandboxRail } from '../../server/domain/rails/sandbox';
+import { runSettlementPass } from '../../server/domain/withdrawals/settle';
 import { dispatchPendingEvents } from '../../server/domain/webhooks/dispatcher';
 import { callerFor, makeAccount, makeTestServices, type TestServices } from '../support/services';
 
@@ -74,6 +77,17 @@ describe('the plans of the background passes', () => {
     const p = planOf(plans, /from "transactions" where/);
     expect(p).toMatch(/SEARCH transactions USING INDEX transactions_expiry_idx \(status=\? AND expires_at>\? AND expires_at<\?\)|SEARCH transactions USING INDEX transactions_expiry_idx \(status=\? AND expires_at/);
     expect(p).not.toMatch(/TEMP B-TREE/);
+  });
+
+  it('settlement and refund claims: due rows by their due index, claimed and read back by primary key', async () => {
+    const plans = await plansOf([clientOf(s.db.read), await writeConnection()], () => runSettlementPass(s, sandboxRail(0)));
+    const claim = planOf(plans, /update "withdrawal_batches" set "due_at"/);
+    expect(claim).toMatch(/SEARCH withdrawal_batches USING INDEX withdrawal_batches_due_idx \(status=\? AND due_at<\?\)/);
+    expect(claim).toMatch(/SEARCH withdrawal_batches USING INDEX sqlite_autoindex_withdrawal_batches_1 \(id=\?\)/);
+    expect(planOf(plans, /from "withdrawal_batches" where \("withdrawal_batches"."status" = \? and "withdrawal_batches"."due_at" <= \?\) limit/)).toMatch(/SEARCH withdrawal_batches USING (COVERING )?INDEX withdrawal_batches_due_idx \(status=\? AND due_at<\?\)/);
+    expect(planOf(plans, /inner join "withdrawals".*"withdrawal_batches"."id" in \(SELECT value FROM json_each/)).toMatch(/SEARCH withdrawal_batches USING INDEX sqlite_autoindex_withdrawal_batches_1 \(id=\?\)/);
+    const refundPlans = await plansOf([clientOf(s.db.read), await writeConnection()], () => runRefundPass(s, sandboxRail(0)));
+    expect(planOf(refundPlans, /from "refunds" where \("refunds"."status" = \? and "refunds"."due_at" <= \?\) limit/)).toMatch(/SEARCH refunds USING (COVERING )?INDEX refunds_due_idx \(status=\? AND due_at<\?\)/);
   });
 
   it('idempotency purge: expired keys by idempotency_keys_expires_idx', async () => {

@@ -89,6 +89,8 @@ describe('withdrawals.create', () => {
     const evs = await eventsOf(view.id);
     expect(evs.map((e) => e.type)).toEqual(['withdraw.requested']);
     expect(JSON.parse(evs[0].payload)).toEqual(view);
+    // the create job builds this payload from what it wrote: byte for byte the GET's view
+    expect(evs[0].payload).toBe(JSON.stringify(view));
     expect(await auditLedger(s.db.read)).toEqual({ total: 0, mismatched: [] });
   });
 
@@ -359,6 +361,9 @@ describe('one write job per change', () => {
     expect(await balanceOf(acc.account_id)).toEqual({ available: 999_000, blocked: 0, inFlight: 1_000 });
     expect(await entriesOf(acc.account_id)).toEqual(['sandbox_topup', 'withdrawal_requested']);
     await repairEvents();
+    // the failed pass still holds its claim on the batch: it is due again once the lease runs out
+    expect(await runSettlementPass(s, rail)).toBe(0);
+    clock.advance(s.config.jobLeaseMs);
     expect(await runSettlementPass(s, rail)).toBe(1);
     const paid = await api.withdrawals.get({ identifier: res.data[0].identifier });
     expect(paid.status).toBe('PAID');

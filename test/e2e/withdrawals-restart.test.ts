@@ -72,7 +72,8 @@ describe('settlement across a crash', () => {
   it('resumes a settlement killed half-way: batches paid before the crash keep their receipt, the rest are paid once', { timeout: SERVER_TEST_TIMEOUT_MS }, async () => {
     // 1000 batches of 1 real each: about 40 passes of the job, so the SIGKILL lands between two of them
     // (or inside one write job, which then rolls back as a whole)
-    const crashEnv = { SANDBOX_SETTLEMENT_DELAY_MS: '50', PIX_MAX_BATCH_CENTS: '100', JOB_POLL_MS: '25' };
+    // (the batches the dead process had claimed are due again when their lease runs out: a short one)
+    const crashEnv = { SANDBOX_SETTLEMENT_DELAY_MS: '50', PIX_MAX_BATCH_CENTS: '100', JOB_POLL_MS: '25', JOB_LEASE_MS: '1000' };
     const first = await startServer({ env: crashEnv });
     servers.push(first);
     const token = await accessToken(first.url, first.demo.code, first.demo.token);

@@ -90,6 +90,7 @@ export const refunds = pgTable('refunds', {
   reason: text('reason'),
   status: text('status', { enum: ['PENDING', 'PAID', 'ERROR'] }).notNull(),
   dueAt: timestamp('due_at').notNull(),
+  claimedBy: text('claimed_by'),
   endToEnd: text('end_to_end'),
   failureReason: text('failure_reason'),
   createdAt: timestamp('created_at').notNull(),

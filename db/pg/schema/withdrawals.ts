@@ -40,6 +40,7 @@ export const withdrawalBatches = pgTable('withdrawal_batches', {
   amount: bigint('amount', cents).notNull(),
   status: text('status', { enum: BATCH_STATUSES }).notNull(),
   dueAt: timestamp('due_at').notNull(),
+  claimedBy: text('claimed_by'),
   endToEnd: text('end_to_end'),
   receiverName: text('receiver_name'),
   receiverBank: text('receiver_bank'),

@@ -10,5 +10,5 @@ export { FAILURE_CODES, type FailureCode, type PixKeyEntry, type PixPaymentOrder
  * (money stays in flight) rather than being "paid" by a simulator.
  */
 export function railFor(config: Config): PixRail | null {
-  return config.sandbox ? sandboxRail(config.sandboxSettlementDelayMs) : null;
+  return config.sandbox ? sandboxRail(config.sandboxSettlementDelayMs, config.sandboxRailLatencyMs) : null;
 }

@@ -1,4 +1,36 @@
+import type { DrizzleDb } from '../../../db';
+import { first } from '../../../db/query';
 import { log } from '../../log';
+import type { Services } from '../../services';
+
+/** The prepared statements of one kind of row the rail settles (withdrawal batches, refunds). */
+export interface ClaimStatements<O> {
+  /** Any one due row, on the read connection: an idle pass writes nothing. */
+  anyDue: { execute(values: { now: string }): Promise<unknown[]> };
+  /** Moves up to `limit` due rows' due_at to `leaseUntil` and stamps `instance`; returns their ids. */
+  claim: { execute(values: { now: string; limit: number; leaseUntil: string; instance: string }): Promise<{ id: string }[]> };
+  /** What the rail needs of the rows with these ids (a JSON array). */
+  orders: { execute(values: { ids: string }): Promise<O[]> };
+}
+
+/**
+ * Claims up to `limit` due rows for this instance in one write job and returns their orders. A claim
+ * moves the row's due_at forward by the lease (JOB_LEASE_MS) and stamps claimed_by: other instances'
+ * passes skip it meanwhile (on PostgreSQL they also skip the rows a concurrent claim holds, FOR UPDATE
+ * SKIP LOCKED, rather than wait for them), and if this instance dies before applying an outcome, the row
+ * falls due again when the lease runs out and another instance takes it over.
+ */
+export async function claimDue<O>(s: Services, statements: (db: DrizzleDb) => ClaimStatements<O>, now: Date, limit: number): Promise<O[]> {
+  const iso = now.toISOString();
+  if (!(await first(statements(s.db.read).anyDue.execute({ now: iso })))) return [];
+  return s.db.write(async (tx) => {
+    const st = statements(tx);
+    const leaseUntil = new Date(now.getTime() + s.config.jobLeaseMs).toISOString();
+    const claimed = await st.claim.execute({ now: iso, limit, leaseUntil, instance: s.instance });
+    if (claimed.length === 0) return [];
+    return st.orders.execute({ ids: JSON.stringify(claimed.map((c) => c.id)) });
+  });
+}
 
 /**
  * One pass of a settlement job over due rows: ask the rail about each order (outside any write job:

@@ -23,9 +23,11 @@ export const SANDBOX_REFUND_FAIL_EMAIL = SANDBOX_FAIL_KEY;
  * The sandbox rail: settles a batch `delayMs` after it was requested, paying the holder the sandbox
  * directory gives for the key, at that entry's bank (the same key always lands at the same holder and
  * bank), unless a magic key says not to. A key that is not in the directory fails the batch, as a real
- * PSP refuses to pay a key the DICT does not know.
+ * PSP refuses to pay a key the DICT does not know. Each payment or refund call takes `latencyMs`, as a
+ * PSP's round trip would (a failover drill needs calls in flight to kill an instance in the middle of).
  */
-export function sandboxRail(delayMs: number): PixRail {
+export function sandboxRail(delayMs: number, latencyMs = 0): PixRail {
+  const roundTrip = () => (latencyMs > 0 ? new Promise<void>((r) => setTimeout(r, latencyMs)) : undefined);
   return {
     name: 'sandbox',
     firstAttemptAt: (requestedAt) => new Date(requestedAt.getTime() + delayMs),
@@ -33,6 +35,7 @@ export function sandboxRail(delayMs: number): PixRail {
       return sandboxDirectoryEntry(keyType, key);
     },
     async pay(order: PixPaymentOrder, now: Date): Promise<PixPaymentOutcome> {
+      await roundTrip();
       const entry = sandboxDirectoryEntry(order.keyType, order.key);
       if (!entry) return { status: 'ERROR', code: 'KEY_NOT_FOUND', reason: SANDBOX_FAILURE_REASONS.unknownKey };
       if (order.keyType === 'EMAIL' && order.key === SANDBOX_FAIL_KEY) {
@@ -52,6 +55,7 @@ export function sandboxRail(delayMs: number): PixRail {
       };
     },
     async refund(order: RefundOrder, now: Date): Promise<RefundOutcome> {
+      await roundTrip();
       if (order.customerEmail.toLowerCase() === SANDBOX_REFUND_FAIL_EMAIL) {
         return { status: 'ERROR', reason: 'sandbox: the payer\'s account refused the return (customer email fail@sandbox.test)' };
       }

@@ -1,6 +1,6 @@
-import { and, asc, eq, isNotNull, lte, sql } from 'drizzle-orm';
+import { and, asc, eq, inArray, isNotNull, lte, sql } from 'drizzle-orm';
 import { perConnection } from '../../../db/prepared';
-import { touched } from '../../../db/query';
+import { first, skipLocked } from '../../../db/query';
 import { transactions } from '../../../db/schema';
 import type { Services } from '../../services';
 import { recordTransactionEvent } from './create';
@@ -8,36 +8,37 @@ import { recordTransactionEvent } from './create';
 export const EXPIRY_BATCH = 100;
 
 const ph = (name: string) => sql.placeholder(name);
+/** PENDING charges whose expires_at is at or before `now` (transactions_expiry_idx). */
+const dueCharges = (now: ReturnType<typeof ph>) =>
+  and(eq(transactions.status, 'PENDING'), isNotNull(transactions.expiresAt), lte(transactions.expiresAt, now));
 const statements = perConnection((db) => ({
-  due: db.select({ id: transactions.id, accountId: transactions.accountId }).from(transactions)
-    .where(and(eq(transactions.status, 'PENDING'), isNotNull(transactions.expiresAt), lte(transactions.expiresAt, ph('now'))))
-    .orderBy(asc(transactions.expiresAt)).limit(ph('limit')).prepare(),
+  /** Whether any charge is due: an idle pass reads this one row and writes nothing. */
+  anyDue: db.select({ id: transactions.id }).from(transactions).where(dueCharges(ph('now'))).limit(1).prepare(),
+  /** Expires the oldest due charges that no concurrent job holds (on PostgreSQL another instance's pass skips them). */
   expire: db.update(transactions).set({ status: 'REFUSED', refusedReason: 'expired', updatedAt: ph('at') as unknown as string })
-    .where(and(eq(transactions.id, ph('id')), eq(transactions.status, 'PENDING'), lte(transactions.expiresAt, ph('at'))))
-    .returning({ id: transactions.id }).prepare(),
+    .where(and(eq(transactions.status, 'PENDING'), inArray(transactions.id, skipLocked(db.select({ id: transactions.id }).from(transactions)
+      .where(dueCharges(ph('at'))).orderBy(asc(transactions.expiresAt)).limit(ph('limit'))))))
+    .returning({ id: transactions.id, accountId: transactions.accountId, expiresAt: transactions.expiresAt }).prepare(),
 }));
 
 /**
  * One pass of the expiry job: PENDING Pix charges whose `expires_at` has passed become REFUSED
- * (refused_reason "expired") with a `transaction.expired` event. Due rows are found on the read
- * connection (transactions_expiry_idx), then each is re-checked and changed inside one write job by
- * an update conditional on PENDING and due, so a payment that won the race is left alone and a
- * restart simply finds the same rows again. Returns how many expired.
+ * (refused_reason "expired") with a `transaction.expired` event. The read connection says whether any
+ * is due (transactions_expiry_idx); then one write job claims and expires them in one update, the due
+ * rows selected under the write (`FOR UPDATE SKIP LOCKED` on PostgreSQL), so instances running this
+ * pass together each expire different charges, a payment that won the race is left alone (the row no
+ * longer matches), and a restart simply finds the same rows again. The whole claim is inside one job,
+ * so there is no lease to lose. Returns how many expired.
  */
 export async function expireDuePixCharges(s: Services, limit = EXPIRY_BATCH): Promise<number> {
   const now = s.clock.now().toISOString();
-  const due = await statements(s.db.read).due.execute({ now, limit });
-  if (!due.length) return 0;
+  if (!(await first(statements(s.db.read).anyDue.execute({ now })))) return 0;
   return s.db.write(async (tx) => {
     const at = s.clock.now();
-    const iso = at.toISOString();
-    const expire = statements(tx).expire;
-    let expired = 0;
-    for (const t of due) {
-      if (await touched(expire.execute({ id: t.id, at: iso })) !== 1) continue;
-      await recordTransactionEvent(tx, t.accountId, t.id, 'transaction.expired', at);
-      expired += 1;
-    }
-    return expired;
+    const expired = await statements(tx).expire.execute({ at: at.toISOString(), limit });
+    // events in expiry order (RETURNING promises none)
+    expired.sort((a, b) => (a.expiresAt! < b.expiresAt! ? -1 : a.expiresAt! > b.expiresAt! ? 1 : 0));
+    for (const t of expired) await recordTransactionEvent(tx, t.accountId, t.id, 'transaction.expired', at);
+    return expired.length;
   });
 }

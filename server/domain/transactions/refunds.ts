@@ -8,10 +8,11 @@ import { checkIdempotencyKey, requestFingerprint, runIdempotent, type Idempotent
 import { newId } from '../ids';
 import { transfer } from '../ledger';
 import { railFor, type PixRail, type RefundOrder, type RefundOutcome } from '../rails';
-import { settleWithRail } from '../rails/pass';
+import { claimDue, settleWithRail } from '../rails/pass';
 import { recordTransactionEvent } from './create';
 import { transactionView, type TransactionView } from './view';
-import { first, lockRows } from '../../../db/query';
+import { first, lockRows, skipLocked } from '../../../db/query';
+import { jsonStringList } from '../../../db/dialect';
 
 /** The body of POST /transaction/{id}/refund, after the schema has checked its shape. */
 export interface RefundRequest {
@@ -121,18 +122,44 @@ export async function refundTransaction(
 export const REFUND_PASS_SIZE = 25;
 export const REFUND_RAIL_RETRY_MS = 30_000;
 
+/** What the rail is handed of a refund (RefundOrder). */
+const refundOrder = {
+  refundId: refunds.id, transactionId: refunds.transactionId, accountId: refunds.accountId, amount: refunds.amount,
+  method: transactions.method, originalEndToEnd: transactions.endToEnd,
+  customerEmail: customers.email, customerDocument: customers.document,
+};
+
 /** Due PENDING refunds, oldest due first (refunds_due_idx). Exported for the plan test. */
 export function dueRefundOrdersQuery(db: DrizzleDb, now: Date, limit = REFUND_PASS_SIZE) {
-  return db.select({
-    refundId: refunds.id, transactionId: refunds.transactionId, accountId: refunds.accountId, amount: refunds.amount,
-    method: transactions.method, originalEndToEnd: transactions.endToEnd,
-    customerEmail: customers.email, customerDocument: customers.document,
-  }).from(refunds)
+  return db.select(refundOrder).from(refunds)
     .innerJoin(transactions, eq(transactions.id, refunds.transactionId))
     .innerJoin(customers, eq(customers.id, transactions.customerId))
     .where(and(eq(refunds.status, 'PENDING'), lte(refunds.dueAt, now.toISOString())))
     .orderBy(asc(refunds.dueAt))
     .limit(limit);
+}
+
+const claims = perConnection((db) => ({
+  /** Whether anything is due: an idle pass reads this one row and writes nothing. */
+  anyDue: db.select({ id: refunds.id }).from(refunds).where(and(eq(refunds.status, 'PENDING'), lte(refunds.dueAt, ph('now')))).limit(1).prepare(),
+  /** Takes the oldest due refunds nobody else is claiming: due again only when the lease runs out. */
+  claim: db.update(refunds).set({ dueAt: ph('leaseUntil') as unknown as string, claimedBy: ph('instance') as unknown as string })
+    .where(inArray(refunds.id, skipLocked(db.select({ id: refunds.id }).from(refunds)
+      .where(and(eq(refunds.status, 'PENDING'), lte(refunds.dueAt, ph('now')))).orderBy(asc(refunds.dueAt)).limit(ph('limit')))))
+    .returning({ id: refunds.id }).prepare(),
+  orders: db.select(refundOrder).from(refunds)
+    .innerJoin(transactions, eq(transactions.id, refunds.transactionId))
+    .innerJoin(customers, eq(customers.id, transactions.customerId))
+    .where(inArray(refunds.id, jsonStringList(ph('ids'))))
+    .orderBy(asc(refunds.createdAt), asc(refunds.id)).prepare(),
+}));
+
+/**
+ * Claims up to `limit` due refunds for this instance (claimDue: due_at moved forward by the lease,
+ * claimed_by stamped, rows other claims hold skipped) and returns what the rail needs to pay them back.
+ */
+export async function claimDueRefundOrders(s: Services, now: Date, limit = REFUND_PASS_SIZE): Promise<RefundOrder[]> {
+  return claimDue(s, claims, now, limit);
 }
 
 /**
@@ -189,12 +216,16 @@ function failedRefundReturn(accountId: string, dispute: { id: string; status: st
   return { kind: 'refund_failed', to: { account: accountId, book: 'available' as const }, description: 'refund failed: amount returned' };
 }
 
-/** One pass of the refund settlement job, exactly like the withdrawal one (a crash leaves the refund PENDING and due). */
+/**
+ * One pass of the refund settlement job, exactly like the withdrawal one: claimed refunds, the rail asked
+ * about each, each outcome applied in its own job (a crash leaves the refund PENDING, due again when its
+ * lease runs out).
+ */
 export async function runRefundPass(s: Services, rail: PixRail, limit = REFUND_PASS_SIZE): Promise<number> {
   const now = s.clock.now();
   return settleWithRail<RefundOrder, RefundOutcome>({
     job: 'refunds',
-    orders: await dueRefundOrdersQuery(s.db.read, now, limit),
+    orders: await claimDueRefundOrders(s, now, limit),
     idOf: (order) => `refund ${order.refundId}`,
     ask: (order) => rail.refund(order, now),
     later: () => ({ status: 'PENDING', retryAt: new Date(now.getTime() + REFUND_RAIL_RETRY_MS) }),

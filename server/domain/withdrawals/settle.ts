@@ -1,14 +1,15 @@
-import { and, asc, eq, lte, sql } from 'drizzle-orm';
+import { and, asc, eq, inArray, lte, sql } from 'drizzle-orm';
 import type { DrizzleDb } from '../../../db';
 import { withdrawalBatches, withdrawals } from '../../../db/schema';
 import type { Services } from '../../services';
 import { recordEvent } from '../events';
 import { transfer } from '../ledger';
 import type { PixPaymentOrder, PixPaymentOutcome, PixRail } from '../rails';
-import { settleWithRail } from '../rails/pass';
+import { claimDue, settleWithRail } from '../rails/pass';
 import { eventForTransition, isSettled, withdrawalStatusOf } from './rules';
 import { perConnection } from '../../../db/prepared';
-import { first, lockRows } from '../../../db/query';
+import { first, lockRows, skipLocked } from '../../../db/query';
+import { jsonStringList } from '../../../db/dialect';
 import { log } from '../../log';
 import { reportOutcome } from '../outcomes';
 import { withdrawalView } from './view';
@@ -47,6 +48,35 @@ const dueOrders = perConnection((db) => db.select({
 /** Due batches with what the rail needs to pay them. */
 export async function duePaymentOrders(db: DrizzleDb, now: Date, limit = SETTLEMENT_PASS_SIZE): Promise<PixPaymentOrder[]> {
   return dueOrders(db).execute({ now: now.toISOString(), limit });
+}
+
+const claims = perConnection((db) => ({
+  /** Whether anything is due: an idle pass reads this one row and writes nothing. */
+  anyDue: db.select({ id: withdrawalBatches.id }).from(withdrawalBatches)
+    .where(and(eq(withdrawalBatches.status, 'PENDING'), lte(withdrawalBatches.dueAt, ph('now')))).limit(1).prepare(),
+  /** Takes the oldest due batches nobody else is claiming: due again only when the lease runs out. */
+  claim: db.update(withdrawalBatches).set({ dueAt: ph('leaseUntil') as unknown as string, claimedBy: ph('instance') as unknown as string })
+    .where(inArray(withdrawalBatches.id, skipLocked(db.select({ id: withdrawalBatches.id }).from(withdrawalBatches)
+      .where(and(eq(withdrawalBatches.status, 'PENDING'), lte(withdrawalBatches.dueAt, ph('now'))))
+      .orderBy(asc(withdrawalBatches.dueAt)).limit(ph('limit')))))
+    .returning({ id: withdrawalBatches.id }).prepare(),
+  orders: db.select({
+    batchId: withdrawalBatches.id, withdrawalId: withdrawalBatches.withdrawalId, accountId: withdrawalBatches.accountId,
+    seq: withdrawalBatches.seq, amount: withdrawalBatches.amount,
+    key: withdrawals.key, keyType: withdrawals.keyType, receiverName: withdrawals.detailsName, receiverDocument: withdrawals.detailsDocument,
+  }).from(withdrawalBatches)
+    .innerJoin(withdrawals, eq(withdrawals.id, withdrawalBatches.withdrawalId))
+    .where(inArray(withdrawalBatches.id, jsonStringList(ph('ids'))))
+    // a withdrawal's batches in their order, so its events come in that order too
+    .orderBy(asc(withdrawalBatches.createdAt), asc(withdrawalBatches.withdrawalId), asc(withdrawalBatches.seq)).prepare(),
+}));
+
+/**
+ * Claims up to `limit` due batches for this instance (claimDue: due_at moved forward by the lease,
+ * claimed_by stamped) and returns what the rail needs to pay them. Nothing is written when nothing is due.
+ */
+export async function claimDuePaymentOrders(s: Services, now: Date, limit = SETTLEMENT_PASS_SIZE): Promise<PixPaymentOrder[]> {
+  return claimDue(s, claims, now, limit);
 }
 
 const settlementLookups = perConnection((db) => ({
@@ -124,17 +154,18 @@ export async function applyPaymentOutcome(s: Services, order: PixPaymentOrder, o
 }
 
 /**
- * One pass of the settlement job: reads due batches, asks the rail about each (outside any write job:
- * for a real PSP that is a network call), then applies the outcomes. The jobs are queued together so
- * they share one commit. State lives only in the rows: a crash anywhere leaves the batch PENDING and
- * due, and the next pass (in this process or after a restart) sends it again under the same id.
- * Returns how many outcomes it applied.
+ * One pass of the settlement job: claims due batches (claimDuePaymentOrders), asks the rail about each
+ * (outside any write job: for a real PSP that is a network call), then applies the outcomes, each in
+ * its own job (queued together so they share one commit on SQLite). State lives only in the rows: a
+ * crash anywhere leaves the batch PENDING, due again when its lease runs out, and the next pass (of any
+ * instance, or this one after a restart) sends it again under the same id. With N instances each batch
+ * is asked about by one of them per lease. Returns how many outcomes it applied.
  */
 export async function runSettlementPass(s: Services, rail: PixRail, limit = SETTLEMENT_PASS_SIZE): Promise<number> {
   const now = s.clock.now();
   return settleWithRail<PixPaymentOrder, PixPaymentOutcome>({
     job: 'settlement',
-    orders: await duePaymentOrders(s.db.read, now, limit),
+    orders: await claimDuePaymentOrders(s, now, limit),
     idOf: (order) => `batch ${order.batchId}`,
     ask: (order) => rail.pay(order, now),
     later: () => ({ status: 'PENDING', retryAt: new Date(now.getTime() + RAIL_RETRY_MS) }),

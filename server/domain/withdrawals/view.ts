@@ -20,7 +20,11 @@ export type WithdrawalListItem = WithdrawalView;
 type WithdrawalRow = typeof withdrawals.$inferSelect;
 type BatchRow = typeof withdrawalBatches.$inferSelect;
 
-function receiptOf(b: BatchRow): Receipt {
+/** What the view reads of the rows. */
+type ViewedWithdrawal = Pick<WithdrawalRow, 'id' | 'status' | 'amount' | 'key' | 'keyType' | 'description' | 'detailsName' | 'detailsDocument' | 'postback' | 'externalRef' | 'createdAt' | 'updatedAt'>;
+type ViewedBatch = Pick<BatchRow, 'id' | 'status' | 'amount' | 'endToEnd' | 'receiverName' | 'receiverBank' | 'receiverBankIspb' | 'failureCode' | 'failureReason'>;
+
+function receiptOf(b: ViewedBatch): Receipt {
   const paid = b.status === 'PAID';
   const failed = b.status === 'ERROR';
   return {
@@ -37,7 +41,17 @@ function receiptOf(b: BatchRow): Receipt {
   };
 }
 
-function viewOf(w: WithdrawalRow, batches: BatchRow[]): WithdrawalView {
+/**
+ * The view of a withdrawal as its create job has just written it (REQUESTED, every batch PENDING), from
+ * the written values rather than read back: the same builder, so the same view as a GET in that job.
+ */
+export function requestedWithdrawalView(w: Omit<ViewedWithdrawal, 'status'>, batches: { id: string; amount: number }[]): WithdrawalView {
+  return viewOf({ ...w, status: 'REQUESTED' }, batches.map((b) => ({
+    id: b.id, amount: b.amount, status: 'PENDING', endToEnd: null, receiverName: null, receiverBank: null, receiverBankIspb: null, failureCode: null, failureReason: null,
+  })));
+}
+
+function viewOf(w: ViewedWithdrawal, batches: ViewedBatch[]): WithdrawalView {
   return {
     id: w.id,
     status: w.status,

@@ -1,0 +1,87 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { openDatabase, type AppDatabase } from '../../db';
+import { createAccount } from '../../server/domain/accounts';
+import { loadMasterKey } from '../../server/domain/master-key';
+import { accessToken, removeDir } from './server';
+
+const ROOT = new URL('../..', import.meta.url).pathname;
+
+/** `npm run cluster` (scripts/cluster.ts) as a test runs it, on the test file's PostgreSQL (vitest.pg.config.ts). */
+export interface RunningCluster {
+  process: ChildProcess;
+  balancer: string;
+  /** HAProxy's statistics page. */
+  stats: string;
+  instances: string[];
+  /** The instances' process ids, in the order of `instances`. */
+  pids: number[];
+  /** The test's own handle on the cluster's database. */
+  db: AppDatabase;
+  /** Everything the cluster printed so far (every instance's log lines). */
+  output(): string;
+  /** An account funded with `balance`, created in the database, with an access token got through the balancer. */
+  fundedAccount(balance: number, name?: string): Promise<{ account_id: string; accessToken: string }>;
+  /** SIGTERM to the cluster; resolves with its exit code. */
+  stop(): Promise<number | null>;
+  /** For afterAll: closes the handle, stops the cluster if it still runs, removes its directory. */
+  cleanup(): Promise<void>;
+}
+
+/**
+ * Starts the cluster script with `instances` instances and the given environment (DATABASE_URL: the
+ * file's throwaway PostgreSQL; DATABASE_PATH in a temporary directory, for the secrets key every instance
+ * shares) and resolves once it says it is ready. CLUSTER_TEST_LOG=file keeps its output after the run.
+ */
+export async function startCluster(o: { instances: number; env?: Record<string, string>; args?: string[] }): Promise<RunningCluster> {
+  const dir = mkdtempSync(join(tmpdir(), 'pix-cluster-e2e-'));
+  const databasePath = join(dir, 'payments.db');
+  const child = spawn(process.execPath, ['--import', 'tsx', 'scripts/cluster.ts', '--instances', String(o.instances), ...(o.args ?? [])], {
+    cwd: ROOT,
+    env: { ...process.env, DATABASE_PATH: databasePath, DASHBOARD: 'false', NODE_ENV: 'test', ...o.env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let out = '';
+  child.stdout!.on('data', (c) => { out += c.toString(); });
+  child.stderr!.on('data', (c) => { out += c.toString(); });
+  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+  try {
+    await new Promise<void>((resolve, reject) => {
+      const check = () => { if (/Cluster ready/.test(out) && /Ctrl-C stops/.test(out)) resolve(); };
+      child.stdout!.on('data', check);
+      void exited.then((code) => reject(new Error(`cluster exited with ${code}:\n${out}`)));
+    });
+  } catch (err) {
+    removeDir(dir);
+    throw err;
+  }
+  const db = openDatabase(databasePath, { url: process.env.DATABASE_URL });
+  const balancer = /balancer\s+(http:\S+)/.exec(out)![1];
+  const stop = async () => {
+    if (child.exitCode === null && child.signalCode === null) child.kill('SIGTERM');
+    return exited;
+  };
+  return {
+    process: child,
+    balancer,
+    stats: /haproxy stats\s+(http:\S+)/.exec(out)![1],
+    instances: /instances\s+(http:.+)/.exec(out)![1].trim().split(/\s+/),
+    pids: /pids\s+(.+)/.exec(out)![1].trim().split(/\s+/).map((p) => Number(p.split('=')[1])),
+    db,
+    output: () => out,
+    async fundedAccount(balance, name = 'Cluster Merchant') {
+      const masterKey = loadMasterKey(databasePath);
+      const creds = await createAccount({ db, masterKey, now: () => new Date() }, { name, balance });
+      return { account_id: creds.account_id, accessToken: await accessToken(balancer, creds.code, creds.token) };
+    },
+    stop,
+    async cleanup() {
+      if (process.env.CLUSTER_TEST_LOG) writeFileSync(process.env.CLUSTER_TEST_LOG, out);
+      await db.close();
+      await stop();
+      removeDir(dir);
+    },
+  };
+}
