@@ -153,8 +153,12 @@ describe('POST /withdraw/pix → settlement → GET /withdraw', () => {
     expect(await balance(acc.accessToken)).toBe(300_000 - 100_000);
     // partially_paid when the first batch is paid, and again when the last one settles
     const evs = await eventsOf(done.id);
-    expect(evs.map((e) => e.type)).toEqual(['withdraw.requested', 'withdraw.partially_paid', 'withdraw.partially_paid']);
-    expect(evs[2].payload).toBe((await api(srv.url, `/withdraw?identifier=${done.id}`, { token: acc.accessToken })).text);
+    // (on PostgreSQL the batches' outcomes may apply in any order: when the failures come first, the
+    // paid batch settles the withdrawal at once and there is one partially_paid)
+    expect(evs.map((e) => e.type)).toEqual(evs.length === 3
+      ? ['withdraw.requested', 'withdraw.partially_paid', 'withdraw.partially_paid']
+      : ['withdraw.requested', 'withdraw.partially_paid']);
+    expect(evs[evs.length - 1].payload).toBe((await api(srv.url, `/withdraw?identifier=${done.id}`, { token: acc.accessToken })).text);
   });
 
   it('answers WITHDRAW_FAIL (422) when the balance does not cover it, storing nothing', async () => {

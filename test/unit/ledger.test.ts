@@ -1,3 +1,4 @@
+import { onPostgres } from '../../db/dialect';
 import { rawExec } from '../../db/query';
 import { sql } from 'drizzle-orm';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -174,7 +175,8 @@ describe('ledger', () => {
     expect(sql).toContain(`IN (${BALANCE_CEILING_ENTRY_KINDS.map((k) => `'${k}'`).join(', ')})`);
   });
 
-  it('reads a balance from the book row, whatever the number of entries', async () => {
+  // SQLite's query plan (the PostgreSQL run skips it)
+  it.skipIf(onPostgres)('reads a balance from the book row, whatever the number of entries', async () => {
     const { account_id: a } = await makeAccount(s);
     await s.db.write(async (tx) => { for (let i = 0; i < 2000; i++) await sandboxTopUp(tx, a, 1, s.clock.now()); });
     expect((await merchantBalance(s.db.read, a)).available).toBe(2000);
