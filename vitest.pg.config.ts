@@ -53,12 +53,11 @@ export const PG_FILES = [
   'test/e2e/cluster.test.ts',
   // kill -9 one of the 3 instances mid-burst: the others take its claimed work over
   'test/e2e/cluster-failover.test.ts',
+  'test/e2e/database-lost.test.ts',
 ];
 
 /** The files that run on SQLite only, and why (everything else under test/ that is not listed above is a pure unit test with no database). */
 export const SQLITE_ONLY = {
-  // out of the run until its ECONNRESET on the first request after the restart is understood (one failure in a full run)
-  'test/e2e/database-lost.test.ts': 'PostgreSQL only, NOT RUN: flaky in the full run (issue 12 left open)',
   'test/api/index-plans.test.ts': "asserts SQLite's EXPLAIN QUERY PLAN output",
   'test/api/statement-scale.test.ts': "seeds a million lines with SQLite SQL (printf, strftime) and asserts SQLite's query plans",
   'test/api/search-scale.test.ts': "seeds with SQLite SQL and asserts SQLite's query plans",

@@ -13,7 +13,8 @@ import type { Writer, WriteJob } from '../writer';
  * and db/query.ts carries what differs in the calls.
  */
 export function openPostgres(url: string, o: { max?: number } = {}) {
-  const client = postgres(url, { max: o.max ?? 10, onnotice: () => {}, connection: { TimeZone: 'UTC' } });
+  // connect_timeout: a host that drops packets fails a request in 5 s (then 503 + retry-after), not the driver's 30
+  const client = postgres(url, { max: o.max ?? 10, connect_timeout: 5, onnotice: () => {}, connection: { TimeZone: 'UTC' } });
   const db = drizzle(client, { schema: pgSchema });
   // Raw rows read as SQLite's do: timestamps as ISO strings, counts and sums (int8, numeric) as numbers
   // (cents stay far below 2^53). drizzle made these parsers transparent; its columns map the same way.

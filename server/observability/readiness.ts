@@ -75,15 +75,19 @@ export function createReadiness(s: Services, o: { jobs?: () => JobLoop[]; auditE
     async check() {
       const checks: ReadinessCheck[] = [];
       checks.push({ name: 'shutdown', ok: !shuttingDown, detail: shuttingDown ? 'shutting down' : null });
-      checks.push(await run('database', async () => {
-        await rawRow(s.db.read, sql`SELECT 1`);
-        return null;
-      }));
-      checks.push(await run('migrations', () => pendingMigrations(s.db.read)));
-      checks.push(await run('writer', async () => {
-        await timeout(s.db.write(() => true), WRITER_PROBE_MS, `the writer did not run a job within ${WRITER_PROBE_MS} ms`);
-        return null;
-      }));
+      // the three database probes run side by side, each bounded: a balancer's health check must get its
+      // answer in about WRITER_PROBE_MS even while the database hangs (a dropped host, not a refused port)
+      checks.push(...await Promise.all([
+        run('database', async () => {
+          await timeout(rawRow(s.db.read, sql`SELECT 1`), WRITER_PROBE_MS, `the database did not answer within ${WRITER_PROBE_MS} ms`);
+          return null;
+        }),
+        run('migrations', () => timeout(pendingMigrations(s.db.read), WRITER_PROBE_MS, `the migrations could not be read within ${WRITER_PROBE_MS} ms`)),
+        run('writer', async () => {
+          await timeout(s.db.write(() => true), WRITER_PROBE_MS, `the writer did not run a job within ${WRITER_PROBE_MS} ms`);
+          return null;
+        }),
+      ]));
       checks.push(await run('jobs', () => {
         const now = Date.now();
         for (const loop of o.jobs?.() ?? []) {
