@@ -11,13 +11,23 @@ import type * as pgSchema from './schema';
  * db/pg/sql/triggers.sql) and deadlocks (40P01) are the database saying "run that again": the whole
  * job is retried, a bounded number of times, after a jittered, growing pause. A job that still fails
  * becomes a `WriteContentionError` carrying a retry-after, for the edge to answer 503 (never a wrong
- * balance). Any other error rolls the job back and is rethrown as it is.
+ * balance). A unique violation is retried at most twice (see UNIQUE_VIOLATION). Any other error rolls
+ * the job back and is rethrown as it is.
  */
 export type PgDb = PostgresJsDatabase<typeof pgSchema>;
 export type PgTx = Parameters<Parameters<PgDb['transaction']>[0]>[0];
 export type PgWriteJob<T> = (tx: PgTx) => Promise<T>;
 
 const RETRYABLE = new Set(['40001', '40P01']);
+/**
+ * A unique violation (23505) from a job that checked first and then inserted: under READ COMMITTED another
+ * instance can commit the same key between the check and the insert (a ledger book created on first use,
+ * an external_ref, an idempotency key). Run again, the job's check sees the committed row and answers as
+ * the domain does for a duplicate. A bounded few times only: a violation that repeats is a bug, and is
+ * rethrown as it is (a 500 that is logged), never turned into a 503.
+ */
+const UNIQUE_VIOLATION = '23505';
+const UNIQUE_RETRIES = 2;
 
 /** The SQLSTATE of a driver error, through drizzle's wrapping (DrizzleQueryError.cause). */
 export function sqlState(err: unknown): string | undefined {
@@ -65,6 +75,7 @@ export class PgTransactionWriter {
     if (this.closed) throw new Error('the database writer is closed');
     this.running += 1;
     try {
+      let uniqueRetries = 0;
       for (let attempt = 1; ; attempt++) {
         try {
           const value = await this.db.transaction(job, { isolationLevel: 'read committed' });
@@ -74,7 +85,13 @@ export class PgTransactionWriter {
           }
           return value;
         } catch (err) {
-          if (!RETRYABLE.has(sqlState(err) ?? '')) throw err;
+          const state = sqlState(err) ?? '';
+          if (state === UNIQUE_VIOLATION && uniqueRetries < UNIQUE_RETRIES) {
+            uniqueRetries += 1;
+            this.stats.retries += 1;
+            continue;
+          }
+          if (!RETRYABLE.has(state)) throw err;
           if (attempt >= this.o.attempts) {
             this.stats.gaveUp += 1;
             throw new WriteContentionError(attempt, err);

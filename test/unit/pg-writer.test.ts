@@ -87,6 +87,41 @@ describe('PgTransactionWriter: one transaction per job, retried on serialization
     expect(writer.stats.gaveUp).toBe(1);
   });
 
+  it('runs again a job whose insert met a key another job committed after its check, so the check sees it', async () => {
+    const writer = new PgTransactionWriter(db);
+    // both jobs look for key 20 before either inserts it: the loser's insert violates the primary key
+    let checked = 0;
+    let bothChecked!: () => void;
+    const barrier = new Promise<void>((r) => { bothChecked = r; });
+    let runs = 0;
+    const job = (note: string) => writer.write(async (tx) => {
+      runs += 1;
+      const found = await tx.execute(q`SELECT note FROM writer_rows WHERE id = 20`);
+      if (found.length > 0) return `existing ${(found[0] as { note: string }).note}`;
+      if (++checked === 2) bothChecked();
+      await barrier;
+      await tx.execute(q`INSERT INTO writer_rows VALUES (20, ${note})`);
+      return `created ${note}`;
+    });
+    const answers = await Promise.all([job('x'), job('y')]);
+    const created = answers.filter((a) => a.startsWith('created '));
+    expect(created).toHaveLength(1);
+    expect(answers).toContain(`existing ${created[0].slice('created '.length)}`);
+    expect(runs).toBe(3);
+  });
+
+  it('rethrows a unique violation that repeats (a bug, not a race) as it is, after two more tries', async () => {
+    const writer = new PgTransactionWriter(db);
+    let runs = 0;
+    const err = await writer.write(async (tx) => {
+      runs += 1;
+      await tx.execute(q`INSERT INTO writer_rows VALUES (1, 'duplicate')`);
+    }).catch((e) => e);
+    expect(err).not.toBeInstanceOf(WriteContentionError);
+    expect(sqlState(err)).toBe('23505');
+    expect(runs).toBe(3);
+  });
+
   it('refuses jobs once closed, after those under way finish', async () => {
     const writer = new PgTransactionWriter(db);
     const slow = writer.write(async (tx) => { await tx.execute(q`SELECT pg_sleep(0.05)`); return 'finished'; });
