@@ -27,6 +27,7 @@ export function openPostgres(url: string, o: { max?: number } = {}) {
     write: <T>(job: WriteJob<T>) => pgWriter.write(async (tx: PgTx) => job(tx as unknown as DrizzleDb)),
     close: () => pgWriter.close(),
     onCommit: (fn) => pgWriter.onCommit(fn),
+    onGroup: (fn) => pgWriter.onGroup(fn),
   };
   return {
     read: db as unknown as DrizzleDb,

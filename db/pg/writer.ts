@@ -1,4 +1,5 @@
 import type { PostgresJsDatabase } from 'drizzle-orm/postgres-js';
+import type { GroupCommitted } from '../writer';
 import type * as pgSchema from './schema';
 
 /**
@@ -61,6 +62,7 @@ export class PgTransactionWriter {
   private running = 0;
   private idle: (() => void)[] = [];
   private commitListeners = new Set<() => void>();
+  private groupListeners = new Set<(g: GroupCommitted) => void>();
   readonly stats = { jobs: 0, retries: 0, gaveUp: 0 };
   private readonly o: Required<PgWriterOptions>;
 
@@ -78,8 +80,19 @@ export class PgTransactionWriter {
       let uniqueRetries = 0;
       for (let attempt = 1; ; attempt++) {
         try {
-          const value = await this.db.transaction(job, { isolationLevel: 'read committed' });
+          // the job returns inside the transaction and drizzle then sends COMMIT: the time from the one to
+          // the transaction's promise is the COMMIT round trip (a job is a group of one here)
+          let jobEnded = 0n;
+          const value = await this.db.transaction(async (tx) => {
+            const v = await job(tx);
+            jobEnded = process.hrtime.bigint();
+            return v;
+          }, { isolationLevel: 'read committed' });
+          const commitSeconds = Number(process.hrtime.bigint() - jobEnded) / 1e9;
           this.stats.jobs += 1;
+          for (const fn of this.groupListeners) {
+            try { fn({ jobs: 1, commitSeconds }); } catch (err) { console.error('[writer] onGroup listener failed', err); }
+          }
           for (const fn of this.commitListeners) {
             try { fn(); } catch (err) { console.error('[writer] onCommit listener failed', err); }
           }
@@ -111,6 +124,12 @@ export class PgTransactionWriter {
   onCommit(fn: () => void): () => void {
     this.commitListeners.add(fn);
     return () => { this.commitListeners.delete(fn); };
+  }
+
+  /** Calls `fn` after each committed job with its COMMIT duration (the same metrics as SQLite's groups). */
+  onGroup(fn: (g: GroupCommitted) => void): () => void {
+    this.groupListeners.add(fn);
+    return () => { this.groupListeners.delete(fn); };
   }
 
   /** Resolves when the jobs under way have finished; new jobs are refused afterwards. */
