@@ -1,7 +1,7 @@
-import { asc, eq } from 'drizzle-orm';
+import { asc, eq, isNull, sql } from 'drizzle-orm';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { onPostgres } from '../../db/dialect';
-import { deliveries, deliveryAttempts } from '../../db/schema';
+import { deliveries, deliveryAttempts, events } from '../../db/schema';
 import { ManualClock } from '../../server/clock';
 import { recordEvent } from '../../server/domain/events';
 import { DELIVERY_LEASE_MS, claimDueHeads, recordAttempts, renewLeases } from '../../server/domain/webhooks/deliveries';
@@ -97,6 +97,26 @@ describe.runIf(onPostgres)('delivery claims across instances (PostgreSQL)', () =
     // no renewal came (A stalled or died): past the lease, instance B takes them over
     clock.advance(2);
     expect((await claim(b, 100)).map((d) => d.id).sort()).toEqual(mine);
+  });
+});
+
+describe('the event dispatcher on every instance', () => {
+  it('fans each event out exactly once while two instances dispatch at the same time', async () => {
+    const N = 300;
+    await a.db.write(async (tx) => {
+      for (let i = 0; i < N; i++) await recordEvent(tx, { accountId, type: 'transaction.created', resourceId: `r${i % 7}`, payload: { i }, at: clock.now() });
+    });
+    let fannedOut = 0;
+    for (let round = 0; round < 1_000; round++) {
+      const [x, y] = await Promise.all([dispatchPendingEvents(a, 40), dispatchPendingEvents(b, 40)]);
+      fannedOut += x.events + y.events;
+      if (fannedOut >= N) break;
+    }
+    expect(fannedOut).toBe(N);
+    const perEvent = await a.db.read.select({ eventId: deliveries.eventId, n: sql<number>`count(*)` }).from(deliveries).groupBy(deliveries.eventId);
+    expect(perEvent).toHaveLength(N);
+    expect(perEvent.every((r) => Number(r.n) === 1)).toBe(true);
+    expect((await a.db.read.select({ id: events.id }).from(events).where(isNull(events.dispatchedAt)))).toEqual([]);
   });
 });
 
