@@ -155,9 +155,9 @@ async function main() {
     const startInstance = (n: number) => new Promise<{ port: number; pid: number; banner: string[] }>((resolve, reject) => {
       const child = spawn(process.execPath, ['--import', 'tsx', 'server/main.ts'], {
         cwd: ROOT,
-        // background deliveries (webhooks, postbacks) on the first instance only: its dispatcher is not
-        // yet claimed row by row, so two would deliver twice
-        env: { ...env, PORT: '0', RUN_DISPATCHER: n === 1 ? (process.env.RUN_DISPATCHER ?? 'true') : 'false' },
+        // every instance dispatches events and delivers webhooks and postbacks: the dispatcher runs under
+        // an advisory lock and the sender claims each delivery with a lease (server/domain/webhooks)
+        env: { ...env, PORT: '0', RUN_DISPATCHER: process.env.RUN_DISPATCHER ?? 'true' },
         stdio: ['ignore', 'pipe', 'pipe'],
       });
       relay(child, `i${n}`);

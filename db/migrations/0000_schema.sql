@@ -294,6 +294,7 @@ CREATE TABLE `deliveries` (
 	`last_status_code` integer,
 	`last_error` text,
 	`manual` integer DEFAULT 0 NOT NULL,
+	`lease_expires_at` text,
 	`created_at` text NOT NULL,
 	`updated_at` text NOT NULL,
 	FOREIGN KEY (`event_id`) REFERENCES `events`(`id`) ON UPDATE no action ON DELETE no action,

@@ -46,6 +46,12 @@ export const deliveries = sqliteTable('deliveries', {
   lastError: text('last_error'),
   /** 1 while a by-hand resend is queued: that one attempt is final, it starts no retry schedule. */
   manual: integer('manual').notNull().default(0),
+  /**
+   * PostgreSQL: while an instance sends this delivery, until when its claim holds (renewed while the send
+   * is in flight, cleared when the attempt is recorded); past it another instance takes the delivery over.
+   * Always NULL on SQLite, whose one delivering process keeps what it sends in memory.
+   */
+  leaseExpiresAt: text('lease_expires_at'),
   createdAt: text('created_at').notNull(),
   updatedAt: text('updated_at').notNull(),
 }, (t) => [

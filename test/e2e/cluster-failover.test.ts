@@ -50,7 +50,7 @@ describe('kill -9 one of 3 instances during a burst of withdrawals and settlemen
   it('keeps every acknowledged withdrawal, settles every batch once (the survivors take the dead one\'s claims over), and the books balance', async () => {
     const { db } = cluster;
     const acc = await cluster.fundedAccount(FUNDS, 'Failover Merchant');
-    // instance 1 runs the event dispatcher (scripts/cluster.ts); the drill kills another one
+    // the drill kills the second instance (every instance dispatches and delivers: scripts/cluster.ts)
     const victim = cluster.pids[1];
     const claimedByVictim = like(withdrawalBatches.claimedBy, `%/${victim}/%`);
     const heldByVictim = async () => (await db.read.select({ id: withdrawalBatches.id, dueAt: withdrawalBatches.dueAt }).from(withdrawalBatches)

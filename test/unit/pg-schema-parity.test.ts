@@ -14,7 +14,11 @@ import { startTestPostgres, type ThrowawayPostgres } from '../support/pg';
  */
 
 /** Made by db/pg/sql/triggers.sql on PostgreSQL only, each for a reason given there. */
-const PG_ONLY_TRIGGERS = ['events.events_no_truncate', 'ledger_entries.ledger_entries_no_truncate', 'ledger_lines.ledger_lines_no_truncate'];
+const PG_ONLY_TRIGGERS = [
+  'events.events_no_truncate', 'ledger_entries.ledger_entries_no_truncate', 'ledger_lines.ledger_lines_no_truncate',
+  // a commit that adds or changes background work wakes the other instances (NOTIFY pix_work, db/pg/notify.ts)
+  'events.events_notify_work', 'deliveries.deliveries_notify_work', 'withdrawal_batches.withdrawal_batches_notify_work', 'refunds.refunds_notify_work',
+];
 
 interface Catalog {
   tables: string[];

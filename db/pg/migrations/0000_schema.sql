@@ -233,6 +233,7 @@ CREATE TABLE "deliveries" (
 	"last_status_code" integer,
 	"last_error" text,
 	"manual" integer DEFAULT 0 NOT NULL,
+	"lease_expires_at" timestamp(3) with time zone,
 	"created_at" timestamp(3) with time zone NOT NULL,
 	"updated_at" timestamp(3) with time zone NOT NULL,
 	CONSTRAINT "deliveries_manual_bool" CHECK ("deliveries"."manual" IN (0, 1)),

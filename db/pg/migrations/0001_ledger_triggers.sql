@@ -220,3 +220,22 @@ BEGIN
 END $$;
 --> statement-breakpoint
 CREATE TRIGGER withdrawals_name_words AFTER INSERT ON withdrawals FOR EACH ROW EXECUTE FUNCTION withdrawals_name_words();
+--> statement-breakpoint
+-- A commit wakes the other instances (issue 12 "Stateless instances"): each statement that adds or
+-- changes background work notifies channel pix_work with its table's name, delivered at COMMIT (and
+-- folded into one per table and transaction by PostgreSQL). db/pg/notify.ts listens and wakes the job
+-- loops of that table; the instance's own commits wake its loops directly as well. PostgreSQL only:
+-- SQLite's single process has no one else to wake.
+CREATE FUNCTION notify_work() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN
+  PERFORM pg_notify('pix_work', TG_TABLE_NAME);
+  RETURN NULL;
+END $$;
+--> statement-breakpoint
+CREATE TRIGGER events_notify_work AFTER INSERT OR UPDATE ON events FOR EACH STATEMENT EXECUTE FUNCTION notify_work();
+--> statement-breakpoint
+CREATE TRIGGER deliveries_notify_work AFTER INSERT OR UPDATE ON deliveries FOR EACH STATEMENT EXECUTE FUNCTION notify_work();
+--> statement-breakpoint
+CREATE TRIGGER withdrawal_batches_notify_work AFTER INSERT OR UPDATE ON withdrawal_batches FOR EACH STATEMENT EXECUTE FUNCTION notify_work();
+--> statement-breakpoint
+CREATE TRIGGER refunds_notify_work AFTER INSERT OR UPDATE ON refunds FOR EACH STATEMENT EXECUTE FUNCTION notify_work();

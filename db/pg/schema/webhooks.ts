@@ -40,6 +40,8 @@ export const deliveries = pgTable('deliveries', {
   lastStatusCode: integer('last_status_code'),
   lastError: text('last_error'),
   manual: integer('manual').notNull().default(0),
+  /** While an instance sends this delivery, until when its claim holds (db/schema/webhooks.ts). */
+  leaseExpiresAt: timestamp('lease_expires_at'),
   createdAt: timestamp('created_at').notNull(),
   updatedAt: timestamp('updated_at').notNull(),
 }, (t) => [

@@ -2,7 +2,8 @@ import { and, asc, desc, eq, inArray, lt, or, sql, type SQL } from 'drizzle-orm'
 import { log } from '../../log';
 import type { DrizzleDb } from '../../../db';
 import { deliveries, deliveryAttempts, events, webhooks } from '../../../db/schema';
-import { first, rawRows } from '../../../db/query';
+import { first, rawChanges, rawRows } from '../../../db/query';
+import { onPostgres } from '../../../db/dialect';
 import { DomainError } from '../../errors';
 import type { Services } from '../../services';
 import { eventEnvelope, type StoredEventCategory } from '../events';
@@ -60,27 +61,85 @@ interface DueDelivery {
 
 export type AttemptOutcomeLabel = 'delivered' | 'http_error' | 'network_error';
 
-/** Due heads of their queues, oldest due first, leaving out those this process is already sending. */
-function dueHeads(db: DrizzleDb, now: string, exclude: string[], limit: number): Promise<DueDelivery[]> {
-  const notInFlight = exclude.length ? sql`AND d.id NOT IN (${sql.join(exclude.map((id) => sql`${id}`), sql`, `)})` : sql``;
-  return rawRows<DueDelivery>(db, sql`
-    SELECT d.id, d.url, d.target, e.id AS event_id, e.type AS event_type, e.category AS event_category,
+const ids = (list: string[]) => sql.join(list.map((id) => sql`${id}`), sql`, `);
+
+/** The columns the sender needs of a delivery, its event and its signing secret (FROM deliveries d …). */
+const dueColumns = (now: string) => sql`d.id, d.url, d.target, e.id AS event_id, e.type AS event_type, e.category AS event_category,
            e.created_at AS event_created_at, e.payload, e.request_id,
            CASE WHEN d.target = 'webhook' THEN w.secret_enc ELSE a.postback_secret_enc END AS secret_enc,
-           CASE WHEN d.target = 'webhook' AND w.previous_secret_expires_at > ${now} THEN w.previous_secret_enc END AS previous_secret_enc
-    FROM deliveries d
-    JOIN events e ON e.id = d.event_id
-    JOIN accounts a ON a.id = d.account_id
-    LEFT JOIN webhooks w ON w.id = d.webhook_id
-    WHERE d.status = 'PENDING' AND d.next_attempt_at <= ${now} ${notInFlight}
-      -- a paused endpoint's queued deliveries wait until it is resumed
+           CASE WHEN d.target = 'webhook' AND w.previous_secret_expires_at > ${now} THEN w.previous_secret_enc END AS previous_secret_enc`;
+
+/** Due, unpaused queue heads (a paused endpoint's queued deliveries wait until it is resumed). */
+const DUE_HEAD = (now: string) => sql`d.status = 'PENDING' AND d.next_attempt_at <= ${now}
       AND (d.target = 'postback' OR w.paused_at IS NULL)
       AND NOT EXISTS (
         SELECT 1 FROM deliveries p
         WHERE p.url = d.url AND p.resource_id = d.resource_id AND p.status = 'PENDING'
-          AND (p.event_seq < d.event_seq OR (p.event_seq = d.event_seq AND p.id < d.id)))
+          AND (p.event_seq < d.event_seq OR (p.event_seq = d.event_seq AND p.id < d.id)))`;
+
+/** Due heads of their queues, oldest due first, leaving out those this process is already sending (SQLite). */
+function dueHeads(db: DrizzleDb, now: string, exclude: string[], limit: number): Promise<DueDelivery[]> {
+  const notInFlight = exclude.length ? sql`AND d.id NOT IN (${ids(exclude)})` : sql``;
+  return rawRows<DueDelivery>(db, sql`
+    SELECT ${dueColumns(now)}
+    FROM deliveries d
+    JOIN events e ON e.id = d.event_id
+    JOIN accounts a ON a.id = d.account_id
+    LEFT JOIN webhooks w ON w.id = d.webhook_id
+    WHERE ${DUE_HEAD(now)} ${notInFlight}
     ORDER BY d.next_attempt_at
     LIMIT ${limit}`);
+}
+
+/** How long a claimed delivery stays out of the other instances' reach (PostgreSQL), renewed while its send is in flight. */
+export const DELIVERY_LEASE_MS = 10_000;
+/** How often the leases of the sends in flight are renewed: three renewals fit in one lease. */
+export const DELIVERY_LEASE_RENEW_MS = 3_300;
+
+/**
+ * PostgreSQL, several instances: in one write job, takes up to `limit` due queue heads whose lease (if
+ * any) has run out, skipping the rows another instance's claim holds (FOR UPDATE OF d SKIP LOCKED), stamps
+ * their lease and returns what sending them needs. A claimed head stays PENDING, so the next delivery of
+ * its queue is not due before this one is recorded: per-resource order holds across instances. When the
+ * instance dies mid-send, the lease runs out and another instance's claim takes the delivery over.
+ */
+export async function claimDueHeads(tx: DrizzleDb, now: Date, exclude: string[], limit: number, leaseMs = DELIVERY_LEASE_MS): Promise<DueDelivery[]> {
+  const at = now.toISOString();
+  const leaseUntil = new Date(now.getTime() + leaseMs).toISOString();
+  const notInFlight = exclude.length ? sql`AND d.id NOT IN (${ids(exclude)})` : sql``;
+  const claimed = await rawRows<{ id: string }>(tx, sql`
+    UPDATE deliveries SET lease_expires_at = ${leaseUntil}
+    WHERE id IN (
+      SELECT d.id FROM deliveries d
+      LEFT JOIN webhooks w ON w.id = d.webhook_id
+      WHERE ${DUE_HEAD(at)} AND (d.lease_expires_at IS NULL OR d.lease_expires_at <= ${at}) ${notInFlight}
+      ORDER BY d.next_attempt_at
+      LIMIT ${limit}
+      FOR UPDATE OF d SKIP LOCKED)
+    RETURNING id`);
+  if (claimed.length === 0) return [];
+  return rawRows<DueDelivery>(tx, sql`
+    SELECT ${dueColumns(at)}
+    FROM deliveries d
+    JOIN events e ON e.id = d.event_id
+    JOIN accounts a ON a.id = d.account_id
+    LEFT JOIN webhooks w ON w.id = d.webhook_id
+    WHERE d.id IN (${ids(claimed.map((c) => c.id))})
+    ORDER BY d.next_attempt_at`);
+}
+
+/** Whether any queue head is due now with no live lease on it (a cheap read before the claim's write). */
+async function anyClaimable(db: DrizzleDb, now: string): Promise<boolean> {
+  return (await rawRows(db, sql`SELECT 1 FROM deliveries d LEFT JOIN webhooks w ON w.id = d.webhook_id
+    WHERE ${DUE_HEAD(now)} AND (d.lease_expires_at IS NULL OR d.lease_expires_at <= ${now}) LIMIT 1`)).length > 0;
+}
+
+/** Moves the leases of these deliveries, still being sent by this instance, to now + lease (PostgreSQL). */
+export async function renewLeases(tx: DrizzleDb, deliveryIds: string[], now: Date, leaseMs = DELIVERY_LEASE_MS): Promise<number> {
+  if (deliveryIds.length === 0) return 0;
+  const leaseUntil = new Date(now.getTime() + leaseMs).toISOString();
+  return rawChanges(tx, sql`UPDATE deliveries SET lease_expires_at = ${leaseUntil}
+    WHERE id IN (${ids(deliveryIds)}) AND status = 'PENDING' AND lease_expires_at IS NOT NULL`);
 }
 
 export type { DeliveryStatus } from '../enums';
@@ -129,6 +188,17 @@ export async function recordAttempts(tx: DrizzleDb, outcomes: AttemptOutcome[], 
   const groups = new Map<string, { set: Partial<typeof deliveries.$inferInsert>; ids: string[] }>();
   for (const { deliveryId, result, finishedAt } of known) {
     const d = byId.get(deliveryId)!;
+    if (d.status === 'DELIVERED') {
+      // A late record: this instance stalled past its lease and another one took the delivery over and
+      // delivered it meanwhile. The attempt is logged; the delivery stays DELIVERED.
+      out.set(deliveryId, 'DELIVERED');
+      const set = { updatedAt: iso };
+      const key = JSON.stringify(set);
+      const g = groups.get(key) ?? { set, ids: [] as string[] };
+      g.ids.push(deliveryId);
+      groups.set(key, g);
+      continue;
+    }
     const attempts = d.attempts + 1;
     const stopped = d.target === 'webhook' && (d.webhookActive !== 1 || d.webhookDeletedAt !== null || disabled.has(d.webhookId ?? ''));
     let status: DeliveryStatus;
@@ -149,7 +219,8 @@ export async function recordAttempts(tx: DrizzleDb, outcomes: AttemptOutcome[], 
     }
     out.set(deliveryId, status);
     if (status !== 'PENDING') left.push(deliveryId);
-    const set = { status, nextAttemptAt, lastStatusCode: result.status, lastError, manual: 0, updatedAt: iso };
+    // (recording the attempt ends this instance's claim on the delivery: PostgreSQL's lease)
+    const set = { status, nextAttemptAt, lastStatusCode: result.status, lastError, manual: 0, leaseExpiresAt: null, updatedAt: iso };
     const key = JSON.stringify(set);
     const g = groups.get(key) ?? { set, ids: [] as string[] };
     g.ids.push(deliveryId);
@@ -169,9 +240,14 @@ const DISABLED_410 = 'webhook disabled after HTTP 410';
 
 /**
  * Sends due deliveries, at most MAX_IN_FLIGHT at once, each outside any write job; finished attempts
- * are recorded together in one write job per flush. Which deliveries are in flight lives in memory:
- * run one delivering process per database (the server, or `npm run worker` with RUN_DISPATCHER=false
- * in the server).
+ * are recorded together in one write job per flush.
+ * - SQLite: which deliveries are in flight lives in memory: run one delivering process per database
+ *   (the server, or `npm run worker` with RUN_DISPATCHER=false in the server).
+ * - PostgreSQL: any number of instances deliver at once. Each claims the heads it sends (claimDueHeads:
+ *   FOR UPDATE SKIP LOCKED and a lease of DELIVERY_LEASE_MS, renewed every DELIVERY_LEASE_RENEW_MS while
+ *   the send is in flight); recording the attempt clears the lease. An instance that dies mid-send
+ *   leaves leases that run out, and another instance takes those deliveries over (sent again:
+ *   at-least-once, receivers dedupe on webhook-id).
  */
 export class DeliveryEngine {
   private readonly inFlight = new Map<string, Promise<void>>();
@@ -179,6 +255,9 @@ export class DeliveryEngine {
   private finished: (AttemptOutcome & { done: () => void })[] = [];
   private flushing = false;
   private lastSweep = 0;
+  /** PostgreSQL: the deliveries this instance has claimed and not yet recorded, whose leases it renews. */
+  private readonly leased = new Set<string>();
+  private renewTimer: NodeJS.Timeout | null = null;
 
   constructor(
     private readonly s: Services,
@@ -199,11 +278,37 @@ export class DeliveryEngine {
     }
     const room = (this.opts.maxInFlight ?? MAX_IN_FLIGHT) - this.inFlight.size;
     if (room <= 0) return 0;
-    const due = await dueHeads(this.s.db.read, this.s.clock.now().toISOString(), [...this.inFlight.keys()], room);
+    let due: DueDelivery[];
+    if (onPostgres) {
+      const now = this.s.clock.now();
+      // an idle pass writes nothing
+      if (!(await anyClaimable(this.s.db.read, now.toISOString()))) return 0;
+      due = await this.s.db.write((tx) => claimDueHeads(tx, now, [...this.inFlight.keys()], room));
+      for (const d of due) this.leased.add(d.id);
+      if (this.leased.size > 0) this.keepLeases();
+    } else {
+      due = await dueHeads(this.s.db.read, this.s.clock.now().toISOString(), [...this.inFlight.keys()], room);
+    }
     let started = 0;
     // (a tick that overlapped this one's read may have started some of them already)
     for (const d of due) if (!this.inFlight.has(d.id)) { this.inFlight.set(d.id, this.deliver(d)); started += 1; }
     return started;
+  }
+
+  /** While this instance has claimed deliveries, renews their leases every DELIVERY_LEASE_RENEW_MS (PostgreSQL). */
+  private keepLeases(): void {
+    if (this.renewTimer) return;
+    this.renewTimer = setInterval(() => {
+      const ids = [...this.leased];
+      if (ids.length === 0) {
+        clearInterval(this.renewTimer!);
+        this.renewTimer = null;
+        return;
+      }
+      this.s.db.write((tx) => renewLeases(tx, ids, this.s.clock.now()))
+        .catch((err) => log.error({ job: 'delivery', err, deliveries: ids.length }, 'could not renew delivery leases'));
+    }, DELIVERY_LEASE_RENEW_MS);
+    this.renewTimer.unref();
   }
 
   /** Waits for sends in flight, at most `timeoutMs`; unrecorded ones are simply sent again later. */
@@ -214,6 +319,10 @@ export class DeliveryEngine {
       new Promise<void>((resolve) => { timer = setTimeout(resolve, timeoutMs); }),
     ]);
     clearTimeout(timer);
+    // what is still unrecorded is left to the lease: another instance takes it over when it runs out
+    this.leased.clear();
+    if (this.renewTimer) clearInterval(this.renewTimer);
+    this.renewTimer = null;
   }
 
   private secret(enc: string): string {
@@ -270,6 +379,8 @@ export class DeliveryEngine {
         }
         // Only now, with the results committed, may each queue's next delivery become its head.
         for (const b of batch) {
+          // recorded: the lease is cleared; not recorded: it is left to run out
+          this.leased.delete(b.deliveryId);
           if (recorded) {
             this.inFlight.delete(b.deliveryId);
           } else {

@@ -2,7 +2,8 @@ import { and, asc, eq, inArray, isNull, lte, sql } from 'drizzle-orm';
 import type { DrizzleDb } from '../../../db';
 import { perConnection } from '../../../db/prepared';
 import { jsonStringList } from '../../../db/dialect';
-import { first } from '../../../db/query';
+import { onPostgres } from '../../../db/dialect';
+import { first, tryLockName } from '../../../db/query';
 import { deliveries, disputes, events, transactions, webhooks, withdrawalBatches, withdrawals } from '../../../db/schema';
 import type { Services } from '../../services';
 import type { EventCategory, StoredEventCategory } from '../events';
@@ -11,6 +12,9 @@ import { holdBehindEarlier } from './queues';
 
 /** Events fanned out per write job: big enough to amortise a commit, small enough to keep the writer responsive. */
 export const DISPATCH_CHUNK = 500;
+
+/** The name of the advisory lock only one instance's dispatcher holds at a time (PostgreSQL). */
+const DISPATCHER_LOCK = 'event-dispatcher';
 
 export interface DispatchResult { events: number; deliveries: number }
 
@@ -27,6 +31,8 @@ const statements = perConnection((db) => ({
   }).from(events).where(isNull(events.dispatchedAt)).orderBy(asc(events.seq)).limit(sql.placeholder('limit')).prepare(),
   markDispatched: db.update(events).set({ dispatchedAt: sql.placeholder('at') as unknown as string })
     .where(and(isNull(events.dispatchedAt), lte(events.seq, sql.placeholder('lastSeq')))).prepare(),
+  markDispatchedIds: db.update(events).set({ dispatchedAt: sql.placeholder('at') as unknown as string })
+    .where(and(isNull(events.dispatchedAt), inArray(events.id, idList('ids')))).prepare(),
   hooksOf: db.select({ id: webhooks.id, accountId: webhooks.accountId, url: webhooks.url, events: webhooks.events })
     .from(webhooks)
     .where(and(inArray(webhooks.accountId, idList('accountIds')), eq(webhooks.active, 1), isNull(webhooks.deletedAt), isNull(webhooks.pausedAt)))
@@ -45,7 +51,10 @@ const statements = perConnection((db) => ({
  * Turns undispatched events (in `seq` order) into deliveries: one per active, not paused, not deleted webhook of
  * the event's account subscribed to its category, plus one to the resource's `postback` URL when it
  * has one. Selecting the events, inserting their deliveries and setting `dispatched_at` happen in one
- * write job, so an event is fanned out exactly once even if two dispatchers ran at the same time.
+ * write job, so an event is fanned out exactly once even if two dispatchers ran at the same time:
+ * SQLite's single writer runs them one after the other; on PostgreSQL every instance runs a dispatcher
+ * and the job first takes a transaction-level advisory lock (pg_try_advisory_xact_lock): a dispatcher
+ * that finds it held does nothing this pass (the holder is fanning out), instead of waiting for it.
  */
 export async function dispatchPendingEvents(s: Services, limit = DISPATCH_CHUNK): Promise<DispatchResult> {
   // Cheap probe on the read connection first: this runs after every commit of the process.
@@ -55,6 +64,8 @@ export async function dispatchPendingEvents(s: Services, limit = DISPATCH_CHUNK)
 }
 
 export async function fanOut(tx: DrizzleDb, now: Date, schedule: number[], limit: number): Promise<DispatchResult> {
+  // one dispatcher at a time across instances (always true on SQLite)
+  if (!(await tryLockName(tx, DISPATCHER_LOCK))) return { events: 0, deliveries: 0 };
   const st = statements(tx);
   const batch = await st.undispatched.execute({ limit });
   if (batch.length === 0) return { events: 0, deliveries: 0 };
@@ -87,9 +98,16 @@ export async function fanOut(tx: DrizzleDb, now: Date, schedule: number[], limit
   for (let i = 0; i < rows.length; i += 200) await tx.insert(deliveries).values(rows.slice(i, i + 200));
   // a resource's later event waits behind its earlier, still pending, deliveries to the same URL
   await holdBehindEarlier(tx, rows.map((r) => r.id));
-  const lastSeq = batch[batch.length - 1].seq;
-  // Exactly the selected events: every undispatched event up to lastSeq was in this batch.
-  await st.markDispatched.execute({ at, lastSeq });
+  if (onPostgres) {
+    // Exactly the events fanned out: on PostgreSQL an event with a lower seq may have committed after
+    // this job read the batch (seqs are taken at insert, not at commit), so "up to lastSeq" could mark
+    // one that was never fanned out.
+    await st.markDispatchedIds.execute({ at, ids: JSON.stringify(batch.map((e) => e.id)) });
+  } else {
+    // Exactly the selected events: SQLite's single writer commits in seq order, so every undispatched
+    // event up to lastSeq was in this batch.
+    await st.markDispatched.execute({ at, lastSeq: batch[batch.length - 1].seq });
+  }
   return { events: batch.length, deliveries: rows.length };
 }
 

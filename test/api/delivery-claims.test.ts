@@ -1,0 +1,144 @@
+import { asc, eq, isNull, sql } from 'drizzle-orm';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { onPostgres } from '../../db/dialect';
+import { deliveries, deliveryAttempts, events } from '../../db/schema';
+import { ManualClock } from '../../server/clock';
+import { recordEvent } from '../../server/domain/events';
+import { DELIVERY_LEASE_MS, claimDueHeads, recordAttempts, renewLeases } from '../../server/domain/webhooks/deliveries';
+import { dispatchPendingEvents } from '../../server/domain/webhooks/dispatcher';
+import type { SendWebhookResult } from '../../server/domain/webhooks/sender';
+import type { Services } from '../../server/services';
+import { callerFor, makeAccount, makeTestServices, serverServices, type TestServices } from '../support/services';
+
+/**
+ * Issue 12 item 4, webhook and postback delivery: on PostgreSQL several instances send at once, each
+ * claiming the queue heads it sends (FOR UPDATE OF d SKIP LOCKED and a lease). Two instances here: two
+ * Services over one database, each with its own pool, on one clock moved by hand. The claim is
+ * PostgreSQL's (SQLite's single delivering process keeps what it sends in memory), so those cases run on
+ * PostgreSQL only; the late record that must not un-deliver is the same code on both engines.
+ */
+const SCHEDULE = [0, 60, 600];
+let clock: ManualClock;
+let a: TestServices;
+let b: Services;
+let closeB: () => Promise<void>;
+let accountId: string;
+
+beforeEach(async () => {
+  clock = new ManualClock(new Date('2026-04-01T12:00:00.000Z'));
+  a = await makeTestServices({ clock, config: { webhookAllowPrivateUrls: true, webhookRetryScheduleSeconds: SCHEDULE } });
+  if (onPostgres) {
+    const second = serverServices(a.config.databasePath, { config: a.config, clock });
+    b = second;
+    closeB = () => second.db.close();
+  } else {
+    b = { ...a, instance: 'second-instance', wake: {} };
+    closeB = async () => {};
+  }
+  accountId = (await makeAccount(a)).account_id;
+  await callerFor(a, accountId, 'webhook-api').webhooks.create({ url: 'http://127.0.0.1:9/hook', events: ['transaction'] });
+});
+afterEach(async () => {
+  await closeB();
+  await a.cleanup();
+});
+
+/** `n` resources with one event each, plus resource `ordered` with two: fanned out to the webhook. */
+async function queue(n: number) {
+  await a.db.write(async (tx) => {
+    for (let i = 0; i < n; i++) await recordEvent(tx, { accountId, type: 'transaction.created', resourceId: `r${i}`, payload: { i }, at: clock.now() });
+    await recordEvent(tx, { accountId, type: 'transaction.created', resourceId: 'ordered', payload: { n: 1 }, at: clock.now() });
+    await recordEvent(tx, { accountId, type: 'transaction.approved', resourceId: 'ordered', payload: { n: 2 }, at: clock.now() });
+  });
+  const r = await dispatchPendingEvents(a);
+  expect(r.deliveries).toBe(n + 2);
+  const ordered = await a.db.read.select({ id: deliveries.id }).from(deliveries).where(eq(deliveries.resourceId, 'ordered')).orderBy(asc(deliveries.eventSeq));
+  return { firstOrdered: ordered[0].id, secondOrdered: ordered[1].id };
+}
+
+const claim = (s: Services, limit: number) => s.db.write((tx) => claimDueHeads(tx, clock.now(), [], limit));
+const ok: SendWebhookResult = { ok: true, status: 200, durationMs: 3, responseExcerpt: '', error: null };
+const failed: SendWebhookResult = { ok: false, status: null, durationMs: 3, responseExcerpt: '', error: 'connection refused' };
+const record = (s: Services, deliveryId: string, result: SendWebhookResult) =>
+  s.db.write((tx) => recordAttempts(tx, [{ deliveryId, result, startedAt: clock.now(), finishedAt: clock.now() }], SCHEDULE, clock.now()));
+const row = async (id: string) => (await a.db.read.select().from(deliveries).where(eq(deliveries.id, id)))[0];
+
+describe.runIf(onPostgres)('delivery claims across instances (PostgreSQL)', () => {
+  it('two instances claiming at once take disjoint queue heads, and a queue\'s next delivery is never claimed while its head is out', async () => {
+    const { firstOrdered, secondOrdered } = await queue(40);
+    // 41 heads are due (40 resources, and the first of "ordered"); both instances claim at the same moment, twice
+    const rounds = await Promise.all([claim(a, 15), claim(b, 15), claim(a, 15), claim(b, 15)]);
+    const ids = rounds.flat().map((d) => d.id);
+    expect(new Set(ids).size).toBe(ids.length);
+    expect(ids).toHaveLength(41);
+    expect(ids).toContain(firstOrdered);
+    expect(ids).not.toContain(secondOrdered);
+    // every head is leased now: nothing is left to claim
+    expect(await claim(b, 100)).toEqual([]);
+    const leased = await a.db.read.select({ lease: deliveries.leaseExpiresAt }).from(deliveries).where(eq(deliveries.id, firstOrdered));
+    expect(leased[0].lease).toBe(new Date(clock.now().getTime() + DELIVERY_LEASE_MS).toISOString());
+    // recording the head clears its lease and lets the queue's next delivery be claimed (by either instance)
+    await record(a, firstOrdered, ok);
+    expect((await row(firstOrdered)).leaseExpiresAt).toBeNull();
+    expect((await claim(b, 100)).map((d) => d.id)).toEqual([secondOrdered]);
+  });
+
+  it('the lease of an instance that stalls runs out and another instance takes the delivery over; a renewed lease holds', async () => {
+    await queue(2);
+    // instance A claims every head (2 resources and the first of "ordered") and starts sending them
+    const mine = (await claim(a, 100)).map((d) => d.id).sort();
+    expect(mine).toHaveLength(3);
+    clock.advance(DELIVERY_LEASE_MS - 1);
+    expect(await claim(b, 100)).toEqual([]);
+    // a renewal (the sends still in flight) moves the leases on
+    expect(await a.db.write((tx) => renewLeases(tx, mine, clock.now()))).toBe(3);
+    clock.advance(DELIVERY_LEASE_MS - 1);
+    expect(await claim(b, 100)).toEqual([]);
+    // no renewal came (A stalled or died): past the lease, instance B takes them over
+    clock.advance(2);
+    expect((await claim(b, 100)).map((d) => d.id).sort()).toEqual(mine);
+  });
+});
+
+describe('the event dispatcher on every instance', () => {
+  it('fans each event out exactly once while two instances dispatch at the same time', async () => {
+    const N = 300;
+    await a.db.write(async (tx) => {
+      for (let i = 0; i < N; i++) await recordEvent(tx, { accountId, type: 'transaction.created', resourceId: `r${i % 7}`, payload: { i }, at: clock.now() });
+    });
+    let fannedOut = 0;
+    for (let round = 0; round < 1_000; round++) {
+      const [x, y] = await Promise.all([dispatchPendingEvents(a, 40), dispatchPendingEvents(b, 40)]);
+      fannedOut += x.events + y.events;
+      if (fannedOut >= N) break;
+    }
+    expect(fannedOut).toBe(N);
+    const perEvent = await a.db.read.select({ eventId: deliveries.eventId, n: sql<number>`count(*)` }).from(deliveries).groupBy(deliveries.eventId);
+    expect(perEvent).toHaveLength(N);
+    expect(perEvent.every((r) => Number(r.n) === 1)).toBe(true);
+    expect((await a.db.read.select({ id: events.id }).from(events).where(isNull(events.dispatchedAt)))).toEqual([]);
+  });
+});
+
+describe('a late record', () => {
+  it('from an instance whose lease was taken over does not un-deliver: a DELIVERED delivery stays DELIVERED', async () => {
+    await queue(0);
+    const [head] = await a.db.read.select({ id: deliveries.id }).from(deliveries).where(eq(deliveries.resourceId, 'ordered')).orderBy(asc(deliveries.eventSeq)).limit(1);
+    if (onPostgres) {
+      expect((await claim(a, 1)).map((d) => d.id)).toEqual([head.id]);
+      clock.advance(DELIVERY_LEASE_MS + 1);
+      expect((await claim(b, 1)).map((d) => d.id)).toEqual([head.id]);
+    }
+    // the instance that took over delivers it
+    expect((await record(b, head.id, ok)).get(head.id)).toBe('DELIVERED');
+    // then the stalled one's attempt, a failure, is recorded late
+    expect((await record(a, head.id, failed)).get(head.id)).toBe('DELIVERED');
+    const d = await row(head.id);
+    expect(d.status).toBe('DELIVERED');
+    expect(d.nextAttemptAt).toBeNull();
+    expect(d.lastError).toBeNull();
+    expect(d.leaseExpiresAt).toBeNull();
+    expect(d.attempts).toBe(2);
+    expect(await a.db.read.select({ id: deliveryAttempts.id }).from(deliveryAttempts).where(eq(deliveryAttempts.deliveryId, head.id))).toHaveLength(2);
+  });
+});
