@@ -6,7 +6,7 @@ export default defineConfig({
   test: {
     include: ['test/**/*.test.ts'],
     // PostgreSQL only (the cluster runs on PostgreSQL; the database taken away is a PostgreSQL): vitest.pg.config.ts runs them
-    exclude: [...configDefaults.exclude, 'test/e2e/cluster*.test.ts', 'test/e2e/database-lost.test.ts'],
+    exclude: [...configDefaults.exclude, 'test/e2e/cluster*.test.ts', 'test/e2e/database-lost.test.ts', 'test/unit/pg-rate-limits.test.ts'],
     environment: 'node',
     pool: 'forks',
     testTimeout: 30_000,

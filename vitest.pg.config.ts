@@ -55,6 +55,10 @@ export const PG_FILES = [
   // kill -9 one of the 3 instances mid-burst: the others take its claimed work over
   'test/e2e/cluster-failover.test.ts',
   'test/e2e/database-lost.test.ts',
+  // the limits as rows every instance shares: GCRA, attempt windows, sign-in delays (PostgreSQL only)
+  'test/unit/pg-rate-limits.test.ts',
+  // 2 instances on one database: together they accept the configured rate, and count sign-in failures together
+  'test/e2e/cluster-limits.test.ts',
 ];
 
 /** The files that run on SQLite only, and why (everything else under test/ that is not listed above is a pure unit test with no database). */

@@ -23,6 +23,11 @@ ls db/migrations
 
 if [ "${1:-}" != "--append" ]; then rm -rf db/pg/migrations; fi
 npx drizzle-kit generate --config drizzle.pg.config.ts --name=schema >/dev/null
+# the limits' tables (db/pg/schema/limits.ts) are UNLOGGED: written on every request, and losing them in a
+# crash only resets the limits (drizzle-kit cannot emit it)
+for f in db/pg/migrations/*.sql; do
+  perl -pi -e 's/^CREATE TABLE "(limit_\w+)"/CREATE UNLOGGED TABLE "$1"/' "$f"
+done
 if [ "${1:-}" != "--append" ]; then
   npx drizzle-kit generate --config drizzle.pg.config.ts --custom --name=ledger_triggers >/dev/null
   trig=$(ls db/pg/migrations/*_ledger_triggers.sql)

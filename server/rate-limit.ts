@@ -32,10 +32,15 @@ function shrink<V>(map: Map<string, V>, cap: number, expired: (v: V) => boolean,
   }
 }
 
+/** How many requests an account may send at once (after a quiet spell): two seconds' worth. */
+export function burstFor(rps: number): number {
+  return rps * 2;
+}
+
 /**
  * Token buckets per account (RATE_LIMIT_RPS, burst twice that), and the limits on credential attempts.
- * In memory: limits are per process, which is what one process serving everything needs; every map is
- * bounded (MAX_LIMIT_ENTRIES), however many addresses or emails are thrown at it.
+ * In memory: limits are per process, which is what one process serving everything needs (SQLite); every
+ * map is bounded (MAX_LIMIT_ENTRIES), however many addresses or emails are thrown at it.
  */
 export class TokenBuckets {
   private buckets = new Map<string, { tokens: number; at: number }>();
@@ -46,7 +51,7 @@ export class TokenBuckets {
   /** null when allowed, else the seconds to wait. */
   take(key: string): number | null {
     if (this.rps <= 0) return null;
-    const capacity = this.rps * 2;
+    const capacity = burstFor(this.rps);
     const t = this.now();
     let b = this.buckets.get(key);
     if (!b) {
@@ -105,9 +110,12 @@ export class AttemptWindow {
   }
 }
 
+/** The growing delay's first step and ceiling (db/pg/rate-limits.ts computes the same in SQL). */
+export const GROWING_DELAY = { firstMs: 250, maxMs: 60_000 };
+
 /** After n failures the next check of the key waits this long: 250 ms, 500 ms, 1 s, … up to a minute. */
 export function growingDelayMs(failures: number): number {
-  return failures <= 0 ? 0 : Math.min(60_000, 250 * 2 ** (failures - 1));
+  return failures <= 0 ? 0 : Math.min(GROWING_DELAY.maxMs, GROWING_DELAY.firstMs * 2 ** (failures - 1));
 }
 
 /**
@@ -157,27 +165,74 @@ export class GrowingDelay {
   failures(key: string): number { return this.entries.get(key)?.failures ?? 0; }
 }
 
+/** A limit on requests per key (an account): `take` answers null when allowed, else the seconds to wait. */
+export interface RequestRate {
+  take(key: string): Promise<number | null>;
+}
+
+/** AttemptWindow's calls, awaited (the PostgreSQL rows answer over the network). */
+export interface AttemptLimit {
+  attempt(key: string): Promise<number | null>;
+  succeeded(key: string): Promise<void>;
+}
+
+/**
+ * The limits of a password check: a window of attempts per client address and a growing delay per email.
+ * `begin` is one step: it counts the attempt against the address and, if the address may go on, begins
+ * the email's check (clean when the address had nothing counted against it). As one step, concurrent
+ * attempts from one address are ordered: the first is the clean one and the others find its check in
+ * flight (two separate awaited calls would let a later attempt begin the email first). null when the
+ * password may be checked now (then `settle` must follow), else the seconds to wait.
+ */
+export interface PasswordLimits {
+  begin(address: string, email: string): Promise<number | null>;
+  /** The check is over: the email's delay grows on a failure; a success no longer counts against the address. */
+  settle(address: string, email: string, ok: boolean): Promise<void>;
+  /** The email's failures on record (for tests and operators). */
+  failures(email: string): Promise<number>;
+}
+
 /**
  * DECISIONS "Sign-in and token limits". Client tokens are unguessable, so token requests are limited
  * per client address only, never per code; dashboard passwords get a growing delay per email and a
- * window per client address.
+ * window per client address. Two implementations: MemoryRateLimits (one process: SQLite) and
+ * PgRateLimits (db/pg/rate-limits.ts: rows shared by every instance on one PostgreSQL, issue 12).
  */
 export interface RateLimits {
-  perAccount: TokenBuckets;
-  tokenByAddress: AttemptWindow;
-  signInByAddress: AttemptWindow;
-  signInByEmail: GrowingDelay;
+  perAccount: RequestRate;
+  tokenByAddress: AttemptLimit;
+  signIn: PasswordLimits;
 }
 
 export const TOKEN_ATTEMPTS_PER_ADDRESS = { max: 30, windowMs: 60_000 };
 export const SIGN_IN_ATTEMPTS_PER_ADDRESS = { max: 20, windowMs: 10 * 60_000 };
 export const SIGN_IN_FAILURES_FORGOTTEN_MS = 15 * 60_000;
 
-export function createRateLimits(rps: number, now: () => number = Date.now): RateLimits {
-  return {
-    perAccount: new TokenBuckets(rps),
-    tokenByAddress: new AttemptWindow(TOKEN_ATTEMPTS_PER_ADDRESS.max, TOKEN_ATTEMPTS_PER_ADDRESS.windowMs, now),
-    signInByAddress: new AttemptWindow(SIGN_IN_ATTEMPTS_PER_ADDRESS.max, SIGN_IN_ATTEMPTS_PER_ADDRESS.windowMs, now),
-    signInByEmail: new GrowingDelay(SIGN_IN_FAILURES_FORGOTTEN_MS, now),
-  };
+/** The limits in this process's memory, on the injected clock: what one process serving everything needs. */
+export class MemoryRateLimits implements RateLimits {
+  readonly perAccount: RequestRate;
+  readonly tokenByAddress: AttemptLimit;
+  readonly signIn: PasswordLimits;
+  constructor(rps: number, now: () => number = Date.now) {
+    const buckets = new TokenBuckets(rps, now);
+    this.perAccount = { take: async (key) => buckets.take(key) };
+    const tokens = new AttemptWindow(TOKEN_ATTEMPTS_PER_ADDRESS.max, TOKEN_ATTEMPTS_PER_ADDRESS.windowMs, now);
+    this.tokenByAddress = { attempt: async (key) => tokens.attempt(key), succeeded: async (key) => tokens.succeeded(key) };
+    const byAddress = new AttemptWindow(SIGN_IN_ATTEMPTS_PER_ADDRESS.max, SIGN_IN_ATTEMPTS_PER_ADDRESS.windowMs, now);
+    const byEmail = new GrowingDelay(SIGN_IN_FAILURES_FORGOTTEN_MS, now);
+    this.signIn = {
+      // synchronous inside: nothing runs between the address's count and the email's begin
+      begin: async (address, email) => {
+        const clean = byAddress.count(address) === 0;
+        const wait = byAddress.attempt(address);
+        // refused by the email, the attempt stays counted against its address: trying harder only slows it down
+        return wait ?? byEmail.begin(email, clean);
+      },
+      settle: async (address, email, ok) => {
+        byEmail.settle(email, ok);
+        if (ok) byAddress.succeeded(address);
+      },
+      failures: async (email) => byEmail.failures(email),
+    };
+  }
 }

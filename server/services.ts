@@ -4,9 +4,13 @@ import { openDatabase, type AppDatabase } from '../db';
 import { systemClock, type Clock } from './clock';
 import { loadConfig, type Config } from './config';
 import { loadMasterKey } from './domain/master-key';
-import { createRateLimits, type RateLimits } from './rate-limit';
+import { MemoryRateLimits, type RateLimits } from './rate-limit';
+import { onPostgres } from '../db/dialect';
 import type { Metrics } from './observability/metrics';
 import type { Readiness } from './observability/readiness';
+
+// On PostgreSQL the limits are rows every instance shares (issue 12); loaded only there, like its driver
+const pgLimits = onPostgres ? await import('../db/pg/rate-limits') : null;
 
 /** Everything a procedure or job needs, built once per process (or per test). */
 export interface Services {
@@ -16,6 +20,7 @@ export interface Services {
   masterKey: Buffer;
   /** Names this process's claims on background work (`claimed_by`): host/pid/random, unique per Services. */
   instance: string;
+  /** Request and credential limits: in memory on SQLite, rows shared by every instance on PostgreSQL. */
   limits: RateLimits;
   /** Background jobs register here to be nudged when new due work is written. */
   wake: { [job: string]: () => void };
@@ -28,13 +33,15 @@ export interface Services {
 export function createServices(opts: { config?: Config; clock?: Clock; db?: AppDatabase } = {}): Services {
   const config = opts.config ?? loadConfig();
   const clock = opts.clock ?? systemClock;
+  const db = opts.db ?? openDatabase(config.databasePath);
+  const now = () => clock.now().getTime();
   return {
     config,
-    db: opts.db ?? openDatabase(config.databasePath),
+    db,
     clock,
     masterKey: loadMasterKey(config.databasePath, config.secretsKeyPath),
     instance: `${hostname()}/${process.pid}/${randomBytes(3).toString('hex')}`,
-    limits: createRateLimits(config.rateLimitRps, () => clock.now().getTime()),
+    limits: pgLimits ? new pgLimits.PgRateLimits(db.read, config.rateLimitRps, now) : new MemoryRateLimits(config.rateLimitRps, now),
     wake: {},
   };
 }

@@ -31,8 +31,8 @@ const errorBoundary = t.middleware(async ({ next }) => {
 
 export const publicProcedure = t.procedure.use(errorBoundary);
 
-function rateLimit(ctx: Context, accountId: string) {
-  const wait = ctx.services.limits.perAccount.take(accountId);
+async function rateLimit(ctx: Context, accountId: string) {
+  const wait = await ctx.services.limits.perAccount.take(accountId);
   if (wait !== null) throw new DomainError('RATE_LIMITED', 'too many requests for this account', { retryAfterSeconds: wait });
 }
 
@@ -70,7 +70,7 @@ export const merchantProcedure = publicProcedure.use(async ({ ctx, type, next })
   const auth = await merchantAuth(ctx, type);
   if (!auth) throw new DomainError('UNAUTHORIZED', 'send Authorization: Bearer <access_token>');
   noteAccount(auth.accountId);
-  rateLimit(ctx, auth.accountId);
+  await rateLimit(ctx, auth.accountId);
   return next({ ctx: { ...ctx, auth } });
 });
 
@@ -90,7 +90,7 @@ export const webhookApiProcedure = publicProcedure.use(async ({ ctx, type, next 
   }
   if (!auth) throw new DomainError('UNAUTHORIZED', 'send x-api-key and x-token');
   noteAccount(auth.accountId);
-  rateLimit(ctx, auth.accountId);
+  await rateLimit(ctx, auth.accountId);
   return next({ ctx: { ...ctx, auth } });
 });
 

@@ -337,4 +337,25 @@ CREATE TABLE `webhooks` (
 	CONSTRAINT "webhooks_active_bool" CHECK("webhooks"."active" IN (0, 1))
 ) STRICT;
 --> statement-breakpoint
-CREATE INDEX `webhooks_account_idx` ON `webhooks` (`account_id`);
+CREATE INDEX `webhooks_account_idx` ON `webhooks` (`account_id`);--> statement-breakpoint
+CREATE TABLE `limit_attempts` (
+	`kind` text NOT NULL,
+	`key` text NOT NULL,
+	`attempts` integer NOT NULL,
+	`window_ends_ms` integer NOT NULL,
+	PRIMARY KEY(`kind`, `key`)
+) STRICT;
+--> statement-breakpoint
+CREATE TABLE `limit_buckets` (
+	`key` text PRIMARY KEY NOT NULL,
+	`tat_us` integer NOT NULL
+) STRICT;
+--> statement-breakpoint
+CREATE TABLE `limit_sign_in_delays` (
+	`key` text PRIMARY KEY NOT NULL,
+	`failures` integer NOT NULL,
+	`not_before_ms` integer NOT NULL,
+	`last_failure_ms` integer NOT NULL,
+	`in_flight` integer NOT NULL,
+	`lease_ends_ms` integer NOT NULL
+) STRICT;

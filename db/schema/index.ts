@@ -28,3 +28,6 @@ export const webhooks = tables.webhooks;
 export const withdrawalBatches = tables.withdrawalBatches;
 export const withdrawals = tables.withdrawals;
 export const nameWords = tables.nameWords;
+export const limitBuckets = tables.limitBuckets;
+export const limitAttempts = tables.limitAttempts;
+export const limitSignInDelays = tables.limitSignInDelays;

@@ -94,11 +94,11 @@ export async function issueAccessToken(s: AccountServices, code: string, token: 
 export async function issueAccessTokenLimited(s: Services, code: string, token: string, clientAddress: string) {
   const address = addressKey(clientAddress);
   const byAddress = s.limits.tokenByAddress;
-  const wait = byAddress.attempt(address);
+  const wait = await byAddress.attempt(address);
   if (wait !== null) throw new DomainError('RATE_LIMITED', `too many failed attempts; try again in ${wait} s`, { retryAfterSeconds: wait });
   const issued = await issueAccessToken({ db: s.db, masterKey: s.masterKey, now: () => s.clock.now() }, code, token);
   if (!issued) throw new DomainError('UNAUTHORIZED', 'invalid code or token');
-  byAddress.succeeded(address);
+  await byAddress.succeeded(address);
   return issued;
 }
 

@@ -66,22 +66,16 @@ export async function confirmPassword(s: Services, userId: string, password: str
 async function passwordAttempt<T>(s: Services, email: string, clientAddress: string, check: () => Promise<T | null>, miss: DomainError): Promise<T> {
   // IPv6 clients count per /64 (issue-10's addressKey)
   const address = addressKey(clientAddress);
-  const byAddress = s.limits.signInByAddress;
-  const byEmail = s.limits.signInByEmail;
-  const clean = byAddress.count(address) === 0;
-  const addressWait = byAddress.attempt(address);
-  if (addressWait !== null) throw tooMany(addressWait);
-  const emailWait = byEmail.begin(email, clean);
-  // refused here, the attempt stays counted against its address: trying harder only slows it down
-  if (emailWait !== null) throw tooMany(emailWait);
+  const limits = s.limits.signIn;
+  const wait = await limits.begin(address, email);
+  if (wait !== null) throw tooMany(wait);
   let result: T | null = null;
   try {
     result = await check();
   } finally {
-    byEmail.settle(email, result !== null);
+    await limits.settle(address, email, result !== null);
   }
   if (result === null) throw miss;
-  byAddress.succeeded(address);
   return result;
 }
 

@@ -266,6 +266,28 @@ CREATE TABLE "webhooks" (
 	CONSTRAINT "webhooks_active_bool" CHECK ("webhooks"."active" IN (0, 1))
 );
 --> statement-breakpoint
+CREATE UNLOGGED TABLE "limit_attempts" (
+	"kind" text NOT NULL,
+	"key" text NOT NULL,
+	"attempts" integer NOT NULL,
+	"window_ends_ms" bigint NOT NULL,
+	CONSTRAINT "limit_attempts_kind_key_pk" PRIMARY KEY("kind","key")
+);
+--> statement-breakpoint
+CREATE UNLOGGED TABLE "limit_buckets" (
+	"key" text PRIMARY KEY NOT NULL,
+	"tat_us" bigint NOT NULL
+);
+--> statement-breakpoint
+CREATE UNLOGGED TABLE "limit_sign_in_delays" (
+	"key" text PRIMARY KEY NOT NULL,
+	"failures" integer NOT NULL,
+	"not_before_ms" bigint NOT NULL,
+	"last_failure_ms" bigint NOT NULL,
+	"in_flight" integer NOT NULL,
+	"lease_ends_ms" bigint NOT NULL
+);
+--> statement-breakpoint
 ALTER TABLE "access_tokens" ADD CONSTRAINT "access_tokens_account_id_accounts_id_fk" FOREIGN KEY ("account_id") REFERENCES "public"."accounts"("id") ON DELETE no action ON UPDATE no action;--> statement-breakpoint
 ALTER TABLE "dashboard_sessions" ADD CONSTRAINT "dashboard_sessions_user_id_dashboard_users_id_fk" FOREIGN KEY ("user_id") REFERENCES "public"."dashboard_users"("id") ON DELETE no action ON UPDATE no action;--> statement-breakpoint
 ALTER TABLE "dashboard_sessions" ADD CONSTRAINT "dashboard_sessions_account_id_accounts_id_fk" FOREIGN KEY ("account_id") REFERENCES "public"."accounts"("id") ON DELETE no action ON UPDATE no action;--> statement-breakpoint

@@ -6,4 +6,5 @@ export * from './platform';
 export * from './withdrawals';
 export * from './transactions';
 export * from './webhooks';
+export * from './limits';
 export { nameWords } from './search';
