@@ -2,14 +2,16 @@
 import { useTranslations } from 'next-intl';
 import { useState, type ReactNode } from 'react';
 import type { FieldErrors } from '../_lib/api-errors';
+import { checkRange, DateField, isoToTyped } from './date-field';
 import { SelectField, TextField } from './ui';
 
 export interface SearchValues { q: string; status: string; method?: string; from: string; to: string }
 
 /**
  * The filters above a list: one search box (id, batch, end-to-end id, reference, name, e-mail,
- * CPF/CNPJ or amount), status, method and a date range in Brasília days. Applied on submit, so each
- * search is one entry in the browser's history. `errors` are the API's refusals, shown by field.
+ * CPF/CNPJ or amount), status, method and a date range in Brasília days, typed dd/mm/aaaa. Applied on
+ * submit, so each search is one entry in the browser's history. A malformed date or a reversed range
+ * is said next to its box and nothing is sent; `errors` are the API's refusals, shown by field.
  */
 export function SearchBar({ values, onApply, statuses, methods, errors, exportHref }: {
   values: SearchValues;
@@ -20,12 +22,19 @@ export function SearchBar({ values, onApply, statuses, methods, errors, exportHr
   exportHref: string;
 }) {
   const t = useTranslations('search');
-  const [v, setV] = useState(values);
+  const tv = useTranslations('validation');
+  const [v, setV] = useState({ ...values, from: isoToTyped(values.from), to: isoToTyped(values.to) });
+  const [dateErrors, setDateErrors] = useState<{ from?: string; to?: string }>({});
   const set = (k: keyof SearchValues) => (e: { target: { value: string } }) => setV((old) => ({ ...old, [k]: e.target.value }));
-  const clear = () => { const empty = { q: '', status: '', method: methods ? '' : undefined, from: '', to: '' }; setV(empty); onApply(empty); };
+  const clear = () => { const empty = { q: '', status: '', method: methods ? '' : undefined, from: '', to: '' }; setV(empty); setDateErrors({}); onApply(empty); };
+  const apply = () => {
+    const range = checkRange(v.from, v.to, { date: tv('dateTyped'), range: tv('dateRange') });
+    setDateErrors(range.ok ? {} : range.errors);
+    if (range.ok) onApply({ ...v, q: v.q.trim(), from: range.from, to: range.to });
+  };
   const filtered = Object.values(values).some(Boolean);
   return (
-    <form className="search-bar" role="search" aria-label={t('label')} noValidate onSubmit={(e) => { e.preventDefault(); onApply({ ...v, q: v.q.trim() }); }}>
+    <form className="search-bar" role="search" aria-label={t('label')} noValidate onSubmit={(e) => { e.preventDefault(); apply(); }}>
       <TextField className="search-q" label={t('q')} name="q" type="search" value={v.q} onChange={set('q')} error={errors.q} placeholder={t('qPlaceholder')} hint={t('qHint')} />
       <SelectField label={t('status')} name="status" value={v.status} onChange={set('status')} error={errors.status}>
         <option value="">{t('allStatuses')}</option>
@@ -37,8 +46,8 @@ export function SearchBar({ values, onApply, statuses, methods, errors, exportHr
           {methods.map((m) => <option key={m.value} value={m.value}>{m.label}</option>)}
         </SelectField>
       ) : null}
-      <TextField label={t('from')} name="from" type="date" value={v.from} onChange={set('from')} error={errors.from} />
-      <TextField label={t('to')} name="to" type="date" value={v.to} onChange={set('to')} error={errors.to} />
+      <DateField label={t('from')} name="from" value={v.from} onChange={(from) => setV((old) => ({ ...old, from }))} error={dateErrors.from ?? errors.from} />
+      <DateField label={t('to')} name="to" value={v.to} onChange={(to) => setV((old) => ({ ...old, to }))} error={dateErrors.to ?? errors.to} />
       <div className="search-actions">
         <button type="submit" className="button primary">{t('apply')}</button>
         {filtered ? <button type="button" className="button secondary" onClick={clear}>{t('clear')}</button> : null}

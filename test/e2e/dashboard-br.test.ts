@@ -175,6 +175,35 @@ describe('a Brazilian merchant in Chromium', { timeout: 90_000 }, () => {
     await see(page, 'text=Nenhuma transação com estes filtros');
     await page.goto(`${srv.url}/transactions?from=2026-02-30`);
     await see(page, '.field-error >> text=data inválida');
+    // the range is typed as a Brazilian writes it, dd/mm/aaaa; a malformed one is said next to its box, nothing is sent
+    await page.goto(`${srv.url}/transactions`);
+    await expect.poll(() => rows.count(), WAIT).toBe(2);
+    const box = (label: string) => page.getByLabel(label, { exact: true });
+    const errorOf = (label: string) => page.locator('.field').filter({ has: box(label) }).locator('.field-error');
+    expect(await box('De').getAttribute('placeholder')).toBe('dd/mm/aaaa');
+    await box('De').fill('30/02/2026');
+    await box('Até').fill('2026-03-01');
+    await page.getByRole('button', { name: 'Buscar' }).click();
+    await expect.poll(() => errorOf('De').textContent(), WAIT).toBe('data inválida: use dd/mm/aaaa');
+    expect(await errorOf('Até').textContent()).toBe('data inválida: use dd/mm/aaaa');
+    expect(await box('De').getAttribute('aria-invalid')).toBe('true');
+    expect(new URL(page.url()).searchParams.get('from')).toBeNull();
+    // a reversed range, next to the end
+    await box('De').fill('10/03/2026');
+    await box('Até').fill('09/03/2026');
+    await page.getByRole('button', { name: 'Buscar' }).click();
+    await expect.poll(() => errorOf('Até').textContent(), WAIT).toBe('a data final vem antes da inicial');
+    expect(await errorOf('De').count()).toBe(0);
+    // today in Brasília, typed digits only (the slashes come by themselves), finds both charges; the URL keeps the ISO day
+    const today = new Date(Date.now() - 3 * 3_600_000).toISOString().slice(0, 10);
+    await box('De').fill('');
+    await box('De').pressSequentially(today.split('-').reverse().join(''));
+    expect(await box('De').inputValue()).toBe(today.split('-').reverse().join('/'));
+    await box('Até').fill(today.split('-').reverse().join('/'));
+    await page.getByRole('button', { name: 'Buscar' }).click();
+    await page.waitForURL((u) => u.searchParams.get('from') === today && u.searchParams.get('to') === today, WAIT);
+    await expect.poll(() => rows.count(), WAIT).toBe(2);
+    expect(await box('De').inputValue()).toBe(today.split('-').reverse().join('/'));
 
     // CSV of the filtered range, streamed, in the spreadsheet form Brazil uses
     const csv = await page.request.get(`${srv.url}/transactions/export?q=pedido-8841`);

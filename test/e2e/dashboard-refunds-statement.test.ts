@@ -199,21 +199,31 @@ describe('the statement (Extrato), in Portuguese', { timeout: 120_000 }, () => {
     await expect.poll(() => page.getByTestId('balance-after').first().textContent(), WAIT).toBe(formatBRL(all[50].balance_after));
   });
 
-  it('filters by São Paulo days (a reversed range said so next to the field) and exports the range as CSV', async () => {
+  it('filters by São Paulo days typed dd/mm/aaaa (a malformed date or reversed range said so next to the field) and exports the range as CSV', async () => {
     await page.goto(`${srv.url}/statement`);
     const today = spDay(Date.now());
     const tomorrow = spDay(Date.now() + 86_400_000);
+    const typed = (iso: string) => iso.split('-').reverse().join('/');
     const filter = () => page.getByRole('button', { name: 'Filtrar' }).click();
-    await page.getByLabel('De', { exact: true }).fill(tomorrow);
+    // an impossible day is said next to its box and nothing is applied
+    await page.getByLabel('De', { exact: true }).fill('31/02/2026');
+    await filter();
+    const from = page.locator('.field').filter({ has: page.getByLabel('De', { exact: true }) });
+    await expect.poll(() => from.locator('.field-error').textContent(), WAIT).toBe('data inválida: use dd/mm/aaaa');
+    expect(new URL(page.url()).searchParams.get('from')).toBeNull();
+    // digits typed in a row get their slashes
+    await page.getByLabel('De', { exact: true }).fill('');
+    await page.getByLabel('De', { exact: true }).pressSequentially(tomorrow.split('-').reverse().join(''));
+    expect(await page.getByLabel('De', { exact: true }).inputValue()).toBe(typed(tomorrow));
     await filter();
     await see(page, 'text=Nenhum movimento neste período');
     expect(new URL(page.url()).searchParams.get('from')).toBe(tomorrow);
-    await page.getByLabel('Até', { exact: true }).fill(today);
+    await page.getByLabel('Até', { exact: true }).fill(typed(today));
     await filter();
     const to = page.locator('.field').filter({ has: page.getByLabel('Até', { exact: true }) });
     await expect.poll(() => to.locator('.field-error').textContent(), WAIT).toBe('a data final vem antes da inicial');
     expect(new URL(page.url()).searchParams.get('to')).toBeNull(); // refused: not applied
-    await page.getByLabel('De', { exact: true }).fill(today);
+    await page.getByLabel('De', { exact: true }).fill(typed(today));
     await filter();
     const rows = page.locator('table[aria-label=Extrato] tbody tr');
     await expect.poll(() => rows.count(), WAIT).toBe(50);

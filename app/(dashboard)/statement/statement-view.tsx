@@ -4,7 +4,8 @@ import { useTranslations } from 'next-intl';
 import Link from 'next/link';
 import { useEffect, useState } from 'react';
 import { PagedTable } from '../../_components/paged-table';
-import { EmptyState, Money, PageHeader, TextField } from '../../_components/ui';
+import { checkRange, DateField, isoToTyped } from '../../_components/date-field';
+import { EmptyState, Money, PageHeader } from '../../_components/ui';
 import { formatDateTime } from '../../_lib/dates';
 import { useListUrl } from '../../_lib/list-url';
 import { useTRPC } from '../../_lib/trpc';
@@ -42,10 +43,10 @@ export function StatementView() {
   const url = useListUrl(KEYS);
   // the period typed applies on "Filtrar" (like the search bar): the URL then holds it, so Back and
   // shared links keep it, and a reversed range is said next to the field instead of being sent
-  const [fromDay, setFromDay] = useState(url.values.from);
-  const [toDay, setToDay] = useState(url.values.to);
-  const [reversed, setReversed] = useState(false);
-  useEffect(() => { setFromDay(url.values.from); setToDay(url.values.to); }, [url.values.from, url.values.to]);
+  const [fromDay, setFromDay] = useState(isoToTyped(url.values.from));
+  const [toDay, setToDay] = useState(isoToTyped(url.values.to));
+  const [dateErrors, setDateErrors] = useState<{ from?: string; to?: string }>({});
+  useEffect(() => { setFromDay(isoToTyped(url.values.from)); setToDay(isoToTyped(url.values.to)); }, [url.values.from, url.values.to]);
   const from = dayStart(url.values.from);
   const to = dayStart(url.values.to, true);
   const q = useQuery({
@@ -55,13 +56,11 @@ export function StatementView() {
   });
   const csv = `/api/statement.csv?${new URLSearchParams({ ...(from ? { from } : {}), ...(to ? { to } : {}) })}`;
   const apply = () => {
-    const a = dayStart(fromDay);
-    const b = dayStart(toDay, true);
-    const wrong = a !== undefined && b !== undefined && a >= b;
-    setReversed(wrong);
-    if (!wrong) url.set({ from: fromDay, to: toDay });
+    const range = checkRange(fromDay, toDay, { date: tv('dateTyped'), range: tv('dateRange') });
+    setDateErrors(range.ok ? {} : range.errors);
+    if (range.ok) url.set({ from: range.from, to: range.to });
   };
-  const clear = () => { setFromDay(''); setToDay(''); setReversed(false); url.set({ from: '', to: '' }); };
+  const clear = () => { setFromDay(''); setToDay(''); setDateErrors({}); url.set({ from: '', to: '' }); };
   const typeLabel = (type: string) => (t.has(`type.${type}` as 'type.topup') ? t(`type.${type}` as 'type.topup') : t('otherType'));
 
   return (
@@ -70,9 +69,8 @@ export function StatementView() {
         actions={<a className="button secondary" href={csv} download data-testid="export-csv" title={t('exportHint')}>{t('export')}</a>} />
       <section className="card">
         <form className="toolbar" role="search" aria-label={t('filters')} noValidate onSubmit={(e) => { e.preventDefault(); apply(); }}>
-          <TextField label={t('from')} name="from" type="date" value={fromDay} onChange={(e) => setFromDay(e.target.value)} />
-          <TextField label={t('to')} name="to" type="date" value={toDay} onChange={(e) => setToDay(e.target.value)}
-            error={reversed ? tv('dateRange') : undefined} />
+          <DateField label={t('from')} name="from" value={fromDay} onChange={setFromDay} error={dateErrors.from} />
+          <DateField label={t('to')} name="to" value={toDay} onChange={setToDay} error={dateErrors.to} />
           <div className="button-row">
             <button type="submit" className="button primary">{t('apply')}</button>
             {url.values.from || url.values.to || fromDay || toDay ? <button type="button" className="button secondary" onClick={clear}>{t('clear')}</button> : null}

@@ -16,6 +16,8 @@ import { RefundPanel } from './refund-panel';
 export function TransactionDetail({ id }: { id: string }) {
   const t = useTranslations('transactions');
   const tt = useTranslations('terms');
+  // why a charge was refused, in words: the API's codes (card_declined, expired) never reach the screen
+  const refusedText = (code: string) => t(`detail.refused.${t.has(`detail.refused.${code}` as 'detail.refused.other') ? code : 'other'}` as 'detail.refused.other');
   const statusLabel = useStatusLabel();
   const trpc = useTRPC();
   const queryClient = useQueryClient();
@@ -128,7 +130,7 @@ export function TransactionDetail({ id }: { id: string }) {
               </span>
             )] as [string, ReactNode],
           ] : []),
-          ...(p?.refused_reason ? [[t('detail.refusedBecause'), p.refused_reason] as [string, string]] : []),
+          ...(p?.refused_reason ? [[t('detail.refusedBecause'), refusedText(p.refused_reason)] as [string, string]] : []),
           [t('detail.created'), formatDateTime(x.created_at)],
           [t('detail.updated'), formatDateTime(x.updated_at)],
         ]} />

@@ -11,12 +11,15 @@ import { formatBRL } from '../../../_lib/money';
 import { useTRPC } from '../../../_lib/trpc';
 import type { FailureCode } from '@/server/domain/rails/rail';
 
-/** A failed batch's reason in the reader's words; a reason without a known code is shown as the rail gave it. */
-function BatchFailure({ code, reason }: { code: FailureCode | null; reason: string | null }) {
+/**
+ * A failed batch's reason in the reader's words. The rail's `failure_reason` is an English sentence for
+ * the API; a failure without a known code gets a general sentence in the reader's language instead.
+ */
+function BatchFailure({ code }: { code: FailureCode | null }) {
   const tp = useTranslations('payout');
   return (
     <div className="alert alert-error batch-failure" data-testid="batch-failure">
-      <strong>{tp('failureReason')}:</strong> {code ? tp(`failure.${code}`) : reason} {tp('failedReturned')}
+      <strong>{tp('failureReason')}:</strong> {tp(`failure.${code ?? 'other'}`)} {tp('failedReturned')}
     </div>
   );
 }
@@ -74,7 +77,7 @@ export function WithdrawalDetail({ id }: { id: string }) {
                 <strong>{t('batch', { n: i + 1 })}</strong>
                 <StatusBadge kind="batch" status={b.status} />
               </div>
-              {b.status === 'ERROR' ? <BatchFailure code={b.failure_code} reason={b.failure_reason} /> : null}
+              {b.status === 'ERROR' ? <BatchFailure code={b.failure_code} /> : null}
               <DetailList rows={[
                 [tp('batchAmount'), <Money key="m" cents={b.amount} />],
                 [t('identifier'), <span key="i" className="mono">{b.identifier}</span>],
