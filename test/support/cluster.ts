@@ -20,6 +20,8 @@ export interface RunningCluster {
   pids: number[];
   /** The test's own handle on the cluster's database. */
   db: AppDatabase;
+  /** DATABASE_PATH of the instances: the shared secrets key lives beside it (loadMasterKey). */
+  databasePath: string;
   /** Everything the cluster printed so far (every instance's log lines). */
   output(): string;
   /** An account funded with `balance`, created in the database, with an access token got through the balancer. */
@@ -70,6 +72,7 @@ export async function startCluster(o: { instances: number; env?: Record<string, 
     instances: /instances\s+(http:.+)/.exec(out)![1].trim().split(/\s+/),
     pids: /pids\s+(.+)/.exec(out)![1].trim().split(/\s+/).map((p) => Number(p.split('=')[1])),
     db,
+    databasePath,
     output: () => out,
     async fundedAccount(balance, name = 'Cluster Merchant') {
       const masterKey = loadMasterKey(databasePath);

@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { rawRow } from '../../db/query';
 import { openPostgres } from '../../db/pg/open';
 import { PgRateLimits, SIGN_IN_LEASE_MS } from '../../db/pg/rate-limits';
+import { makeTestServices } from '../support/services';
 import { burstFor, growingDelayMs, MemoryRateLimits, SIGN_IN_ATTEMPTS_PER_ADDRESS, TOKEN_ATTEMPTS_PER_ADDRESS } from '../../server/rate-limit';
 
 /**
@@ -26,6 +27,17 @@ afterAll(async () => {
 const limitsOn = (i: number, rps: number) => new PgRateLimits(instances[i].read, rps, now);
 let keys = 0;
 const newKey = (what: string) => `${what}-${++keys}`;
+
+describe('the service on PostgreSQL', () => {
+  it('keeps its limits in these rows (server/services.ts picks them when DATABASE_URL is set)', async () => {
+    const s = await makeTestServices();
+    try {
+      expect(s.limits).toBeInstanceOf(PgRateLimits);
+    } finally {
+      await s.cleanup();
+    }
+  });
+});
 
 describe('per-account requests: GCRA in one row', () => {
   it('decides exactly as the in-memory token bucket, request by request, whatever the spacing', async () => {
