@@ -50,6 +50,7 @@ export const PG_FILES = [
   // background work claimed row by row: two instances (two Services) over one database
   'test/api/background-claims.test.ts',
   'test/api/delivery-claims.test.ts',
+  'test/api/work-signal.test.ts',
   // 3 instances behind HAProxy (npm run cluster) on this file's database
   'test/e2e/cluster.test.ts',
   // kill -9 one of the 3 instances mid-burst: the others take its claimed work over

@@ -1,5 +1,5 @@
 import { startDeliveryJobs } from './jobs/delivery';
-import { stopJobs } from './jobs';
+import { listenForOtherInstances, stopJobs } from './jobs';
 import { loadConfig } from './config';
 import { closeWebhookAgents } from './domain/webhooks/sender';
 import { createServices } from './services';
@@ -22,6 +22,7 @@ async function main() {
   const metricsServer = await serveLocalMetrics(services);
   const loops = startDeliveryJobs(services);
   for (const loop of loops) services.wake[loop.name] = loop.wake;
+  listenForOtherInstances(services, loops);
   log.info({ database: services.config.databasePath }, 'worker delivering events');
   let stopping = false;
   const shutdown = async (signal: string) => {
