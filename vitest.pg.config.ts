@@ -55,6 +55,8 @@ export const PG_FILES = [
   'test/e2e/cluster.test.ts',
   // kill -9 one of the 3 instances mid-burst: the others take its claimed work over
   'test/e2e/cluster-failover.test.ts',
+  // 3 instances all delivering webhooks: each event once, in order per resource, shared between them
+  'test/e2e/cluster-deliveries.test.ts',
 ];
 
 /** The files that run on SQLite only, and why (everything else under test/ that is not listed above is a pure unit test with no database). */
