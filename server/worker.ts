@@ -10,7 +10,8 @@ import { engineAtStartOrExit } from '../db/engine';
 
 /**
  * `npm run worker`: the event dispatcher and webhook/postback sender on their own, over DATABASE_PATH.
- * Run the server with RUN_DISPATCHER=false next to it: one delivering process per database.
+ * On SQLite run the server with RUN_DISPATCHER=false next to it: one delivering process per database. On
+ * PostgreSQL any number of workers and servers may deliver (claims with leases, woken through NOTIFY).
  */
 async function main() {
   await engineAtStartOrExit();
