@@ -50,6 +50,7 @@ export const PG_FILES = [
   // background work claimed row by row: two instances (two Services) over one database
   'test/api/background-claims.test.ts',
   'test/api/delivery-claims.test.ts',
+  'test/api/work-signal.test.ts',
   // 3 instances behind HAProxy (npm run cluster) on this file's database
   'test/e2e/cluster.test.ts',
   // kill -9 one of the 3 instances mid-burst: the others take its claimed work over
@@ -59,6 +60,8 @@ export const PG_FILES = [
   'test/unit/pg-rate-limits.test.ts',
   // 2 instances on one database: together they accept the configured rate, and count sign-in failures together
   'test/e2e/cluster-limits.test.ts',
+  // 3 instances all delivering webhooks: each event once, in order per resource, shared between them
+  'test/e2e/cluster-deliveries.test.ts',
 ];
 
 /** The files that run on SQLite only, and why (everything else under test/ that is not listed above is a pure unit test with no database). */

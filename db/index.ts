@@ -7,6 +7,7 @@ import { onPostgres } from './dialect';
 
 // PostgreSQL's driver and handle are loaded only when this process runs on it (db/dialect.ts)
 const pg = onPostgres ? await import('./pg/open') : null;
+const pgNotify = onPostgres ? await import('./pg/notify') : null;
 
 export type { DrizzleDb } from './client';
 export type { Writer, WriteJob, GroupCommitted } from './writer';
@@ -30,6 +31,12 @@ export interface AppDatabase {
   read: DrizzleDb;
   write<T>(job: WriteJob<T>): Promise<T>;
   writer: Writer;
+  /**
+   * PostgreSQL only (absent on SQLite, whose one process has nobody else to hear from): calls `onWork`
+   * with a table's name when another instance (or this one) commits work on it, and with null after each
+   * (re)connect of the listening connection, when a notification may have been missed. Returns the stop.
+   */
+  listenForWork?(onWork: (table: string | null) => void): () => Promise<void>;
   /** Drains the writer, then closes both connections. */
   close(): Promise<void>;
   path: string;
@@ -70,12 +77,20 @@ export function openDatabase(path: string, o: { url?: string } = {}): AppDatabas
     const url = o.url ?? process.env.DATABASE_URL!.trim();
     const opened = pg.openPostgres(url);
     let closing: Promise<void> | null = null;
+    const listeners = new Set<() => Promise<void>>();
     return {
       path: url.replace(/\/\/[^@/]*@/, '//'),
       read: opened.read,
       writer: opened.writer,
       write: runJobs(opened.writer),
-      close: () => (closing ??= opened.close()),
+      listenForWork(onWork) {
+        const listener = pgNotify!.listenForWork(url, onWork);
+        const stop = async () => { listeners.delete(stop); await listener.close(); };
+        listeners.add(stop);
+        return stop;
+      },
+      // (a listener still open is closed with the database)
+      close: () => (closing ??= Promise.all([...listeners].map((stop) => stop())).then(() => opened.close())),
     };
   }
   const inUse = holdSharedUse(path);

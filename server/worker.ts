@@ -1,5 +1,5 @@
 import { startDeliveryJobs } from './jobs/delivery';
-import { stopJobs } from './jobs';
+import { listenForOtherInstances, stopJobs } from './jobs';
 import { loadConfig } from './config';
 import { closeWebhookAgents } from './domain/webhooks/sender';
 import { createServices } from './services';
@@ -10,7 +10,8 @@ import { engineAtStartOrExit } from '../db/engine';
 
 /**
  * `npm run worker`: the event dispatcher and webhook/postback sender on their own, over DATABASE_PATH.
- * Run the server with RUN_DISPATCHER=false next to it: one delivering process per database.
+ * On SQLite run the server with RUN_DISPATCHER=false next to it: one delivering process per database. On
+ * PostgreSQL any number of workers and servers may deliver (claims with leases, woken through NOTIFY).
  */
 async function main() {
   await engineAtStartOrExit();
@@ -22,6 +23,7 @@ async function main() {
   const metricsServer = await serveLocalMetrics(services);
   const loops = startDeliveryJobs(services);
   for (const loop of loops) services.wake[loop.name] = loop.wake;
+  listenForOtherInstances(services, loops);
   log.info({ database: services.config.databasePath }, 'worker delivering events');
   let stopping = false;
   const shutdown = async (signal: string) => {

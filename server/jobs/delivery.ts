@@ -8,9 +8,11 @@ const DRAIN_MS = 5_000;
 
 /**
  * The event dispatcher ('dispatch': events → deliveries) and the sender ('delivery': due deliveries →
- * HTTP). In-process commits wake the dispatcher through the writer's onCommit hook; events written by
- * another process (the API server when this runs in `npm run worker`) are found by polling every
- * min(JOB_POLL_MS, 20 ms), a cheap indexed probe, which keeps event→delivery latency low either way.
+ * HTTP). In-process commits wake the dispatcher through the writer's onCommit hook. Events written by
+ * another process: on SQLite (the API server when this runs in `npm run worker`) they are found by
+ * polling every min(JOB_POLL_MS, 20 ms), a cheap indexed probe, which keeps event→delivery latency low
+ * either way; on PostgreSQL another instance's commit wakes this one through LISTEN/NOTIFY
+ * (server/jobs/work-signal.ts), so the dispatcher polls every JOB_POLL_MS like the other loops.
  */
 export function startDeliveryJobs(s: Services): JobLoop[] {
   const engine = new DeliveryEngine(s, {
@@ -22,7 +24,7 @@ export function startDeliveryJobs(s: Services): JobLoop[] {
     const r = await dispatchPendingEvents(s);
     if (r.deliveries > 0) delivery.wake();
     return r.events;
-  }, Math.min(s.config.jobPollMs, 20));
+  }, s.db.listenForWork ? s.config.jobPollMs : Math.min(s.config.jobPollMs, 20));
   const unsubscribe = s.db.writer.onCommit?.(() => dispatch.wake());
   return [
     { ...dispatch, async stop() { unsubscribe?.(); await dispatch.stop(); } },

@@ -7,6 +7,7 @@ import { startRefundSettlementLoop } from './refunds';
 import { startSettlementLoop } from './settlement';
 import { railFor } from '../domain/rails';
 import { log } from '../log';
+import { wakeOnWork } from './work-signal';
 
 /** Starts every background loop of the process; each is registered under `services.wake`. */
 export function startJobs(s: Services, opts: { dispatcher?: boolean } = {}): JobLoop[] {
@@ -28,9 +29,22 @@ export function startJobs(s: Services, opts: { dispatcher?: boolean } = {}): Job
   } else log.warn('SANDBOX=false and no Pix rail configured: withdrawals are accepted and wait PENDING until one is');
   // event dispatcher + webhook/postback sender (off when `npm run worker` runs them)
   if (opts.dispatcher) for (const loop of startDeliveryJobs(s)) add(loop);
+  // PostgreSQL: other instances' commits wake these loops (LISTEN/NOTIFY); closed by stopJobs
+  listening.set(loops, wakeOnWork(s, loops));
   return loops;
 }
 
+/** The LISTEN of each set of loops startJobs started. */
+const listening = new WeakMap<JobLoop[], () => Promise<void>>();
+
+/** Stops the loops (and the LISTEN that wakes them, when startJobs started them). */
 export async function stopJobs(loops: JobLoop[]) {
-  await Promise.all(loops.map((l) => l.stop()));
+  const stopListening = listening.get(loops);
+  listening.delete(loops);
+  await Promise.all([...loops.map((l) => l.stop()), stopListening?.()]);
+}
+
+/** Loops started one by one (the worker, tests): other instances' commits wake them too, until stopJobs. */
+export function listenForOtherInstances(s: Services, loops: JobLoop[]): void {
+  listening.set(loops, wakeOnWork(s, loops));
 }

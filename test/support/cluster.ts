@@ -25,7 +25,7 @@ export interface RunningCluster {
   /** Everything the cluster printed so far (every instance's log lines). */
   output(): string;
   /** An account funded with `balance`, created in the database, with an access token got through the balancer. */
-  fundedAccount(balance: number, name?: string): Promise<{ account_id: string; accessToken: string }>;
+  fundedAccount(balance: number, name?: string): Promise<{ account_id: string; accessToken: string; apiKey: string }>;
   /** SIGTERM to the cluster; resolves with its exit code. */
   stop(): Promise<number | null>;
   /** For afterAll: closes the handle, stops the cluster if it still runs, removes its directory. */
@@ -77,7 +77,7 @@ export async function startCluster(o: { instances: number; env?: Record<string, 
     async fundedAccount(balance, name = 'Cluster Merchant') {
       const masterKey = loadMasterKey(databasePath);
       const creds = await createAccount({ db, masterKey, now: () => new Date() }, { name, balance });
-      return { account_id: creds.account_id, accessToken: await accessToken(balancer, creds.code, creds.token) };
+      return { account_id: creds.account_id, accessToken: await accessToken(balancer, creds.code, creds.token), apiKey: creds.api_key };
     },
     stop,
     async cleanup() {

@@ -2,7 +2,7 @@ import { and, asc, desc, eq, inArray, lt, or, sql, type SQL } from 'drizzle-orm'
 import { log } from '../../log';
 import type { DrizzleDb } from '../../../db';
 import { deliveries, deliveryAttempts, events, webhooks } from '../../../db/schema';
-import { first, rawChanges, rawRows } from '../../../db/query';
+import { first, oneSnapshot, rawChanges, rawRows } from '../../../db/query';
 import { onPostgres } from '../../../db/dialect';
 import { DomainError } from '../../errors';
 import type { Services } from '../../services';
@@ -470,19 +470,21 @@ async function deliveryPage(db: DrizzleDb, where: SQL | undefined, q: { cursor?:
  * in one status (the dashboard's "failed only"), one page and its `next_cursor`.
  */
 export async function listDeliveries(s: Services, accountId: string, q: { magic_id: string; status?: DeliveryStatus; cursor?: string | null; limit?: number }) {
-  const db = s.db.read;
-  await liveWebhook(db, accountId, q.magic_id);
-  const page = await deliveryPage(db, and(eq(deliveries.webhookId, q.magic_id), q.status ? eq(deliveries.status, q.status) : undefined), q);
-  return page;
+  // deliveries and their attempts from one snapshot: a record committing between the reads would show an attempt beside a stale status
+  return oneSnapshot(s.db.read, async (db) => {
+    await liveWebhook(db, accountId, q.magic_id);
+    return deliveryPage(db, and(eq(deliveries.webhookId, q.magic_id), q.status ? eq(deliveries.status, q.status) : undefined), q);
+  });
 }
 
 /** One delivery of the account with its attempts and the exact body every attempt sent. */
 export async function getDelivery(s: Services, accountId: string, deliveryId: string) {
-  const db = s.db.read;
-  const view = await deliveryOf(db, accountId, deliveryId);
-  const e = await first(db.select({ id: events.id, type: events.type, category: events.category, createdAt: events.createdAt, payload: events.payload })
-    .from(events).where(eq(events.id, view.event_id)));
-  return { ...view, payload: eventEnvelope(e!) };
+  return oneSnapshot(s.db.read, async (db) => {
+    const view = await deliveryOf(db, accountId, deliveryId);
+    const e = await first(db.select({ id: events.id, type: events.type, category: events.category, createdAt: events.createdAt, payload: events.payload })
+      .from(events).where(eq(events.id, view.event_id)));
+    return { ...view, payload: eventEnvelope(e!) };
+  });
 }
 
 /**
@@ -490,10 +492,10 @@ export async function getDelivery(s: Services, accountId: string, deliveryId: st
  * id), newest first: the only way to find a postback delivery's attempts and id, to resend it by hand.
  */
 export async function listPostbackDeliveries(s: Services, accountId: string, q: { resourceId?: string | null; cursor?: string | null; limit?: number }) {
-  return deliveryPage(s.db.read, and(
+  return oneSnapshot(s.db.read, (db) => deliveryPage(db, and(
     eq(deliveries.accountId, accountId), eq(deliveries.target, 'postback'),
     q.resourceId ? eq(deliveries.resourceId, q.resourceId) : undefined,
-  ), q);
+  ), q));
 }
 
 async function deliveryOf(db: DrizzleDb, accountId: string, id: string): Promise<DeliveryView> {

@@ -1,0 +1,112 @@
+import { asc, eq } from 'drizzle-orm';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { deliveries, events } from '../../db/schema';
+import { auditBooks } from '../../server/domain/audit';
+import { auditLedger } from '../../server/domain/ledger';
+import { startCluster, type RunningCluster } from '../support/cluster';
+import { api, SERVER_TEST_TIMEOUT_MS } from '../support/server';
+import { waitFor } from '../support/services';
+import { startReceiver, type Receiver } from '../support/webhook-receiver';
+
+/**
+ * Issue 12 item 4, webhook delivery on several instances: 3 instances (npm run cluster, on this file's
+ * PostgreSQL), every one of them dispatching events and sending deliveries (scripts/cluster.ts). 100
+ * withdrawals through the balancer make 200 events (withdraw.requested, then withdraw.paid, per
+ * withdrawal), each delivered to a receiver on 127.0.0.1: exactly once, in order per withdrawal, and
+ * sent by more than one instance. Then the ledger audit.
+ */
+const WITHDRAWALS = 100;
+const WORKERS = 8;
+const INSTANCES = 3;
+
+let cluster: RunningCluster;
+let receiver: Receiver;
+
+beforeAll(async () => {
+  receiver = await startReceiver();
+  cluster = await startCluster({
+    instances: INSTANCES,
+    env: { RATE_LIMIT_RPS: '0', SANDBOX_SETTLEMENT_DELAY_MS: '50', WEBHOOK_ALLOW_PRIVATE_URLS: 'true' },
+  });
+}, SERVER_TEST_TIMEOUT_MS);
+
+afterAll(async () => {
+  await cluster?.cleanup();
+  await receiver?.close();
+}, SERVER_TEST_TIMEOUT_MS);
+
+const withdrawal = (i: number) => ({
+  amount: 1_000, key: '+55 11 98765-4321', key_type: 'PHONE', details: { name: 'Beltrano', document: '11.222.333/0001-81' }, external_ref: `deliveries-${i}`,
+});
+
+describe('webhook deliveries shared by 3 instances', () => {
+  it('delivers each of 200 events exactly once, in order per resource, sent by several instances; the books balance', async () => {
+    const { db } = cluster;
+    const acc = await cluster.fundedAccount(10_000_000, 'Deliveries Merchant');
+    const hook = await api(cluster.balancer, '/api/webhooks', {
+      body: { url: `${receiver.url}/hook`, events: ['withdraw'] },
+      headers: { 'x-api-key': acc.apiKey, 'x-token': acc.accessToken, 'idempotency-key': 'cluster-deliveries-hook' },
+    });
+    expect(hook.status).toBe(201);
+
+    let next = 0;
+    const worker = async () => {
+      while (next < WITHDRAWALS) {
+        const i = next++;
+        const r = await api(cluster.balancer, '/withdraw/pix', { token: acc.accessToken, body: withdrawal(i) });
+        expect(r.status).toBe(201);
+      }
+    };
+    await Promise.all(Array.from({ length: WORKERS }, worker));
+
+    // every withdrawal paid: its two events exist (requested, paid)
+    const accountEvents = await waitFor(async () => {
+      const rows = await db.read.select({ id: events.id, resourceId: events.resourceId, type: events.type, seq: events.seq })
+        .from(events).where(eq(events.accountId, acc.account_id)).orderBy(asc(events.seq));
+      return rows.filter((e) => e.type === 'withdraw.paid').length === WITHDRAWALS ? rows : null;
+    }, { timeoutMs: 60_000, what: 'every withdrawal paid' });
+    expect(accountEvents).toHaveLength(2 * WITHDRAWALS);
+
+    // every event delivered (recorded DELIVERED after one attempt each)
+    await waitFor(async () => {
+      const rows = await db.read.select({ status: deliveries.status }).from(deliveries).where(eq(deliveries.accountId, acc.account_id));
+      return rows.length === accountEvents.length && rows.every((d) => d.status === 'DELIVERED');
+    }, { timeoutMs: 60_000, what: 'every delivery DELIVERED' });
+    const rows = await db.read.select({ eventId: deliveries.eventId, attempts: deliveries.attempts, lease: deliveries.leaseExpiresAt })
+      .from(deliveries).where(eq(deliveries.accountId, acc.account_id));
+    expect(rows.filter((d) => d.attempts !== 1)).toEqual([]);
+    expect(rows.filter((d) => d.lease !== null)).toEqual([]);
+
+    // exactly once at the receiver: one request per event (webhook-id is the event id)
+    const ids = receiver.received.map((r) => r.headers['webhook-id']);
+    expect(ids).toHaveLength(accountEvents.length);
+    expect(new Set(ids).size).toBe(accountEvents.length);
+    expect([...ids].sort()).toEqual(accountEvents.map((e) => e.id).sort());
+
+    // in order per resource: each withdrawal's events arrived in their seq order
+    const arrival = new Map(ids.map((id, i) => [id, i]));
+    const byResource = new Map<string, number[]>();
+    for (const e of accountEvents) byResource.set(e.resourceId, [...(byResource.get(e.resourceId) ?? []), arrival.get(e.id)!]);
+    const outOfOrder = [...byResource].filter(([, order]) => order.some((v, i) => i > 0 && v < order[i - 1]));
+    expect(outOfOrder).toEqual([]);
+
+    // who sent them: every instance delivers (the split depends on who wakes first)
+    const perInstance = new Map<string, number>();
+    for (const line of cluster.output().split('\n')) {
+      const m = /^\[(i\d+)\] .*"msg":"delivery attempt"/.exec(line);
+      if (m) perInstance.set(m[1], (perInstance.get(m[1]) ?? 0) + 1);
+    }
+    const sent = Object.fromEntries([...perInstance].sort());
+    console.log(`deliveries sent per instance: ${JSON.stringify(sent)}`);
+    expect([...perInstance.values()].reduce((x, y) => x + y, 0)).toBe(accountEvents.length);
+    expect(perInstance.size).toBeGreaterThan(1);
+
+    expect(await auditLedger(db.read)).toEqual({ total: 0, mismatched: [] });
+    expect(await auditBooks(db.read)).toMatchObject({ ok: true, firstBreak: null });
+  }, 240_000);
+
+  it('SIGTERM stops the cluster cleanly (every instance closes its LISTEN)', async () => {
+    expect(await cluster.stop()).toBe(0);
+    expect(cluster.output()).toMatch(/cluster stopped/);
+  }, SERVER_TEST_TIMEOUT_MS);
+});
