@@ -53,7 +53,13 @@ describe('webhook deliveries shared by 3 instances', () => {
     const worker = async () => {
       while (next < WITHDRAWALS) {
         const i = next++;
-        const r = await api(cluster.balancer, '/withdraw/pix', { token: acc.accessToken, body: withdrawal(i) });
+        // as a careful client does: an idempotency key, and the same request again when the connection
+        // drops before the answer (a busy balancer may close a kept-alive one); the key keeps it one withdrawal
+        const send = () => api(cluster.balancer, '/withdraw/pix', { token: acc.accessToken, body: withdrawal(i), headers: { 'idempotency-key': `cluster-deliveries-${i}` } });
+        let r: Awaited<ReturnType<typeof api>> | undefined;
+        for (let attempt = 1; !r; attempt++) {
+          try { r = await send(); } catch (err) { if (attempt >= 3) throw err; }
+        }
         expect(r.status).toBe(201);
       }
     };
