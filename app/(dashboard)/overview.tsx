@@ -28,12 +28,12 @@ const ACTIVITY_KEYS = new Set(['transaction_created', 'transaction_approved', 't
 /** One event in words: what happened, how much, to whom. */
 function useDescribeActivity() {
   const t = useTranslations('overview');
-  const tt = useTranslations('terms');
   return (r: Activity) => {
     const key = r.type.replace('.', '_');
     const values = {
       amount: r.amount !== null ? formatBRL(r.amount) : '',
-      method: r.method && ['PIX', 'CARD', 'INVOICE'].includes(r.method) ? tt(`method.${r.method as 'PIX'}`) : '',
+      // the kind of charge in each language's own words ("Cobrança no cartão", "Card charge")
+      kind: r.method ?? 'other',
       who: r.counterparty ?? t('someone'),
     };
     return ACTIVITY_KEYS.has(key) ? t(`activity.${key as 'transaction_created'}`, values) : t('activity.other', values);
@@ -84,10 +84,7 @@ export function Overview() {
         <PeriodCard title={t('yesterday')} p={o.periods.yesterday} testId="yesterday" />
         <PeriodCard title={t('thisMonth')} p={o.periods.month} testId="month" />
       </section>
-      <section className="card" aria-labelledby="volume-title">
-        <h2 id="volume-title">{t('chart')} <span className="muted small">{t('chartUnit')}</span></h2>
-        <VolumeChart daily={o.daily} />
-      </section>
+      <VolumeChart daily={o.daily} />
       <section className="card" aria-labelledby="recent-title">
         <h2 id="recent-title">{t('recent')}</h2>
         {o.recent.length === 0 ? (

@@ -10,6 +10,12 @@ export interface Column<T> {
   /** Right-aligned figures (amounts). */
   numeric?: boolean;
   nowrap?: boolean;
+  /**
+   * Where the cell goes in a phone's compact row (without its label): `title` and `amount` share the
+   * first line, `meta` cells (date, method, status) the second, `note` too but with its label
+   * ("Saldo: R$ 10,00"), `ref` (the id, a link) the third. Columns without one keep the labelled card layout.
+   */
+  phone?: 'title' | 'amount' | 'meta' | 'note' | 'ref';
 }
 
 /**
@@ -39,7 +45,7 @@ export function PagedTable<T extends { id: string }>({ query, pages, columns, em
           <tbody>
             {items.map((row) => (
               <tr key={row.id}>
-                {columns.map((c) => <td key={c.label} data-label={c.label} className={cls(c)}>{c.cell(row)}</td>)}
+                {columns.map((c) => <td key={c.label} data-label={c.label} data-phone={c.phone} className={cls(c)}>{c.cell(row)}</td>)}
               </tr>
             ))}
           </tbody>

@@ -34,9 +34,9 @@ export function SearchBar({ values, onApply, statuses, methods, errors, exportHr
   };
   const filtered = Object.values(values).some(Boolean);
   return (
-    <form className="search-bar" role="search" aria-label={t('label')} noValidate onSubmit={(e) => { e.preventDefault(); apply(); }}>
+    <form className={`search-bar${methods ? '' : ' no-method'}`} role="search" aria-label={t('label')} noValidate onSubmit={(e) => { e.preventDefault(); apply(); }}>
       <TextField className="search-q" label={t('q')} name="q" type="search" value={v.q} onChange={set('q')} error={errors.q} placeholder={t('qPlaceholder')} hint={t('qHint')} />
-      <SelectField label={t('status')} name="status" value={v.status} onChange={set('status')} error={errors.status}>
+      <SelectField className="search-status" label={t('status')} name="status" value={v.status} onChange={set('status')} error={errors.status}>
         <option value="">{t('allStatuses')}</option>
         {statuses.map((s) => <option key={s.value} value={s.value}>{s.label}</option>)}
       </SelectField>

@@ -54,21 +54,89 @@ export async function signIn(p: Page, baseUrl: string, email: string, password: 
  * <pre>, .mono), which are data, not labels. Also any status code of the API in capitals.
  */
 export async function englishLeft(p: Page, namespaces: string[]): Promise<string[]> {
+  return catalogLeft(p, { shown: 'pt-BR', other: 'en' }, namespaces);
+}
+
+/**
+ * Texts of the `other` language's catalog (in `namespaces`, or all of them) that a page speaking
+ * `shown` still shows: each text of `other` found in no catalog entry of `shown` (its words before a
+ * placeholder, 4 letters or more) is looked for as whole words in the visible text, leaving out code,
+ * ids and the receiver's answers (<code>, <pre>, .mono), which are data. Also any status code of the
+ * API in capitals, and cents.
+ */
+export async function catalogLeft(p: Page, langs: { shown: 'pt-BR' | 'en'; other: 'pt-BR' | 'en' }, namespaces?: string[]): Promise<string[]> {
   const { CATALOGS } = await import('../../messages');
   const leaves = (o: unknown): string[] => Object.values(o as Record<string, unknown>).flatMap((v) => (typeof v === 'string' ? [v] : leaves(v)));
-  const pairs = namespaces.flatMap((ns) => {
-    const en = leaves((CATALOGS.en as Record<string, unknown>)[ns]);
-    const pt = new Set(leaves((CATALOGS['pt-BR'] as Record<string, unknown>)[ns]));
-    return en.filter((s) => !pt.has(s));
-  });
-  const probes = [...new Set(pairs.map((s) => s.split(/[{<]/)[0].trim()).filter((s) => s.length >= 4))];
-  const text = await p.evaluate(() => {
-    const copy = document.body.cloneNode(true) as HTMLElement;
-    copy.querySelectorAll('code, pre, .mono, script, style, noscript').forEach((e) => e.remove());
-    return copy.textContent ?? '';
-  });
-  const escape = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+  const of = (lang: 'pt-BR' | 'en', only?: string[]) => {
+    const cat = CATALOGS[lang] as Record<string, unknown>;
+    return (only ?? Object.keys(cat)).flatMap((ns) => leaves(cat[ns]));
+  };
+  const shownTexts = of(langs.shown);
+  const shownSet = new Set(shownTexts);
+  const pairs = of(langs.other, namespaces).filter((s) => !shownSet.has(s));
+  const probes = [...new Set(pairs.map((s) => s.split(/[{<]/)[0].trim()).filter((s) => s.length >= 4))]
+    // a text that is also a word or phrase of the shown language's catalog is not a leftover ("Pix", "Total")
+    .filter((s) => !shownTexts.some((t) => new RegExp(`(^|[^\\p{L}])${escape(s)}($|[^\\p{L}])`, 'u').test(t)));
+  const text = await visibleText(p);
   const found = probes.filter((s) => new RegExp(`(^|[^\\p{L}])${escape(s)}($|[^\\p{L}])`, 'u').test(text));
-  const codes = text.match(/\b(PENDING|PAID|ERROR|FAILED|DELIVERED|APPROVED|ACTIVE|PAUSED|INACTIVE|OPEN|LOST|cents)\b/g) ?? [];
+  const codes = text.match(/\b(PENDING|PAID|ERROR|FAILED|DELIVERED|APPROVED|REFUSED|ACTIVE|PAUSED|INACTIVE|OPEN|LOST|WON|PARTIALLY_PAID|cents)\b/g) ?? [];
   return [...found, ...codes];
+}
+
+const escape = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+
+/** The page's visible words, without code, ids and data shown as code (<code>, <pre>, .mono). */
+export async function visibleText(p: Page): Promise<string> {
+  return p.evaluate(() => {
+    // each text node on its own, so words of neighbouring cells never run together
+    const skip = 'code, pre, .mono, script, style, noscript, [hidden], [aria-hidden=true]';
+    const walker = document.createTreeWalker(document.body, NodeFilter.SHOW_TEXT);
+    const parts: string[] = [];
+    for (let n = walker.nextNode(); n; n = walker.nextNode()) {
+      if (!n.parentElement?.closest(skip) && n.textContent?.trim()) parts.push(n.textContent.trim());
+    }
+    return parts.join('\n');
+  });
+}
+
+/**
+ * Raw API codes on screen: snake_case codes (card_declined), event names (transaction.approved),
+ * enum codes in capitals (KEY_NOT_FOUND, PARTIALLY_PAID), and figures in cents ("1000 cents").
+ */
+export async function rawCodesLeft(p: Page): Promise<string[]> {
+  const text = await visibleText(p);
+  return [
+    ...(text.match(/\b[a-z]+(?:_[a-z]+)+\b/g) ?? []),
+    ...(text.match(/\b(?:transaction|withdrawal|dispute|refund|webhook|delivery)\.[a-z_.]+\b/g) ?? []),
+    ...(text.match(/\b[A-Z]{3,}(?:_[A-Z]+)+\b/g) ?? []),
+    ...(text.match(/\b\d+\s*(?:cents?|centavos)\b/gi) ?? []),
+  ];
+}
+
+/**
+ * Elements that reach past the viewport's right edge (a page wider than the screen, a cut-off label):
+ * each visible element whose box ends beyond the width, unless an ancestor scrolls or clips sideways
+ * (a wide table in its own scroll box is fine). Also the document itself scrolling sideways.
+ */
+export async function overflowing(p: Page): Promise<string[]> {
+  return p.evaluate(() => {
+    const width = document.documentElement.clientWidth;
+    const out: string[] = [];
+    if (document.documentElement.scrollWidth > width + 1) out.push(`document is ${document.documentElement.scrollWidth}px wide in ${width}px`);
+    const clipped = (el: Element): boolean => {
+      for (let a = el.parentElement; a && a !== document.body; a = a.parentElement) {
+        const ox = getComputedStyle(a).overflowX;
+        if (ox === 'auto' || ox === 'scroll' || ox === 'hidden' || ox === 'clip') return true;
+      }
+      return false;
+    };
+    for (const el of Array.from(document.querySelectorAll('body *'))) {
+      const r = el.getBoundingClientRect();
+      if (r.width === 0 || r.height === 0) continue;
+      const st = getComputedStyle(el);
+      if (st.visibility === 'hidden' || st.display === 'none' || st.position === 'fixed') continue;
+      if (r.right > width + 1 && !clipped(el)) out.push(`${el.tagName.toLowerCase()}.${String(el.className).slice(0, 40)} "${(el.textContent ?? '').trim().slice(0, 40)}" ends at ${Math.round(r.right)}px`);
+    }
+    return out.slice(0, 10);
+  });
 }

@@ -79,14 +79,14 @@ export function StatementView() {
         <PagedTable query={q} pages={url} label={t('tableLabel')}
           empty={<EmptyState title={from || to ? t('emptyFiltered') : t('empty')}>{from || to ? null : <Link href="/transactions/new" className="button primary">{t('createCharge')}</Link>}</EmptyState>}
           columns={[
-            { label: t('col.date'), nowrap: true, cell: (m) => formatDateTime(m.created_at) },
-            { label: t('col.movement'), cell: (m) => <span data-type={m.type}>{typeLabel(m.type)}</span> },
-            { label: t('col.reference'), cell: (m) => {
+            { label: t('col.date'), nowrap: true, phone: 'meta', cell: (m) => formatDateTime(m.created_at) },
+            { label: t('col.movement'), phone: 'title', cell: (m) => <span data-type={m.type}>{typeLabel(m.type)}</span> },
+            { label: t('col.reference'), phone: 'ref', cell: (m) => {
               const href = resourceHref(m.resource.type, m.resource.id);
               return href ? <Link href={href} className="mono small">{m.resource.id}</Link> : <span className="mono small muted">{m.resource.id}</span>;
             } },
-            { label: t('col.amount'), numeric: true, nowrap: true, cell: (m) => <Money cents={Math.abs(m.amount)} sign={m.amount >= 0 ? 'in' : 'out'} /> },
-            { label: t('col.balance'), numeric: true, nowrap: true, cell: (m) => <span data-testid="balance-after"><Money cents={m.balance_after} /></span> },
+            { label: t('col.amount'), numeric: true, nowrap: true, phone: 'amount', cell: (m) => <Money cents={Math.abs(m.amount)} sign={m.amount >= 0 ? 'in' : 'out'} /> },
+            { label: t('col.balance'), numeric: true, nowrap: true, phone: 'note', cell: (m) => <span data-testid="balance-after"><Money cents={m.balance_after} /></span> },
           ]} />
       </section>
     </>

@@ -51,12 +51,12 @@ export function TransactionList() {
               </EmptyState>
             )}
             columns={[
-              { label: t('col.created'), nowrap: true, cell: (x) => formatDateTime(x.created_at) },
-              { label: t('col.transaction'), cell: (x) => <Link href={`/transactions/${x.id}`} className="mono">{x.id}</Link> },
-              { label: t('col.customer'), cell: (x) => x.customer.name },
-              { label: t('col.method'), cell: (x) => tt(`method.${x.method}`) },
-              { label: t('col.status'), cell: (x) => <ChargeBadge status={x.status} dispute={x.dispute} refunded={x.refunded_amount} total={x.total} /> },
-              { label: t('col.total'), numeric: true, cell: (x) => <Money cents={x.total} /> },
+              { label: t('col.created'), nowrap: true, phone: 'meta', cell: (x) => formatDateTime(x.created_at) },
+              { label: t('col.transaction'), phone: 'ref', cell: (x) => <Link href={`/transactions/${x.id}`} className="mono">{x.id}</Link> },
+              { label: t('col.customer'), phone: 'title', cell: (x) => x.customer.name },
+              { label: t('col.method'), phone: 'meta', cell: (x) => tt(`method.${x.method}`) },
+              { label: t('col.status'), phone: 'meta', cell: (x) => <ChargeBadge status={x.status} dispute={x.dispute} refunded={x.refunded_amount} total={x.total} /> },
+              { label: t('col.total'), numeric: true, phone: 'amount', cell: (x) => <Money cents={x.total} /> },
             ]} />
         )}
       </section>

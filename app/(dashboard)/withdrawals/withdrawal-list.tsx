@@ -52,12 +52,12 @@ export function WithdrawalList() {
               </EmptyState>
             )}
             columns={[
-              { label: t('col.created'), nowrap: true, cell: (w) => formatDateTime(w.created_at) },
-              { label: t('col.withdrawal'), cell: (w) => <Link href={`/withdrawals/${w.id}`} className="mono">{w.id}</Link> },
-              { label: t('col.recipient'), cell: (w) => w.operation.details.name },
-              { label: t('col.pixKey'), cell: (w) => <span><span className="muted small">{tt(`keyType.${w.operation.key_type}`)}</span> {formatPixKey(w.operation.key_type, w.operation.key)}</span> },
-              { label: t('col.status'), cell: (w) => <StatusBadge kind="withdrawal" status={w.status} /> },
-              { label: t('col.amount'), numeric: true, cell: (w) => <Money cents={w.amount} /> },
+              { label: t('col.created'), nowrap: true, phone: 'meta', cell: (w) => formatDateTime(w.created_at) },
+              { label: t('col.withdrawal'), phone: 'ref', cell: (w) => <Link href={`/withdrawals/${w.id}`} className="mono">{w.id}</Link> },
+              { label: t('col.recipient'), phone: 'title', cell: (w) => w.operation.details.name },
+              { label: t('col.pixKey'), phone: 'meta', cell: (w) => <span><span className="muted small">{tt(`keyType.${w.operation.key_type}`)}</span> {formatPixKey(w.operation.key_type, w.operation.key)}</span> },
+              { label: t('col.status'), phone: 'meta', cell: (w) => <StatusBadge kind="withdrawal" status={w.status} /> },
+              { label: t('col.amount'), numeric: true, phone: 'amount', cell: (w) => <Money cents={w.amount} /> },
             ]} />
         )}
       </section>

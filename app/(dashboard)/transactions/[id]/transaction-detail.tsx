@@ -66,7 +66,7 @@ export function TransactionDetail({ id }: { id: string }) {
   return (
     <>
       {back}
-      <PageHeader title={t('detail.title', { method, amount: formatBRL(x.total).replace(' ', '\u00a0') /* "R$" never ends a line alone */ })} subtitle={<span className="mono">{x.id}</span>}
+      <PageHeader title={t('detail.title', { kind: x.method, amount: formatBRL(x.total).replace(' ', '\u00a0') /* "R$" never ends a line alone */ })} subtitle={<span className="mono">{x.id}</span>}
         actions={<span data-testid="transaction-status"><ChargeBadge status={shownStatus} dispute={dispute} /></span>} />
 
       {openCase ? (
