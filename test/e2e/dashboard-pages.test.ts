@@ -85,6 +85,7 @@ async function check(p: Page, lang: 'pt-BR' | 'en', size: string, pg: { name: st
   await p.locator('.loading').first().waitFor({ state: 'detached', ...WAIT }).catch(() => {});
   await expect.poll(() => p.locator('.loading').count(), WAIT).toBe(0);
   expect(await p.getAttribute('html', 'lang')).toBe(lang);
+  await see(p, '[data-testid=sandbox-banner]'); // 7: every page says it is the sandbox
   const other = lang === 'pt-BR' ? 'en' : 'pt-BR';
   const problems = [
     ...(await catalogLeft(p, { shown: lang, other })).map((s) => `${other} text: ${s}`),
@@ -147,6 +148,7 @@ beforeAll(async () => {
   const failed = await api(srv.url, '/withdraw/pix', { token, body: { amount: 20_000, key: 'fail@sandbox.test', key_type: 'EMAIL', details: { name: 'Recusa', document: CPF } } });
   expect(failed.status, failed.text).toBe(201);
   ids.failedPayout = await withdrawalOf(failed.json.data[0].identifier);
+  ids.failedBatch = failed.json.data[0].identifier;
 
   // the past days: on SQLite the charges' ledger entries and rows are moved back to their day (the
   // PostgreSQL run leaves them on today); the expired charge is refused as the expiry job would
@@ -220,6 +222,20 @@ describe('every dashboard page, at 1280 and 390 px, in both languages', { timeou
       expect(Math.abs(title.y - amount.y), `${path}: the name and the amount share a line`).toBeLessThan(12);
       expect(amount.x + amount.width).toBeLessThanOrEqual(390);
     }
+  });
+
+  it('2: finds a withdrawal by its batch identifier and a charge by its end-to-end id', async () => {
+    const batch = (await api(srv.url, `/withdraw?identifier=${ids.failedBatch}`, { token })).json;
+    expect(JSON.stringify(batch)).toContain(ids.failedPayout);
+    await wide.goto(`${srv.url}/withdrawals?q=${ids.failedBatch}`);
+    await expect.poll(() => wide.locator('table.list tbody tr').allTextContents(), WAIT).toEqual([expect.stringContaining('Recusa')]);
+    const e2e = (await api(srv.url, `/transaction?id=${ids.paid}`, { token })).json.endtoend as string;
+    expect(e2e).toMatch(/^E\d{8}/);
+    await wide.goto(`${srv.url}/transactions`);
+    await wide.getByLabel('Buscar', { exact: true }).fill(e2e);
+    await wide.getByRole('button', { name: 'Buscar' }).click();
+    await wide.waitForURL((u) => u.searchParams.get('q') === e2e, WAIT);
+    await expect.poll(() => wide.locator('table.list tbody tr').allTextContents(), WAIT).toEqual([expect.stringContaining(ids.paid)]);
   });
 
   it('1: a refused card and an expired charge say why in words; a failed payout too', async () => {

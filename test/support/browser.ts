@@ -115,8 +115,9 @@ export async function rawCodesLeft(p: Page): Promise<string[]> {
 
 /**
  * Elements that reach past the viewport's right edge (a page wider than the screen, a cut-off label):
- * each visible element whose box ends beyond the width, unless an ancestor scrolls or clips sideways
- * (a wide table in its own scroll box is fine). Also the document itself scrolling sideways.
+ * each visible element whose box ends beyond the width, unless an ancestor scrolls or clips sideways;
+ * and each box that clips or scrolls sideways with content hidden in it (a table wider than its
+ * card, a word cut off), except code blocks. Also the document itself scrolling sideways.
  */
 export async function overflowing(p: Page): Promise<string[]> {
   return p.evaluate(() => {
@@ -135,6 +136,11 @@ export async function overflowing(p: Page): Promise<string[]> {
       if (r.width === 0 || r.height === 0) continue;
       const st = getComputedStyle(el);
       if (st.visibility === 'hidden' || st.display === 'none' || st.position === 'fixed') continue;
+      // content cut off inside a box that clips or scrolls sideways (a code block may scroll)
+      const ox = st.overflowX;
+      if ((ox === 'auto' || ox === 'scroll' || ox === 'hidden' || ox === 'clip') && el.clientWidth > 2 && el.scrollWidth > el.clientWidth + 1 && !el.closest('pre, code')) { // (not a 1-px screen-reader text)
+        out.push(`${el.tagName.toLowerCase()}.${String(el.className).slice(0, 40)} hides ${el.scrollWidth - el.clientWidth}px of "${(el.textContent ?? '').trim().slice(0, 40)}" sideways`);
+      }
       if (r.right > width + 1 && !clipped(el)) out.push(`${el.tagName.toLowerCase()}.${String(el.className).slice(0, 40)} "${(el.textContent ?? '').trim().slice(0, 40)}" ends at ${Math.round(r.right)}px`);
     }
     return out.slice(0, 10);

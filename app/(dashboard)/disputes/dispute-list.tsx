@@ -30,12 +30,12 @@ export function DisputeList() {
                 <tbody>
                   {q.data.items.map((d) => (
                     <tr key={d.id} data-testid="dispute" data-status={d.status}>
-                      <td data-label={t('col.opened')} className="nowrap">{formatDateTime(d.created_at)}</td>
-                      <td data-label={t('col.charge')}><Link href={`/transactions/${d.transaction_id}`} className="mono">{d.transaction_id}</Link> <span className="muted small">{tt(`method.${d.method}`)}</span></td>
-                      <td data-label={t('col.customer')}>{d.customer_name}</td>
-                      <td data-label={t('col.status')}><StatusBadge kind="dispute" status={d.status} /></td>
-                      <td data-label={t('col.amount')} className="num"><Money cents={d.amount} /></td>
-                      <td data-label={t('col.held')} className="num">{d.held > 0 ? <strong><Money cents={d.held} /></strong> : <span className="muted small">{d.status === 'WON' ? t('released') : t('chargedBack')}</span>}</td>
+                      <td data-label={t('col.opened')} data-phone="meta" className="nowrap">{formatDateTime(d.created_at)}</td>
+                      <td data-label={t('col.charge')} data-phone="ref"><Link href={`/transactions/${d.transaction_id}`} className="mono">{d.transaction_id}</Link> <span className="muted small">{tt(`method.${d.method}`)}</span></td>
+                      <td data-label={t('col.customer')} data-phone="title">{d.customer_name}</td>
+                      <td data-label={t('col.status')} data-phone="meta"><StatusBadge kind="dispute" status={d.status} /></td>
+                      <td data-label={t('col.amount')} data-phone="amount" className="num"><Money cents={d.amount} /></td>
+                      <td data-label={t('col.held')} data-phone="note" className="num">{d.held > 0 ? <strong><Money cents={d.held} /></strong> : <span className="muted small">{d.status === 'WON' ? t('released') : t('chargedBack')}</span>}</td>
                     </tr>
                   ))}
                 </tbody>

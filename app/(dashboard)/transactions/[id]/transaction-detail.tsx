@@ -95,7 +95,7 @@ export function TransactionDetail({ id }: { id: string }) {
 
       <section className="card" aria-labelledby="sandbox-title">
         <h2 id="sandbox-title">{t('detail.sandbox')}</h2>
-        <p className="muted">{t('detail.sandboxHelp')}</p>
+        <p className="muted">{t('detail.sandboxHelp', { kind: x.method })}</p>
         <FormError error={actionError} />
         <div className="button-row">
           {canPay ? <button type="button" className="button primary" disabled={busy} onClick={() => pay.mutate({ id: x.id })}>{pay.isPending ? t('detail.paying') : t('detail.pay')}</button> : null}
