@@ -7,7 +7,6 @@ import { perConnection } from '../../../db/prepared';
 import type { BatchStatus, WithdrawalStatus } from './rules';
 import type { z } from 'zod';
 import type { receipt, withdrawalResponse } from '../../routers/withdrawals/schemas';
-import { first } from '../../../db/query';
 
 export type Receipt = z.infer<typeof receipt>;
 
