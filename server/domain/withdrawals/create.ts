@@ -98,10 +98,6 @@ export async function createWithdrawal(
   // only a keyed request is ever compared with a stored one
   const fingerprint = idempotencyKey === null ? '' : requestFingerprint(s.masterKey, OPERATION, input);
   const externalRef = input.external_ref ?? null;
-  // whether the batches written are due at once (no rail, or a rail without a delay): only then is the
-  // settlement loop woken; batches due later are found by its poll, and a wake per commit would only
-  // buy an idle pass per request under load
-  let dueNow = false;
 
   // a replay answers what was stored, even if the rules or a DNS answer have changed since: checkRequest
   // runs only for a request that is not one
@@ -140,7 +136,6 @@ export async function createWithdrawal(
       await insert.withdrawal.execute({ ...row, accountId });
       // without a rail the batch is due at once: whichever rail is configured next picks it up
       const dueAt = (rail ? rail.firstAttemptAt(at) : at).toISOString();
-      dueNow = dueAt <= iso;
       const batches = splitIntoBatches(input.amount, s.config.pixMaxBatchCents).map((amount, seq) => ({ id: newId('batch'), seq, amount }));
       for (const b of batches) {
         await insert.batch.execute({ ...b, withdrawalId: id, accountId, dueAt, createdAt: iso, updatedAt: iso });
@@ -155,6 +150,6 @@ export async function createWithdrawal(
     },
     () => checkRequest(s, input),
   );
-  if (!answer.replayed && dueNow) wake(s, 'settlement');
+  if (!answer.replayed) wake(s, 'settlement');
   return answer;
 }
