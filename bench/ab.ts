@@ -4,7 +4,8 @@
  * FULL insert, variant A and variant B take turns (rotating order), each round at 50 connections, and
  * the medians of the per-round ratios are printed. A variant is this tree with some environment
  * (AB_A, AB_B: 'NAME=value …') or another checkout (AB_B_ROOT). AB_ROUNDS (6), AB_SECONDS (4),
- * AB_ONLY=writes|reads.
+ * AB_ONLY=writes|reads. Before each round it waits (at most AB_QUIET_MAX_MS, 5000) until the machine's CPU
+ * is at most AB_QUIET_BUSY (0.5) busy over 250 ms, so a round less often lands on another job's burst.
  */
 import autocannon from 'autocannon';
 import type { ChildProcess } from 'node:child_process';
@@ -18,6 +19,29 @@ const ROUNDS = Number(process.env.AB_ROUNDS ?? 6);
 const SECONDS = Number(process.env.AB_SECONDS ?? 4);
 const envOf = (s = '') => Object.fromEntries(s.trim().split(/\s+/).filter(Boolean).map((kv) => [kv.slice(0, kv.indexOf('=')), kv.slice(kv.indexOf('=') + 1)]));
 
+const QUIET_BUSY = Number(process.env.AB_QUIET_BUSY ?? 0.5);
+const QUIET_MAX_MS = Number(process.env.AB_QUIET_MAX_MS ?? 5000);
+
+/** The machine's busy and total jiffies so far (/proc/stat's first line). */
+function machineCpu(): { busy: number; total: number } {
+  const f = readFileSync('/proc/stat', 'utf8').split('\n')[0].trim().split(/\s+/).slice(1).map(Number);
+  const total = f.reduce((a, b) => a + b, 0);
+  return { busy: total - f[3] - (f[4] ?? 0), total };
+}
+
+/** Waits, bounded, until the CPU is quiet-ish; returns how long it waited (ms). */
+async function quiet(): Promise<number> {
+  const started = Date.now();
+  while (Date.now() - started < QUIET_MAX_MS) {
+    const a = machineCpu();
+    await new Promise((r) => setTimeout(r, 250));
+    const b = machineCpu();
+    if (b.total === a.total || (b.busy - a.busy) / (b.total - a.total) <= QUIET_BUSY) break;
+  }
+  return Date.now() - started;
+}
+const waits: number[] = [];
+
 const cpu = (pid: number) => { const f = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' '); return (Number(f[11]) + Number(f[12])) * 10_000; };
 
 async function post(url: string, path: string, body: unknown, headers: Record<string, string> = {}) {
@@ -30,6 +54,7 @@ interface Target { name: string; pid: number; opts: autocannon.Options }
 interface Run { rps: number; p99: number; cpuUs: number }
 
 async function round(t: Target): Promise<Run> {
+  waits.push(await quiet());
   const before = cpu(t.pid);
   const r = await autocannon({ connections: 50, duration: SECONDS, ...t.opts });
   if (r.non2xx || r.errors) throw new Error(`${t.name}: ${r.non2xx} non-2xx, ${r.errors} errors`);
@@ -73,7 +98,8 @@ async function main() {
           runs.get(t.name)!.push(await round(t));
         }
       }
-      console.log(`\n${kind}: ${ROUNDS} rounds × ${SECONDS}s, 50 connections, load average ${loadavg().map((l) => l.toFixed(1)).join(' ')}`);
+      console.log(`\n${kind}: ${ROUNDS} rounds × ${SECONDS}s, 50 connections, load average ${loadavg().map((l) => l.toFixed(1)).join(' ')}; waited for a quiet CPU (≤ ${QUIET_BUSY * 100} % busy, at most ${QUIET_MAX_MS} ms) median ${median(waits).toFixed(0)} ms, ${waits.filter((w) => w >= QUIET_MAX_MS).length}/${waits.length} rounds timed out`);
+      waits.length = 0;
       const base = runs.get(targets[0].name)!;
       for (const t of targets) {
         const rs = runs.get(t.name)!;

@@ -8,6 +8,8 @@ import { runRefundPass } from '../../server/domain/transactions/refunds';
 import { sandboxRail } from '../../server/domain/rails/sandbox';
 import { runSettlementPass } from '../../server/domain/withdrawals/settle';
 import { dispatchPendingEvents } from '../../server/domain/webhooks/dispatcher';
+import { withdrawalView, withdrawalWithBatchesQuery } from '../../server/domain/withdrawals/view';
+import { withdrawals } from '../../db/schema';
 import { callerFor, makeAccount, makeTestServices, type TestServices } from '../support/services';
 
 /**
@@ -101,4 +103,14 @@ describe('the plans of the background passes', () => {
     expect(planOf(plans, /FROM ledger_entries e WHERE e.resource_id = t.id/)).toMatch(/SEARCH e USING COVERING INDEX ledger_entries_one_credit_uq \(resource_id=\?\)/);
     expect(planOf(plans, /LEFT JOIN ledger_lines l ON l.entry_id = e.id/)).toMatch(/SEARCH l USING INDEX ledger_lines_entry_idx \(entry_id=\?\)/);
   });
+
+  it('withdrawal view (GET /withdraw, event payloads): the withdrawal by primary key and its batches by withdrawal_batches_withdrawal_idx, in one statement, in order', async () => {
+    const p = explain(clientOf(s.db.read), withdrawalWithBatchesQuery(s.db.read).toSQL().sql);
+    expect(p).toMatch(/SEARCH withdrawals USING INDEX sqlite_autoindex_withdrawals_1 \(id=\?\)/);
+    expect(p).toMatch(/SEARCH withdrawal_batches USING INDEX withdrawal_batches_withdrawal_idx \(withdrawal_id=\?\)/);
+    expect(p).not.toMatch(/TEMP B-TREE|SCAN/);
+    const [w] = await s.db.read.select({ id: withdrawals.id }).from(withdrawals).limit(1);
+    expect((await withdrawalView(s.db.read, accountId, w.id))?.receipt).toHaveLength(1);
+  });
 });
+

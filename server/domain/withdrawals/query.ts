@@ -5,8 +5,8 @@ import { withdrawals } from '../../../db/schema';
 import { DomainError, validationError } from '../../errors';
 import { ID_PREFIX } from '../ids';
 import type { WithdrawalStatus } from './rules';
-import { withdrawalLookups, withdrawalView, withdrawalViews, type WithdrawalListItem, type WithdrawalView } from './view';
-import { first, oneSnapshot } from '../../../db/query';
+import { viewedWithdrawalColumns, withdrawalLookups, withdrawalView, withdrawalViews, type WithdrawalListItem, type WithdrawalView } from './view';
+import { first } from '../../../db/query';
 
 /**
  * GET /withdraw: by `identifier` (the withdrawal id or any of its batch identifiers) and/or
@@ -34,7 +34,8 @@ export async function findWithdrawal(db: DrizzleDb, accountId: string, q: { iden
     id = row.id;
   }
   const found = id;
-  const view = found === null ? null : await oneSnapshot(db, (r) => withdrawalView(r, accountId, found));
+  // one statement (withdrawalView): consistent on PostgreSQL without a snapshot transaction
+  const view = found === null ? null : await withdrawalView(db, accountId, found);
   if (!view) throw notFound();
   return view;
 }
@@ -68,7 +69,7 @@ export function withdrawalPageQuery(db: DrizzleDb, accountId: string, f: ListFil
     const c = decodeCursor(f.cursor, ID_PREFIX.withdrawal);
     where.push(sql`(${withdrawals.createdAt}, ${withdrawals.id}) < (${c.createdAt}, ${c.id})`);
   }
-  return db.select().from(withdrawals).where(and(...where))
+  return db.select(viewedWithdrawalColumns).from(withdrawals).where(and(...where))
     .orderBy(desc(withdrawals.createdAt), desc(withdrawals.id)).limit(limit + 1);
 }
 

@@ -1,4 +1,4 @@
-import { and, desc, eq, getTableColumns, gte, inArray, lt, sql, type SQL } from 'drizzle-orm';
+import { and, desc, eq, gte, inArray, lt, sql, type SQL } from 'drizzle-orm';
 import type { DrizzleDb } from '../../../db';
 import { nameWords, withdrawalBatches, withdrawals } from '../../../db/schema';
 import { contains } from '../../../db/dialect';
@@ -6,7 +6,7 @@ import { decodeCursor, encodeCursor } from '../cursor';
 import { ID_PREFIX } from '../ids';
 import { localDayRange, mergePages, readSearch, type SearchReading } from '../search';
 import type { WithdrawalStatus } from './rules';
-import { withdrawalViews, type WithdrawalView } from './view';
+import { viewedWithdrawalColumns, withdrawalViews, type WithdrawalView } from './view';
 
 export interface WithdrawalSearch {
   q?: string;
@@ -67,8 +67,8 @@ export function withdrawalSearchQuery(db: DrizzleDb, accountId: string, f: Withd
     where.push(sql`(${createdAt}, ${id}) < (${c.createdAt}, ${c.id})`);
   }
   const q = byWords
-    ? db.select(getTableColumns(withdrawals)).from(nameWords).crossJoin(withdrawals).where(and(...where)).$dynamic()
-    : db.select().from(withdrawals).where(and(...where)).$dynamic();
+    ? db.select(viewedWithdrawalColumns).from(nameWords).crossJoin(withdrawals).where(and(...where)).$dynamic()
+    : db.select(viewedWithdrawalColumns).from(withdrawals).where(and(...where)).$dynamic();
   if (condition?.single) return q.limit(limit + 1);
   return q.orderBy(desc(createdAt), desc(id)).limit(limit + 1);
 }

@@ -7,7 +7,6 @@ import { perConnection } from '../../../db/prepared';
 import type { BatchStatus, WithdrawalStatus } from './rules';
 import type { z } from 'zod';
 import type { receipt, withdrawalResponse } from '../../routers/withdrawals/schemas';
-import { first } from '../../../db/query';
 
 export type Receipt = z.infer<typeof receipt>;
 
@@ -71,12 +70,45 @@ function viewOf(w: ViewedWithdrawal, batches: ViewedBatch[]): WithdrawalView {
   };
 }
 
+/**
+ * The stored columns the view reads of a withdrawal: never `select *`, which on SQLite also computes
+ * the virtual search columns (details_name_search, details_name_words: dozens of nested replace() per
+ * row) that no view shows. The list and search pages select these too.
+ */
+export const viewedWithdrawalColumns = {
+  id: withdrawals.id, status: withdrawals.status, amount: withdrawals.amount, key: withdrawals.key, keyType: withdrawals.keyType,
+  description: withdrawals.description, detailsName: withdrawals.detailsName, detailsDocument: withdrawals.detailsDocument,
+  postback: withdrawals.postback, externalRef: withdrawals.externalRef, createdAt: withdrawals.createdAt, updatedAt: withdrawals.updatedAt,
+};
+
+/** The stored columns the view reads of a batch, and the withdrawal it belongs to (to group a page's batches). */
+const viewedBatchColumns = {
+  id: withdrawalBatches.id, status: withdrawalBatches.status, amount: withdrawalBatches.amount, endToEnd: withdrawalBatches.endToEnd,
+  receiverName: withdrawalBatches.receiverName, receiverBank: withdrawalBatches.receiverBank, receiverBankIspb: withdrawalBatches.receiverBankIspb,
+  failureCode: withdrawalBatches.failureCode, failureReason: withdrawalBatches.failureReason,
+};
+
+/**
+ * A withdrawal and its batches in one statement (one row per batch, in their order): one statement
+ * instead of two per GET and per event payload, and on PostgreSQL one statement is one snapshot, so the
+ * withdrawal's status and its batches always agree without a transaction around them. Exported for the
+ * plan test.
+ */
+export function withdrawalWithBatchesQuery(db: DrizzleDb) {
+  return db.select({
+    ...viewedWithdrawalColumns,
+    batchId: withdrawalBatches.id, batchStatus: withdrawalBatches.status, batchAmount: withdrawalBatches.amount, batchEndToEnd: withdrawalBatches.endToEnd,
+    batchReceiverName: withdrawalBatches.receiverName, batchReceiverBank: withdrawalBatches.receiverBank, batchReceiverBankIspb: withdrawalBatches.receiverBankIspb,
+    batchFailureCode: withdrawalBatches.failureCode, batchFailureReason: withdrawalBatches.failureReason,
+  }).from(withdrawals)
+    .leftJoin(withdrawalBatches, eq(withdrawalBatches.withdrawalId, withdrawals.id))
+    .where(and(eq(withdrawals.id, sql.placeholder('id')), eq(withdrawals.accountId, sql.placeholder('accountId'))))
+    .orderBy(asc(withdrawalBatches.seq));
+}
+
 /** The hot lookups of GET /withdraw and of every event payload, prepared once per connection. */
 export const withdrawalLookups = perConnection((db) => ({
-  withdrawal: db.select().from(withdrawals)
-    .where(and(eq(withdrawals.id, sql.placeholder('id')), eq(withdrawals.accountId, sql.placeholder('accountId')))).prepare(),
-  batches: db.select().from(withdrawalBatches)
-    .where(eq(withdrawalBatches.withdrawalId, sql.placeholder('id'))).orderBy(asc(withdrawalBatches.seq)).prepare(),
+  withdrawalWithBatches: withdrawalWithBatchesQuery(db).prepare(),
   idOfBatch: db.select({ id: withdrawalBatches.withdrawalId }).from(withdrawalBatches)
     .where(and(eq(withdrawalBatches.id, sql.placeholder('id')), eq(withdrawalBatches.accountId, sql.placeholder('accountId')))).prepare(),
   idOfExternalRef: db.select({ id: withdrawals.id }).from(withdrawals)
@@ -86,27 +118,36 @@ export const withdrawalLookups = perConnection((db) => ({
 /**
  * The one builder of the withdrawal as GET /withdraw returns it: used by GET, by the dashboard list and
  * for event payloads (called inside the write job, it sees that job's own changes). Null when the
- * withdrawal does not exist or belongs to another account.
+ * withdrawal does not exist or belongs to another account. One statement: consistent on its own on
+ * both engines.
  */
 export async function withdrawalView(db: DrizzleDb, accountId: string, id: string): Promise<WithdrawalView | null> {
-  const q = withdrawalLookups(db);
-  const w = await first(q.withdrawal.execute({ id, accountId }));
+  const rows = await withdrawalLookups(db).withdrawalWithBatches.execute({ id, accountId });
+  const w = rows[0];
   if (!w) return null;
-  return viewOf(w, await q.batches.execute({ id }));
+  const batches: ViewedBatch[] = [];
+  for (const r of rows) {
+    if (r.batchId === null) continue;
+    batches.push({
+      id: r.batchId, status: r.batchStatus!, amount: r.batchAmount!, endToEnd: r.batchEndToEnd, receiverName: r.batchReceiverName,
+      receiverBank: r.batchReceiverBank, receiverBankIspb: r.batchReceiverBankIspb, failureCode: r.batchFailureCode, failureReason: r.batchFailureReason,
+    });
+  }
+  return viewOf(w, batches);
 }
 
 /** The batches of many withdrawals in one query (withdrawal_batches_withdrawal_idx). Exported for the plan test. */
 export function batchesOfQuery(db: DrizzleDb, withdrawalIds: string[]) {
-  return db.select().from(withdrawalBatches)
+  return db.select({ ...viewedBatchColumns, withdrawalId: withdrawalBatches.withdrawalId }).from(withdrawalBatches)
     .where(inArray(withdrawalBatches.withdrawalId, withdrawalIds))
     .orderBy(asc(withdrawalBatches.withdrawalId), asc(withdrawalBatches.seq));
 }
 
 /** Views of many withdrawals with one query for all their batches (no query per row). */
-export async function withdrawalViews(db: DrizzleDb, rows: WithdrawalRow[]): Promise<WithdrawalView[]> {
+export async function withdrawalViews(db: DrizzleDb, rows: ViewedWithdrawal[]): Promise<WithdrawalView[]> {
   if (rows.length === 0) return [];
   const batches = await batchesOfQuery(db, rows.map((r) => r.id));
-  const byWithdrawal = new Map<string, BatchRow[]>();
+  const byWithdrawal = new Map<string, ViewedBatch[]>();
   for (const b of batches) {
     const list = byWithdrawal.get(b.withdrawalId);
     if (list) list.push(b);
