@@ -102,6 +102,15 @@ export function skipLocked<Q>(select: Q): Q {
 }
 
 /**
+ * The same for a raw claim's subselect: `FOR UPDATE OF <alias> SKIP LOCKED` on PostgreSQL (locks the rows
+ * of that table only, skipping those another job holds), nothing on SQLite, whose single writer runs one
+ * claim at a time.
+ */
+export function skipLockedOf(alias: string): SQL {
+  return onPostgres ? sql.raw(`FOR UPDATE OF ${alias.replace(/[^a-z_]/g, '')} SKIP LOCKED`) : sql``;
+}
+
+/**
  * Runs reads that must agree with each other (a resource and its parts, read by several statements)
  * on one snapshot. SQLite's read connection sees one committed state between the single writer's
  * groups and needs nothing; on PostgreSQL each statement on the pool may otherwise see a different

@@ -2,7 +2,7 @@ import { and, asc, desc, eq, inArray, lt, or, sql, type SQL } from 'drizzle-orm'
 import { log } from '../../log';
 import type { DrizzleDb } from '../../../db';
 import { deliveries, deliveryAttempts, events, webhooks } from '../../../db/schema';
-import { first, oneSnapshot, rawChanges, rawRows } from '../../../db/query';
+import { first, oneSnapshot, rawChanges, rawRows, skipLockedOf } from '../../../db/query';
 import { onPostgres } from '../../../db/dialect';
 import { DomainError } from '../../errors';
 import type { Services } from '../../services';
@@ -115,7 +115,7 @@ export async function claimDueHeads(tx: DrizzleDb, now: Date, exclude: string[],
       WHERE ${DUE_HEAD(at)} AND (d.lease_expires_at IS NULL OR d.lease_expires_at <= ${at}) ${notInFlight}
       ORDER BY d.next_attempt_at
       LIMIT ${limit}
-      FOR UPDATE OF d SKIP LOCKED)
+      ${skipLockedOf('d')})
     RETURNING id`);
   if (claimed.length === 0) return [];
   return rawRows<DueDelivery>(tx, sql`
