@@ -62,6 +62,8 @@ export const PG_FILES = [
   'test/e2e/cluster-limits.test.ts',
   // 3 instances all delivering webhooks: each event once, in order per resource, shared between them
   'test/e2e/cluster-deliveries.test.ts',
+  // kill -9 an instance holding sends at the receiver: the survivors send them again after its lease
+  'test/e2e/cluster-delivery-failover.test.ts',
 ];
 
 /** The files that run on SQLite only, and why (everything else under test/ that is not listed above is a pure unit test with no database). */
