@@ -3,6 +3,7 @@ import { sql, type AnyColumn, type SQL, type Table } from 'drizzle-orm';
 type AnyTable = Table;
 import type { DrizzleDb } from './client';
 import { onPostgres } from './dialect';
+import { transact } from './pg/transact';
 
 /** The PostgreSQL handle behind a DrizzleDb (db/pg/open.ts casts it once); only its `execute` is used here. */
 type Executes = { execute(query: SQL): Promise<unknown[] & { count?: number }> };
@@ -119,6 +120,5 @@ export function skipLockedOf(alias: string): SQL {
  */
 export function oneSnapshot<T>(db: DrizzleDb, reads: (db: DrizzleDb) => Promise<T>): Promise<T> {
   if (!onPostgres) return reads(db);
-  type Transacts = { transaction<R>(fn: (tx: unknown) => Promise<R>, o: { isolationLevel: 'repeatable read'; accessMode: 'read only' }): Promise<R> };
-  return (db as unknown as Transacts).transaction((tx) => reads(tx as DrizzleDb), { isolationLevel: 'repeatable read', accessMode: 'read only' });
+  return transact(db as unknown as Parameters<typeof transact>[0], 'isolation level repeatable read read only', (tx) => reads(tx as unknown as DrizzleDb));
 }

@@ -2,6 +2,7 @@ import { drizzle } from 'drizzle-orm/postgres-js';
 import postgres from 'postgres';
 import * as pgSchema from './schema';
 import { isoFromPg } from './schema/columns';
+import { preparingClient } from './prepare';
 import { PgTransactionWriter, type PgTx } from './writer';
 import type { DrizzleDb } from '../client';
 import type { Writer, WriteJob } from '../writer';
@@ -15,7 +16,7 @@ import type { Writer, WriteJob } from '../writer';
 export function openPostgres(url: string, o: { max?: number } = {}) {
   // connect_timeout: a host that drops packets fails a request in 5 s (then 503 + retry-after), not the driver's 30
   const client = postgres(url, { max: o.max ?? 10, connect_timeout: 5, onnotice: () => {}, connection: { TimeZone: 'UTC' } });
-  const db = drizzle(client, { schema: pgSchema });
+  const db = drizzle(preparingClient(client), { schema: pgSchema });
   // Raw rows read as SQLite's do: timestamps as ISO strings, counts and sums (int8, numeric) as numbers
   // (cents stay far below 2^53). drizzle made these parsers transparent; its columns map the same way.
   client.options.parsers[1184] = (v: string) => isoFromPg(v);

@@ -1,6 +1,7 @@
 import type { PostgresJsDatabase } from 'drizzle-orm/postgres-js';
 import type { GroupCommitted } from '../writer';
 import type * as pgSchema from './schema';
+import { transact } from './transact';
 
 /**
  * The PostgreSQL side of the `Writer` seam (db/writer.ts), for the step that moves the domain onto
@@ -83,11 +84,11 @@ export class PgTransactionWriter {
           // the job returns inside the transaction and drizzle then sends COMMIT: the time from the one to
           // the transaction's promise is the COMMIT round trip (a job is a group of one here)
           let jobEnded = 0n;
-          const value = await this.db.transaction(async (tx) => {
+          const value = await transact(this.db, 'isolation level read committed', async (tx: PgTx) => {
             const v = await job(tx);
             jobEnded = process.hrtime.bigint();
             return v;
-          }, { isolationLevel: 'read committed' });
+          });
           const commitSeconds = Number(process.hrtime.bigint() - jobEnded) / 1e9;
           this.stats.jobs += 1;
           for (const fn of this.groupListeners) {
