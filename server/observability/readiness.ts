@@ -53,8 +53,10 @@ export function createReadiness(s: Services, o: { jobs?: () => JobLoop[]; auditE
         if (!report.ok) log.error({ check: 'ledger', first_break: report.firstBreak }, 'ledger audit found a break');
         audit = { at: now, ok: report.ok };
       } catch (err) {
+        // an audit that could not run (the database went away under it) found nothing: it is not kept as a
+        // failed audit for a minute, or an instance whose database is back would stay unready that long
         log.error({ check: 'ledger', err }, 'ledger audit could not run');
-        audit = { at: now, ok: false };
+        return { name: 'ledger', ok: false, detail: 'the ledger audit could not run' };
       }
     }
     return { name: 'ledger', ok: audit.ok, detail: audit.ok ? null : 'the ledger audit found a break; run npm run audit' };

@@ -280,7 +280,7 @@ describe('refunds under concurrency', () => {
     }
     const results = await Promise.allSettled(calls);
     const dispute = results[7];
-    expect(dispute.status).toBe('fulfilled');
+    expect(dispute.status, dispute.status === 'rejected' ? `the dispute failed: ${String((dispute as PromiseRejectedResult).reason?.stack ?? (dispute as PromiseRejectedResult).reason)}` : '').toBe('fulfilled');
     const hold = (dispute as PromiseFulfilledResult<{ amount: number }>).value.amount;
     const refundResults = results.filter((_, i) => i !== 7);
     const ok = refundResults.filter((r) => r.status === 'fulfilled').length;
