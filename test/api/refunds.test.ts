@@ -280,8 +280,12 @@ describe('refunds under concurrency', () => {
     }
     const results = await Promise.allSettled(calls);
     const dispute = results[7];
-    expect(dispute.status, dispute.status === 'rejected' ? `the dispute failed: ${String((dispute as PromiseRejectedResult).reason?.stack ?? (dispute as PromiseRejectedResult).reason)}` : '').toBe('fulfilled');
-    const hold = (dispute as PromiseFulfilledResult<{ amount: number }>).value.amount;
+    // The dispute comes 8th, but on PostgreSQL the jobs really run at once and it may take the charge's
+    // lock after the refunds have taken everything: then it is refused (nothing left to dispute) and holds 0.
+    // Either way refunds + hold are the total.
+    let hold = 0;
+    if (dispute.status === 'fulfilled') hold = (dispute.value as { amount: number }).amount;
+    else expect(toDomainError(dispute.reason)).toMatchObject({ code: 'INVALID_STATE', message: expect.stringMatching(/fully refunded/) });
     const refundResults = results.filter((_, i) => i !== 7);
     const ok = refundResults.filter((r) => r.status === 'fulfilled').length;
     for (const r of refundResults) if (r.status === 'rejected') expect(toDomainError(r.reason).code).toBe('INVALID_STATE');

@@ -106,14 +106,18 @@ describe('POST /transaction/{id}/refund over HTTP', () => {
     calls.splice(10, 0, api(srv.url, `/sandbox/transactions/${t.id}/dispute`, { token, method: 'POST' }));
     const answers = await Promise.all(calls);
     const dispute = answers.splice(10, 1)[0];
-    expect(dispute.status).toBe(201);
+    // on PostgreSQL the requests really run at once: the dispute may come after the refunds took
+    // everything, and is then refused (422, nothing left to dispute) with no hold; refunds + hold = total either way
+    expect([201, 422], dispute.text).toContain(dispute.status);
+    const hold = dispute.status === 201 ? dispute.json.amount as number : 0;
+    if (dispute.status === 422) expect(dispute.text).toMatch(/fully refunded/);
     const ok = answers.filter((a) => a.status === 201).length;
     expect(answers.every((a) => a.status === 201 || a.status === 422)).toBe(true);
     const view = (await api(srv.url, `/transaction?id=${t.id}`, { token })).json;
     expect(view.refunded_amount).toBe(ok * 10_000);
-    expect(view.refunded_amount + dispute.json.amount).toBe(100_000);
+    expect(view.refunded_amount + hold).toBe(100_000);
     const after = (await api(srv.url, '/balance', { token })).json;
-    expect(after.blocked - before.blocked).toBe(dispute.json.amount);
+    expect(after.blocked - before.blocked).toBe(hold);
     expect(before.available - after.available).toBe(100_000);
     expect(await audit()).toEqual({ total: 0, mismatched: 0 });
   });
