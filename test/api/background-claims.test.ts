@@ -12,7 +12,7 @@ import { expireDuePixCharges } from '../../server/domain/transactions/expiry';
 import { applyRefundOutcome, claimDueRefundOrders, runRefundPass } from '../../server/domain/transactions/refunds';
 import { applyPaymentOutcome, claimDuePaymentOrders, runSettlementPass } from '../../server/domain/withdrawals/settle';
 import type { Services } from '../../server/services';
-import { callerFor, makeAccount, makeTestServices, serverServices, type TestServices } from '../support/services';
+import { callerFor, makeAccount, makeTestServices, secondInstance, type TestServices } from '../support/services';
 import { txBody } from '../support/transactions';
 
 /**
@@ -34,15 +34,8 @@ beforeEach(async () => {
   // batches of 10 reais: one withdrawal makes many batches
   const config = { sandboxSettlementDelayMs: DELAY, pixMaxBatchCents: 1_000, jobLeaseMs: LEASE };
   a = await makeTestServices({ clock, config });
-  if (onPostgres) {
-    // a second instance over the same database (makeTestServices would make a new one)
-    const second = serverServices(a.config.databasePath, { config: a.config, clock });
-    b = second;
-    closeB = () => second.db.close();
-  } else {
-    b = { ...a, instance: 'second-instance', wake: {} };
-    closeB = async () => {};
-  }
+  // a second instance over the same database (makeTestServices would make a new one)
+  ({ b, close: closeB } = secondInstance(a, clock));
 });
 afterEach(async () => {
   await closeB();

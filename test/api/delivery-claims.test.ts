@@ -8,7 +8,7 @@ import { DELIVERY_LEASE_MS, claimDueHeads, recordAttempts, renewLeases } from '.
 import { dispatchPendingEvents } from '../../server/domain/webhooks/dispatcher';
 import type { SendWebhookResult } from '../../server/domain/webhooks/sender';
 import type { Services } from '../../server/services';
-import { callerFor, makeAccount, makeTestServices, serverServices, type TestServices } from '../support/services';
+import { callerFor, makeAccount, makeTestServices, secondInstance, type TestServices } from '../support/services';
 
 /**
  * Issue 12 item 4, webhook and postback delivery: on PostgreSQL several instances send at once, each
@@ -27,14 +27,7 @@ let accountId: string;
 beforeEach(async () => {
   clock = new ManualClock(new Date('2026-04-01T12:00:00.000Z'));
   a = await makeTestServices({ clock, config: { webhookAllowPrivateUrls: true, webhookRetryScheduleSeconds: SCHEDULE } });
-  if (onPostgres) {
-    const second = serverServices(a.config.databasePath, { config: a.config, clock });
-    b = second;
-    closeB = () => second.db.close();
-  } else {
-    b = { ...a, instance: 'second-instance', wake: {} };
-    closeB = async () => {};
-  }
+  ({ b, close: closeB } = secondInstance(a, clock));
   accountId = (await makeAccount(a)).account_id;
   await callerFor(a, accountId, 'webhook-api').webhooks.create({ url: 'http://127.0.0.1:9/hook', events: ['transaction'] });
 });

@@ -2,6 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { openDatabase } from '../../db';
+import { onPostgres } from '../../db/dialect';
 import { ManualClock, type Clock } from '../../server/clock';
 import { loadConfig, type Config } from '../../server/config';
 import { createContextInner, type Auth } from '../../server/context';
@@ -38,6 +39,17 @@ export function serverServices(databasePath: string, o: { config?: Partial<Confi
   const url = serverDatabaseUrl(databasePath);
   const config = loadConfig({ databasePath, ...o.config });
   return createServices({ config, clock: o.clock, db: url ? openDatabase(databasePath, { url }) : undefined });
+}
+
+/**
+ * A second instance beside `a`, for claim tests: on PostgreSQL its own Services over a's database (its
+ * own pool, as another process would open it); on SQLite, whose one writer serializes every claim, a's
+ * services under another instance name. `close` releases what it opened.
+ */
+export function secondInstance(a: TestServices, clock: Clock): { b: Services; close(): Promise<void> } {
+  if (!onPostgres) return { b: { ...a, instance: 'second-instance', wake: {} }, close: async () => {} };
+  const b = serverServices(a.config.databasePath, { config: a.config, clock });
+  return { b, close: () => b.db.close() };
 }
 
 export async function makeAccount(s: Services, input: Partial<CreateAccountInput> = {}) {

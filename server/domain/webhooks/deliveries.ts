@@ -77,16 +77,24 @@ const DUE_HEAD = (now: string) => sql`d.status = 'PENDING' AND d.next_attempt_at
         WHERE p.url = d.url AND p.resource_id = d.resource_id AND p.status = 'PENDING'
           AND (p.event_seq < d.event_seq OR (p.event_seq = d.event_seq AND p.id < d.id)))`;
 
-/** Due heads of their queues, oldest due first, leaving out those this process is already sending (SQLite). */
-function dueHeads(db: DrizzleDb, now: string, exclude: string[], limit: number): Promise<DueDelivery[]> {
-  const notInFlight = exclude.length ? sql`AND d.id NOT IN (${ids(exclude)})` : sql``;
-  return rawRows<DueDelivery>(db, sql`
-    SELECT ${dueColumns(now)}
-    FROM deliveries d
+/** The rows `dueColumns` reads: a delivery, its event, its account and its webhook (if any). */
+const dueFrom = () => sql`FROM deliveries d
     JOIN events e ON e.id = d.event_id
     JOIN accounts a ON a.id = d.account_id
-    LEFT JOIN webhooks w ON w.id = d.webhook_id
-    WHERE ${DUE_HEAD(now)} ${notInFlight}
+    LEFT JOIN webhooks w ON w.id = d.webhook_id`;
+
+/** Leaves out the deliveries this process is already sending. */
+const notInFlight = (exclude: string[]) => (exclude.length ? sql`AND d.id NOT IN (${ids(exclude)})` : sql``);
+
+/** No live claim on it: never leased, or its lease has run out (PostgreSQL). */
+const leaseFree = (now: string) => sql`(d.lease_expires_at IS NULL OR d.lease_expires_at <= ${now})`;
+
+/** Due heads of their queues, oldest due first, leaving out those this process is already sending (SQLite). */
+function dueHeads(db: DrizzleDb, now: string, exclude: string[], limit: number): Promise<DueDelivery[]> {
+  return rawRows<DueDelivery>(db, sql`
+    SELECT ${dueColumns(now)}
+    ${dueFrom()}
+    WHERE ${DUE_HEAD(now)} ${notInFlight(exclude)}
     ORDER BY d.next_attempt_at
     LIMIT ${limit}`);
 }
@@ -106,13 +114,12 @@ export const DELIVERY_LEASE_RENEW_MS = 3_300;
 export async function claimDueHeads(tx: DrizzleDb, now: Date, exclude: string[], limit: number, leaseMs = DELIVERY_LEASE_MS): Promise<DueDelivery[]> {
   const at = now.toISOString();
   const leaseUntil = new Date(now.getTime() + leaseMs).toISOString();
-  const notInFlight = exclude.length ? sql`AND d.id NOT IN (${ids(exclude)})` : sql``;
   const claimed = await rawRows<{ id: string }>(tx, sql`
     UPDATE deliveries SET lease_expires_at = ${leaseUntil}
     WHERE id IN (
       SELECT d.id FROM deliveries d
       LEFT JOIN webhooks w ON w.id = d.webhook_id
-      WHERE ${DUE_HEAD(at)} AND (d.lease_expires_at IS NULL OR d.lease_expires_at <= ${at}) ${notInFlight}
+      WHERE ${DUE_HEAD(at)} AND ${leaseFree(at)} ${notInFlight(exclude)}
       ORDER BY d.next_attempt_at
       LIMIT ${limit}
       ${skipLockedOf('d')})
@@ -120,10 +127,7 @@ export async function claimDueHeads(tx: DrizzleDb, now: Date, exclude: string[],
   if (claimed.length === 0) return [];
   return rawRows<DueDelivery>(tx, sql`
     SELECT ${dueColumns(at)}
-    FROM deliveries d
-    JOIN events e ON e.id = d.event_id
-    JOIN accounts a ON a.id = d.account_id
-    LEFT JOIN webhooks w ON w.id = d.webhook_id
+    ${dueFrom()}
     WHERE d.id IN (${ids(claimed.map((c) => c.id))})
     ORDER BY d.next_attempt_at`);
 }
@@ -131,7 +135,7 @@ export async function claimDueHeads(tx: DrizzleDb, now: Date, exclude: string[],
 /** Whether any queue head is due now with no live lease on it (a cheap read before the claim's write). */
 async function anyClaimable(db: DrizzleDb, now: string): Promise<boolean> {
   return (await rawRows(db, sql`SELECT 1 FROM deliveries d LEFT JOIN webhooks w ON w.id = d.webhook_id
-    WHERE ${DUE_HEAD(now)} AND (d.lease_expires_at IS NULL OR d.lease_expires_at <= ${now}) LIMIT 1`)).length > 0;
+    WHERE ${DUE_HEAD(now)} AND ${leaseFree(now)} LIMIT 1`)).length > 0;
 }
 
 /** Moves the leases of these deliveries, still being sent by this instance, to now + lease (PostgreSQL). */
