@@ -1,11 +1,10 @@
-import { asc, eq } from 'drizzle-orm';
+import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { deliveries, events } from '../../db/schema';
+import { deliveries } from '../../db/schema';
 import { auditBooks } from '../../server/domain/audit';
 import { auditLedger } from '../../server/domain/ledger';
-import { startCluster, type RunningCluster } from '../support/cluster';
+import { everyDeliveryDelivered, eventsOncePaid, startCluster, subscribeToWithdrawals, type RunningCluster } from '../support/cluster';
 import { api, SERVER_TEST_TIMEOUT_MS } from '../support/server';
-import { waitFor } from '../support/services';
 import { startReceiver, type Receiver } from '../support/webhook-receiver';
 
 /**
@@ -43,10 +42,7 @@ describe('webhook deliveries shared by 3 instances', () => {
   it('delivers each of 200 events exactly once, in order per resource, sent by several instances; the books balance', async () => {
     const { db } = cluster;
     const acc = await cluster.fundedAccount(10_000_000, 'Deliveries Merchant');
-    const hook = await api(cluster.balancer, '/api/webhooks', {
-      body: { url: `${receiver.url}/hook`, events: ['withdraw'] },
-      headers: { 'x-api-key': acc.apiKey, 'x-token': acc.accessToken, 'idempotency-key': 'cluster-deliveries-hook' },
-    });
+    const hook = await subscribeToWithdrawals(cluster, acc, `${receiver.url}/hook`, 'cluster-deliveries-hook');
     expect(hook.status).toBe(201);
 
     let next = 0;
@@ -66,18 +62,11 @@ describe('webhook deliveries shared by 3 instances', () => {
     await Promise.all(Array.from({ length: WORKERS }, worker));
 
     // every withdrawal paid: its two events exist (requested, paid)
-    const accountEvents = await waitFor(async () => {
-      const rows = await db.read.select({ id: events.id, resourceId: events.resourceId, type: events.type, seq: events.seq })
-        .from(events).where(eq(events.accountId, acc.account_id)).orderBy(asc(events.seq));
-      return rows.filter((e) => e.type === 'withdraw.paid').length === WITHDRAWALS ? rows : null;
-    }, { timeoutMs: 60_000, what: 'every withdrawal paid' });
+    const accountEvents = await eventsOncePaid(db, acc.account_id, WITHDRAWALS);
     expect(accountEvents).toHaveLength(2 * WITHDRAWALS);
 
     // every event delivered (recorded DELIVERED after one attempt each)
-    await waitFor(async () => {
-      const rows = await db.read.select({ status: deliveries.status }).from(deliveries).where(eq(deliveries.accountId, acc.account_id));
-      return rows.length === accountEvents.length && rows.every((d) => d.status === 'DELIVERED');
-    }, { timeoutMs: 60_000, what: 'every delivery DELIVERED' });
+    await everyDeliveryDelivered(db, acc.account_id, accountEvents.length);
     const rows = await db.read.select({ eventId: deliveries.eventId, attempts: deliveries.attempts, lease: deliveries.leaseExpiresAt })
       .from(deliveries).where(eq(deliveries.accountId, acc.account_id));
     expect(rows.filter((d) => d.attempts !== 1)).toEqual([]);

@@ -1,12 +1,10 @@
-import { asc, eq } from 'drizzle-orm';
 import { readdirSync, readFileSync, readlinkSync } from 'node:fs';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { deliveries, events } from '../../db/schema';
 import { auditBooks } from '../../server/domain/audit';
 import { auditLedger } from '../../server/domain/ledger';
-import { startCluster, type RunningCluster } from '../support/cluster';
+import { everyDeliveryDelivered, eventsOncePaid, startCluster, subscribeToWithdrawals, type RunningCluster } from '../support/cluster';
 import { api, SERVER_TEST_TIMEOUT_MS } from '../support/server';
 import { waitFor } from '../support/services';
 
@@ -101,10 +99,7 @@ describe('kill -9 an instance while it is sending webhooks', () => {
   it('the survivors send what it died holding once its lease runs out: every event arrives, only those twice, in order per resource', async () => {
     const { db } = cluster;
     const acc = await cluster.fundedAccount(10_000_000, 'Delivery Failover Merchant');
-    const hook = await api(cluster.balancer, '/api/webhooks', {
-      body: { url: `${receiver.url}/hook`, events: ['withdraw'] },
-      headers: { 'x-api-key': acc.apiKey, 'x-token': acc.accessToken, 'idempotency-key': 'delivery-failover-hook' },
-    });
+    const hook = await subscribeToWithdrawals(cluster, acc, `${receiver.url}/hook`, 'delivery-failover-hook');
     expect(hook.status).toBe(201);
 
     // withdrawals one after another until the victim holds sends at the receiver and another instance does too
@@ -131,15 +126,8 @@ describe('kill -9 an instance while it is sending webhooks', () => {
     receiver.release();
 
     // every withdrawal paid (its two events), every delivery recorded DELIVERED by a survivor
-    const accountEvents = await waitFor(async () => {
-      const rows = await db.read.select({ id: events.id, resourceId: events.resourceId, type: events.type, seq: events.seq })
-        .from(events).where(eq(events.accountId, acc.account_id)).orderBy(asc(events.seq));
-      return rows.filter((e) => e.type === 'withdraw.paid').length === made ? rows : null;
-    }, { timeoutMs: 60_000, what: 'every withdrawal paid' });
-    await waitFor(async () => {
-      const rows = await db.read.select({ status: deliveries.status }).from(deliveries).where(eq(deliveries.accountId, acc.account_id));
-      return rows.length === accountEvents.length && rows.every((d) => d.status === 'DELIVERED');
-    }, { timeoutMs: 90_000, what: 'every delivery DELIVERED, the dead instance\'s after its lease' });
+    const accountEvents = await eventsOncePaid(db, acc.account_id, made);
+    await everyDeliveryDelivered(db, acc.account_id, accountEvents.length, 90_000);
 
     // every event arrived; the only repeats are the sends the victim died holding, and each of those came again
     const counts = new Map<string, number>();

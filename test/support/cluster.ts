@@ -2,10 +2,13 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { asc, eq } from 'drizzle-orm';
 import { openDatabase, type AppDatabase } from '../../db';
+import { deliveries, events } from '../../db/schema';
 import { createAccount } from '../../server/domain/accounts';
 import { loadMasterKey } from '../../server/domain/master-key';
-import { accessToken, removeDir } from './server';
+import { accessToken, api, removeDir } from './server';
+import { waitFor } from './services';
 
 const ROOT = new URL('../..', import.meta.url).pathname;
 
@@ -87,4 +90,29 @@ export async function startCluster(o: { instances: number; env?: Record<string, 
       removeDir(dir);
     },
   };
+}
+
+/** A webhook for the account's withdraw events to `url`, created through the balancer (201 asserted by the caller). */
+export function subscribeToWithdrawals(c: RunningCluster, acc: { accessToken: string; apiKey: string }, url: string, idempotencyKey: string) {
+  return api(c.balancer, '/api/webhooks', {
+    body: { url, events: ['withdraw'] },
+    headers: { 'x-api-key': acc.apiKey, 'x-token': acc.accessToken, 'idempotency-key': idempotencyKey },
+  });
+}
+
+/** The account's events in seq order, once `withdrawals` of its withdrawals are paid (each has its withdraw.paid). */
+export function eventsOncePaid(db: AppDatabase, accountId: string, withdrawals: number) {
+  return waitFor(async () => {
+    const rows = await db.read.select({ id: events.id, resourceId: events.resourceId, type: events.type, seq: events.seq })
+      .from(events).where(eq(events.accountId, accountId)).orderBy(asc(events.seq));
+    return rows.filter((e) => e.type === 'withdraw.paid').length === withdrawals ? rows : null;
+  }, { timeoutMs: 60_000, what: 'every withdrawal paid' });
+}
+
+/** Waits until the account has `count` deliveries, every one DELIVERED. */
+export function everyDeliveryDelivered(db: AppDatabase, accountId: string, count: number, timeoutMs = 60_000) {
+  return waitFor(async () => {
+    const rows = await db.read.select({ status: deliveries.status }).from(deliveries).where(eq(deliveries.accountId, accountId));
+    return rows.length === count && rows.every((d) => d.status === 'DELIVERED');
+  }, { timeoutMs, what: 'every delivery DELIVERED' });
 }
