@@ -25,6 +25,7 @@ export const PG_FILES = [
   'test/api/transactions.test.ts',
   'test/api/webhooks.test.ts',
   'test/api/withdrawals.test.ts',
+  'test/api/job-context.test.ts',
   // end to end: the real server over HTTP
   'test/e2e/withdrawals-concurrency.test.ts',
   'test/e2e/webhooks-flow.test.ts',

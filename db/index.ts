@@ -1,5 +1,4 @@
 import type Database from 'better-sqlite3';
-import { AsyncLocalStorage, AsyncResource } from 'node:async_hooks';
 import { holdSharedUse } from './in-use';
 import { applyMigrations, drizzleOver, openConnection, type DrizzleDb } from './client';
 import { SqliteGroupCommitWriter, type Writer, type WriteJob } from './writer';
@@ -12,15 +11,37 @@ const pgNotify = onPostgres ? await import('./pg/notify') : null;
 export type { DrizzleDb } from './client';
 export type { Writer, WriteJob, GroupCommitted } from './writer';
 
-const jobScope = new AsyncLocalStorage<(() => void)[]>();
+/** What a running write job carries besides its transaction: who asked for it, what to do once committed. */
+interface JobContext {
+  requestId: string | null;
+  effects: (() => void)[];
+}
+
+/**
+ * The context of the job running on a transaction handle. A handle runs one job at a time (SQLite's
+ * writer runs its jobs one after another on its one handle; each PostgreSQL job has a connection's
+ * handle to itself), so the handle names the job. Kept beside the handle rather than in
+ * AsyncLocalStorage, which on Node 20 puts promise hooks on every promise of the process.
+ */
+const running = new WeakMap<DrizzleDb, JobContext>();
 
 /**
  * Inside a write job: runs `fn` once that job has committed (never if it rolls back). For effects
- * outside the database, e.g. counting outcomes; a job without a scope (a test calling it directly on a
- * transaction) just drops them.
+ * outside the database, e.g. counting outcomes; outside a job (a test calling a domain function
+ * directly on a transaction) they are dropped.
  */
-export function afterCommit(fn: () => void): void {
-  jobScope.getStore()?.push(fn);
+export function afterCommit(tx: DrizzleDb, fn: () => void): void {
+  running.get(tx)?.effects.push(fn);
+}
+
+/** Inside a write job: the id of the request that queued it (null for background work). */
+export function jobRequestId(tx: DrizzleDb): string | null {
+  return running.get(tx)?.requestId ?? null;
+}
+
+export interface WriteOptions {
+  /** The request this job serves: events it records keep the id. */
+  requestId?: string;
 }
 
 /**
@@ -29,7 +50,7 @@ export function afterCommit(fn: () => void): void {
  */
 export interface AppDatabase {
   read: DrizzleDb;
-  write<T>(job: WriteJob<T>): Promise<T>;
+  write<T>(job: WriteJob<T>, o?: WriteOptions): Promise<T>;
   writer: Writer;
   /**
    * PostgreSQL only (absent on SQLite, whose one process has nobody else to hear from): calls `onWork`
@@ -43,24 +64,33 @@ export interface AppDatabase {
 }
 
 /**
- * Runs a write job in its caller's async context (the request, for its request id) with its own
- * after-commit effects, which run once the writer says it committed. On PostgreSQL a job may be tried
- * again after a serialization failure: each try starts with no effects, so only the committed try's count.
+ * Runs a write job with its own context (request id, after-commit effects); the effects run once the
+ * writer says it committed. On PostgreSQL a job may be tried again after a serialization failure: each
+ * try starts with no effects, so only the committed try's count.
  */
 function runJobs(writer: Writer) {
-  return <T>(job: WriteJob<T>): Promise<T> => {
-    let effects: (() => void)[] = [];
-    // (runInAsyncScope rather than AsyncResource.bind: bind defines a deprecated getter on every call,
-    // about 1 % of a withdrawal's CPU.)
-    const caller = new AsyncResource('db.write');
+  return <T>(job: WriteJob<T>, o?: WriteOptions): Promise<T> => {
+    const requestId = o?.requestId ?? null;
+    let mine: JobContext = { requestId, effects: [] };
     const bound = (tx: DrizzleDb) => {
-      effects = [];
-      const mine = effects;
-      return caller.runInAsyncScope(() => jobScope.run(mine, () => job(tx)));
+      mine = { requestId, effects: [] };
+      const context = mine;
+      running.set(tx, context);
+      const done = () => { if (running.get(tx) === context) running.delete(tx); };
+      try {
+        const out = job(tx);
+        // cleared before the writer moves on to the next job on this handle
+        if (out instanceof Promise) return out.finally(done);
+        done();
+        return out;
+      } catch (err) {
+        done();
+        throw err;
+      }
     };
     return writer.write(bound).then((v) => {
       // committed: an effect that throws must not make the caller believe the write failed
-      for (const fn of effects) { try { fn(); } catch (err) { process.emitWarning(`after-commit effect failed: ${String(err)}`); } }
+      for (const fn of mine.effects) { try { fn(); } catch (err) { process.emitWarning(`after-commit effect failed: ${String(err)}`); } }
       return v;
     });
   };

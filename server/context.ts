@@ -3,7 +3,8 @@ import type { TRPCRequestInfo } from '@trpc/server/http';
 import { TRPCError } from '@trpc/server';
 import { cameOverHttps, clientAddress } from './http/client-address';
 import { credentialInBatch } from './routers/batching';
-import type { Services } from './services';
+import { requestRecordOf, type RequestRecord } from './observability/request-context';
+import { servicesForRequest, type Services } from './services';
 
 export type AuthKind = 'bearer' | 'webhook-api' | 'session';
 
@@ -31,6 +32,8 @@ export interface Context {
    * `idempotent-replayed` of a replayed create. Status codes are never set here: they come from meta.
    */
   resHeaders: Headers;
+  /** The log record of the HTTP request this call serves (absent for in-process callers). */
+  request: RequestRecord | null;
 }
 
 /** The inner context: what tests call directly with a known account. */
@@ -41,15 +44,18 @@ export function createContextInner(o: {
   ip?: string;
   https?: boolean;
   transport?: Context['transport'];
+  request?: RequestRecord | null;
 }): Context {
   return {
-    services: o.services,
+    // the request's write jobs carry its id (the events they record keep it)
+    services: o.request ? servicesForRequest(o.services, o.request.id) : o.services,
     auth: o.auth ?? null,
     headers: o.headers ?? {},
     ip: o.ip ?? '127.0.0.1',
     https: o.https ?? false,
     transport: o.transport ?? 'caller',
     resHeaders: new Headers(),
+    request: o.request ?? null,
   };
 }
 
@@ -75,6 +81,6 @@ export function createTrpcHttpContext(services: Services) {
     const credential = info ? credentialInBatch(info) : null;
     // refused before any call of the batch runs
     if (credential) throw new TRPCError({ code: 'BAD_REQUEST', message: `${credential} cannot be batched with other calls; send it on its own` });
-    return createContextInner({ services, ...requestOrigin(services, req), transport: 'trpc' });
+    return createContextInner({ services, ...requestOrigin(services, req), transport: 'trpc', request: requestRecordOf(req) });
   };
 }

@@ -46,6 +46,15 @@ export function createServices(opts: { config?: Config; clock?: Clock; db?: AppD
   };
 }
 
+/**
+ * The services as one request sees them: the same everything, except that its write jobs carry the
+ * request's id (an event a job records keeps it, and the webhook delivery log shows it).
+ */
+export function servicesForRequest(s: Services, requestId: string): Services {
+  const db = s.db;
+  return { ...s, db: { ...db, write: (job) => db.write(job, { requestId }) } };
+}
+
 export function wake(s: Services, job: string) {
   s.wake[job]?.();
 }

@@ -69,7 +69,7 @@ export async function merchantAuth(ctx: Context, type: string): Promise<Context[
 export const merchantProcedure = publicProcedure.use(async ({ ctx, type, next }) => {
   const auth = await merchantAuth(ctx, type);
   if (!auth) throw new DomainError('UNAUTHORIZED', 'send Authorization: Bearer <access_token>');
-  noteAccount(auth.accountId);
+  noteAccount(ctx.request, auth.accountId);
   await rateLimit(ctx, auth.accountId);
   return next({ ctx: { ...ctx, auth } });
 });
@@ -89,7 +89,7 @@ export const webhookApiProcedure = publicProcedure.use(async ({ ctx, type, next 
     }
   }
   if (!auth) throw new DomainError('UNAUTHORIZED', 'send x-api-key and x-token');
-  noteAccount(auth.accountId);
+  noteAccount(ctx.request, auth.accountId);
   await rateLimit(ctx, auth.accountId);
   return next({ ctx: { ...ctx, auth } });
 });
@@ -98,7 +98,7 @@ export const webhookApiProcedure = publicProcedure.use(async ({ ctx, type, next 
 export const dashboardProcedure = publicProcedure.use(async ({ ctx, type, next }) => {
   const auth = ctx.auth ?? (await fromSession(ctx, type));
   if (!auth) throw new DomainError('UNAUTHORIZED', 'sign in first');
-  noteAccount(auth.accountId);
+  noteAccount(ctx.request, auth.accountId);
   return next({ ctx: { ...ctx, auth } });
 });
 

@@ -2,7 +2,7 @@ import { sql } from 'drizzle-orm';
 import type { DrizzleDb } from '../../db';
 import { perConnection } from '../../db/prepared';
 import { events } from '../../db/schema';
-import { currentRequestId } from '../observability/request-context';
+import { jobRequestId } from '../../db';
 import { newId } from './ids';
 
 export const EVENT_TYPES = [
@@ -51,7 +51,7 @@ export async function recordEvent(
   const category = categoryOf(e.type);
   const row = await first(insertEvent(tx).execute({
     id, accountId: e.accountId, type: e.type, category, resourceId: e.resourceId,
-    payload: JSON.stringify(e.payload), createdAt, requestId: currentRequestId(),
+    payload: JSON.stringify(e.payload), createdAt, requestId: jobRequestId(tx),
   }));
   if (!row) throw new Error('the event insert returned no row');
   return { id, seq: row.seq, type: e.type, category, resourceId: e.resourceId, createdAt };

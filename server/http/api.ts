@@ -4,7 +4,7 @@ import { createHTTPHandler } from '@trpc/server/adapters/standalone';
 import { createTrpcHttpContext, lowerHeaders, type Context } from '../context';
 import { DomainError, toDomainError } from '../errors';
 import { log } from '../log';
-import { noteRoute } from '../observability/request-context';
+import { noteRoute, requestRecordOf } from '../observability/request-context';
 import { buildOpenApiDocument } from '../openapi';
 import { MAX_BATCH_CALLS } from '../routers/batching';
 import type { Services } from '../services';
@@ -57,15 +57,16 @@ export function createApiHandler(services: Services, router: AnyRouter) {
     },
     async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
       const pathname = (req.url ?? '/').split('?')[0];
+      const record = requestRecordOf(req);
       try {
         if (pathname === '/openapi.json') {
-          noteRoute('/openapi.json');
+          noteRoute(record, '/openapi.json');
           res.setHeader('content-type', 'application/json');
           res.end(openApiDocument());
           return;
         }
         if (pathname === STATEMENT_CSV_PATH) {
-          noteRoute(STATEMENT_CSV_PATH);
+          noteRoute(record, STATEMENT_CSV_PATH);
           if (req.method !== 'GET') {
             const out = presentRestError(new DomainError('METHOD_NOT_ALLOWED', `${req.method} is not allowed on ${pathname}`), 'payments', services.clock.now());
             res.writeHead(out.status, out.headers).end(out.body);
@@ -77,7 +78,7 @@ export function createApiHandler(services: Services, router: AnyRouter) {
         if (isTrpc(pathname)) {
           // one label per procedure; a batch or an unknown name gets a fixed one
           const name = pathname.slice('/api/trpc/'.length);
-          noteRoute(procedureNames.has(name) ? `/api/trpc/${name}` : name.includes(',') ? '/api/trpc/(batch)' : '/api/trpc/(unknown)');
+          noteRoute(record, procedureNames.has(name) ? `/api/trpc/${name}` : name.includes(',') ? '/api/trpc/(batch)' : '/api/trpc/(unknown)');
           trpc(req, res);
           return;
         }

@@ -3,7 +3,7 @@ import type { AnyProcedure, AnyRouter } from '@trpc/server';
 import { createContextInner, requestOrigin } from '../context';
 import { DomainError } from '../errors';
 import { log } from '../log';
-import { noteRoute } from '../observability/request-context';
+import { noteRoute, requestRecordOf, type RequestRecord } from '../observability/request-context';
 import type { Services } from '../services';
 import type { Meta } from '../trpc';
 import { ClientAbortError, isJsonContentType, MAX_BODY_BYTES, parseJsonObject, readBody } from './body';
@@ -45,6 +45,8 @@ export interface RestRequest {
   https: boolean;
   /** The raw body, or the error reading it raised (too large), or null for none. */
   body: Buffer | Error | null;
+  /** The request's log record (its id, route and account), when the request wrapper opened one. */
+  record?: RequestRecord;
 }
 
 /** The published example labels the transaction query POST (DECISIONS "Transactions"). */
@@ -147,7 +149,7 @@ export function createRestAdapter(services: Services, router: AnyRouter) {
     let method = req.method.toUpperCase();
     // logs and metrics label the request by the route template, never the raw path
     const known = knownPaths.find((k) => k.pattern.test(url.pathname));
-    if (known) noteRoute(known.template);
+    if (known) noteRoute(req.record, known.template);
     const fallback = known ? known.envelope : envelopeNear(url.pathname);
     let body: Record<string, unknown> = {};
     if (method !== 'GET' && method !== 'HEAD') {
@@ -179,7 +181,7 @@ export function createRestAdapter(services: Services, router: AnyRouter) {
     const { route, params } = found;
     const usesBody = method !== 'GET' && method !== 'DELETE';
     const input = route.noInput ? undefined : { ...(usesBody ? body : queryInput(url.searchParams)), ...params };
-    const ctx = createContextInner({ services, headers: req.headers, ip: req.ip, https: req.https, transport: 'rest' });
+    const ctx = createContextInner({ services, headers: req.headers, ip: req.ip, https: req.https, transport: 'rest', request: req.record });
     try {
       const output = await route.call(ctx, input);
       return presentRestSuccess(output, route.successStatus, ctx.resHeaders);
@@ -204,12 +206,12 @@ export function createRestAdapter(services: Services, router: AnyRouter) {
         if (raw instanceof ClientAbortError) {
           // an ordinary event on the internet, not a fault of ours: nobody is left to answer
           const known = knownPaths.find((k) => k.pattern.test((req.url ?? '/').split('?')[0]));
-          if (known) noteRoute(known.template);
+          if (known) noteRoute(requestRecordOf(req), known.template);
           log.info({ method, route: known?.template ?? '(unmatched)' }, 'client abort: the connection closed mid-body');
           return;
         }
       }
-      const out = await answer({ method, target: req.url ?? '/', ...requestOrigin(services, req), body: raw });
+      const out = await answer({ method, target: req.url ?? '/', ...requestOrigin(services, req), body: raw, record: requestRecordOf(req) });
       // writeHead fixes the headers before end() could count the body: without this every answer went
       // out with chunked framing
       if (out.body !== undefined) res.setHeader('content-length', Buffer.byteLength(out.body));

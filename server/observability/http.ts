@@ -4,7 +4,7 @@ import type { Services } from '../services';
 import { log, requestLogger } from '../log';
 import type { Metrics } from './metrics';
 import type { Readiness } from './readiness';
-import { acceptRequestId, noteRoute, runInRequest, type RequestRecord } from './request-context';
+import { acceptRequestId, noteRoute, openRequest, requestRecordOf, type RequestRecord } from './request-context';
 
 type Handler = (req: IncomingMessage, res: ServerResponse) => void;
 
@@ -47,7 +47,8 @@ export function observeRequests(o: { metrics: Metrics; fallbackRoute: (req: Inco
     const finish = finisher(req, res, record, started);
     res.on('finish', finish);
     res.on('close', finish);
-    runInRequest(record, () => inner(req, res));
+    openRequest(req, record);
+    inner(req, res);
   };
 }
 
@@ -78,7 +79,7 @@ export function createOpsEndpoints(o: { readiness: Readiness; metrics: Metrics; 
       return pathname === '/healthz' || pathname === '/readyz' || pathname === '/metrics';
     },
     async handle(req: IncomingMessage, res: ServerResponse, pathname: string): Promise<void> {
-      noteRoute(pathname);
+      noteRoute(requestRecordOf(req), pathname);
       const timestamp = o.now().toISOString();
       if (req.method !== 'GET' && req.method !== 'HEAD') {
         res.setHeader('allow', 'GET, HEAD');

@@ -172,6 +172,6 @@ export async function recordTransactionEvent(
 ) {
   const view = await transactionView(tx, accountId, id);
   if (!view) throw new DomainError('INTERNAL', 'transaction vanished inside its own job');
-  if (type !== 'transaction.created') reportOutcome({ resource: 'transaction', status: type === 'transaction.approved' ? 'APPROVED' : 'REFUSED' });
+  if (type !== 'transaction.created') reportOutcome(tx, { resource: 'transaction', status: type === 'transaction.approved' ? 'APPROVED' : 'REFUSED' });
   return recordEvent(tx, { accountId, type, resourceId: id, payload: view, at });
 }

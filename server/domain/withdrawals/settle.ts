@@ -144,7 +144,7 @@ export async function applyPaymentOutcome(s: Services, order: PixPaymentOrder, o
     const after = withdrawalStatusOf(statuses);
     await lookups.withdrawalStatusTo.execute({ id: withdrawalId, status: after, at: iso });
     const type = eventForTransition(w.status, after, isSettled(statuses));
-    if (isSettled(statuses) && after !== 'REQUESTED') reportOutcome({ resource: 'withdrawal', status: after });
+    if (isSettled(statuses) && after !== 'REQUESTED') reportOutcome(tx, { resource: 'withdrawal', status: after });
     if (type) {
       const payload = await withdrawalView(tx, accountId, withdrawalId);
       await recordEvent(tx, { accountId, type, resourceId: withdrawalId, payload, at });
