@@ -70,30 +70,36 @@ export interface AppDatabase {
  */
 function runJobs(writer: Writer) {
   return <T>(job: WriteJob<T>, o?: WriteOptions): Promise<T> => {
-    const requestId = o?.requestId ?? null;
-    let mine: JobContext = { requestId, effects: [] };
-    const bound = (tx: DrizzleDb) => {
-      mine = { requestId, effects: [] };
-      const context = mine;
-      running.set(tx, context);
-      const done = () => { if (running.get(tx) === context) running.delete(tx); };
-      try {
-        const out = job(tx);
-        // cleared before the writer moves on to the next job on this handle
-        if (out instanceof Promise) return out.finally(done);
-        done();
-        return out;
-      } catch (err) {
-        done();
-        throw err;
-      }
-    };
-    return writer.write(bound).then((v) => {
+    const tries = { last: null as JobContext | null };
+    return writer.write(inContext(job, o?.requestId ?? null, tries)).then((v) => {
       // committed: an effect that throws must not make the caller believe the write failed
-      for (const fn of mine.effects) { try { fn(); } catch (err) { process.emitWarning(`after-commit effect failed: ${String(err)}`); } }
+      for (const fn of tries.last?.effects ?? []) { try { fn(); } catch (err) { process.emitWarning(`after-commit effect failed: ${String(err)}`); } }
       return v;
     });
   };
+}
+
+// Factories rather than named closures: tsx (esbuild keepNames) names a closure made in a function on every call.
+function inContext<T>(job: WriteJob<T>, requestId: string | null, tries: { last: JobContext | null }): WriteJob<T> {
+  return (tx) => {
+    const context: JobContext = { requestId, effects: [] };
+    tries.last = context;
+    running.set(tx, context);
+    try {
+      const out = job(tx);
+      // cleared before the writer moves on to the next job on this handle
+      if (out instanceof Promise) return out.finally(leave(tx, context));
+      running.delete(tx);
+      return out;
+    } catch (err) {
+      running.delete(tx);
+      throw err;
+    }
+  };
+}
+
+function leave(tx: DrizzleDb, context: JobContext): () => void {
+  return () => { if (running.get(tx) === context) running.delete(tx); };
 }
 
 /**

@@ -51,8 +51,12 @@ export function createServices(opts: { config?: Config; clock?: Clock; db?: AppD
  * request's id (an event a job records keeps it, and the webhook delivery log shows it).
  */
 export function servicesForRequest(s: Services, requestId: string): Services {
-  const db = s.db;
-  return { ...s, db: { ...db, write: (job) => db.write(job, { requestId }) } };
+  return { ...s, db: { ...s.db, write: writesFor(s.db, requestId) } };
+}
+
+// a factory, not an arrow assigned to a property: tsx (esbuild keepNames) would name it on every request
+function writesFor(db: Services['db'], requestId: string): Services['db']['write'] {
+  return (job) => db.write(job, { requestId });
 }
 
 export function wake(s: Services, job: string) {

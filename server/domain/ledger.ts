@@ -130,8 +130,11 @@ export interface Balance { available: number; blocked: number; inFlight: number 
 /** O(1) in the number of entries: reads the running balances kept on the books. */
 export async function merchantBalance(db: DrizzleDb, accountId: string): Promise<Balance> {
   const rows = await statements(db).balances.execute({ account: accountId });
-  const get = (k: string) => rows.find((r) => r.kind === k)?.balance ?? 0;
-  return { available: get('available'), blocked: get('blocked'), inFlight: get('withdrawals_in_flight') };
+  return { available: balanceOf(rows, 'available'), blocked: balanceOf(rows, 'blocked'), inFlight: balanceOf(rows, 'withdrawals_in_flight') };
+}
+
+function balanceOf(rows: { kind: string; balance: number }[], kind: string): number {
+  return rows.find((r) => r.kind === kind)?.balance ?? 0;
 }
 
 /** Sandbox top-up: money arrives from the outside world into the merchant's available book. */

@@ -1,3 +1,4 @@
+import * as crypto from 'node:crypto';
 import { createHash, randomBytes, scrypt as scryptCb, timingSafeEqual } from 'node:crypto';
 import { promisify } from 'node:util';
 
@@ -10,8 +11,10 @@ export function randomSecret(prefix: string, bytes = 32): string {
 
 /** High-entropy secrets (client tokens, access tokens) are hashed with SHA-256: no stretching needed. */
 export function hashSecret(secret: string): string {
-  return createHash('sha256').update(secret, 'utf8').digest('hex');
+  // the one-shot crypto.hash (Node ≥ 20.12) is about twice as fast: this runs on every authenticated request
+  return oneShot ? oneShot('sha256', secret, 'hex') : createHash('sha256').update(secret, 'utf8').digest('hex');
 }
+const oneShot = (crypto as { hash?: (algorithm: string, data: string, encoding: 'hex') => string }).hash;
 
 /** Constant-time comparison of two hex digests (or any equal-length strings). */
 export function safeEqualHex(a: string, b: string): boolean {

@@ -8,8 +8,8 @@ import { runRefundPass } from '../../server/domain/transactions/refunds';
 import { sandboxRail } from '../../server/domain/rails/sandbox';
 import { runSettlementPass } from '../../server/domain/withdrawals/settle';
 import { dispatchPendingEvents } from '../../server/domain/webhooks/dispatcher';
-import { withdrawalView, withdrawalWithBatchesQuery } from '../../server/domain/withdrawals/view';
-import { withdrawals } from '../../db/schema';
+import { withdrawalView, withdrawalViewByBatch, withdrawalWithBatchesQuery } from '../../server/domain/withdrawals/view';
+import { withdrawalBatches, withdrawals } from '../../db/schema';
 import { callerFor, makeAccount, makeTestServices, type TestServices } from '../support/services';
 
 /**
@@ -111,6 +111,18 @@ describe('the plans of the background passes', () => {
     expect(p).not.toMatch(/TEMP B-TREE|SCAN/);
     const [w] = await s.db.read.select({ id: withdrawals.id }).from(withdrawals).limit(1);
     expect((await withdrawalView(s.db.read, accountId, w.id))?.receipt).toHaveLength(1);
+  });
+
+  it('withdrawal view by a batch identifier (the usual GET /withdraw): the batch, the withdrawal and its batches each by an index, in one statement', async () => {
+    const p = explain(clientOf(s.db.read), withdrawalWithBatchesQuery(s.db.read, 'batch').toSQL().sql);
+    expect(p).toMatch(/SEARCH withdrawal_batches USING INDEX sqlite_autoindex_withdrawal_batches_1 \(id=\?\)/);
+    expect(p).toMatch(/SEARCH withdrawals USING INDEX sqlite_autoindex_withdrawals_1 \(id=\?\)/);
+    expect(p).toMatch(/SEARCH withdrawal_batches USING INDEX withdrawal_batches_withdrawal_idx \(withdrawal_id=\?\)/);
+    expect(p).not.toMatch(/TEMP B-TREE|SCAN/);
+    const [b] = await s.db.read.select({ id: withdrawalBatches.id, withdrawalId: withdrawalBatches.withdrawalId }).from(withdrawalBatches).limit(1);
+    expect((await withdrawalViewByBatch(s.db.read, accountId, b.id))?.id).toBe(b.withdrawalId);
+    // another account's batch is not found
+    expect(await withdrawalViewByBatch(s.db.read, 'acc_someone_else', b.id)).toBeNull();
   });
 });
 

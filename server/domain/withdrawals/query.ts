@@ -5,7 +5,7 @@ import { withdrawals } from '../../../db/schema';
 import { DomainError, validationError } from '../../errors';
 import { ID_PREFIX } from '../ids';
 import type { WithdrawalStatus } from './rules';
-import { viewedWithdrawalColumns, withdrawalLookups, withdrawalView, withdrawalViews, type WithdrawalListItem, type WithdrawalView } from './view';
+import { viewedWithdrawalColumns, withdrawalLookups, withdrawalView, withdrawalViewByBatch, withdrawalViews, type WithdrawalListItem, type WithdrawalView } from './view';
 import { first } from '../../../db/query';
 
 /**
@@ -19,24 +19,31 @@ export async function findWithdrawal(db: DrizzleDb, accountId: string, q: { iden
   if (identifier === null && externalRef === null) {
     throw validationError([{ path: 'identifier', message: 'send identifier or external_ref' }]);
   }
-  const notFound = () => new DomainError('NOT_FOUND', 'withdrawal not found');
+  const isBatch = identifier !== null && identifier.startsWith(`${ID_PREFIX.batch}_`);
+  // the usual query, by a batch identifier alone: one statement
+  if (isBatch && externalRef === null) return withdrawalViewByBatch(db, accountId, identifier).then(foundOr404);
   const lookups = withdrawalLookups(db);
   let id: string | null = null;
   if (identifier !== null) {
     // the prefix says which table: one primary-key lookup either way
-    id = identifier.startsWith(`${ID_PREFIX.batch}_`)
-      ? (await first(lookups.idOfBatch.execute({ id: identifier, accountId })))?.id ?? null
-      : identifier;
+    id = isBatch ? (await first(lookups.idOfBatch.execute({ id: identifier, accountId })))?.id ?? null : identifier;
   }
   if (externalRef !== null) {
     const row = await first(lookups.idOfExternalRef.execute({ accountId, externalRef }));
-    if (!row || (id !== null && row.id !== id)) throw notFound();
+    if (!row || (id !== null && row.id !== id)) throw withdrawalNotFound();
     id = row.id;
   }
-  const found = id;
   // one statement (withdrawalView): consistent on PostgreSQL without a snapshot transaction
-  const view = found === null ? null : await withdrawalView(db, accountId, found);
-  if (!view) throw notFound();
+  return foundOr404(id === null ? null : await withdrawalView(db, accountId, id));
+}
+
+// (module-level, not per call: tsx names a closure made inside a function on every call)
+function withdrawalNotFound(): DomainError {
+  return new DomainError('NOT_FOUND', 'withdrawal not found');
+}
+
+function foundOr404(view: WithdrawalView | null): WithdrawalView {
+  if (!view) throw withdrawalNotFound();
   return view;
 }
 
