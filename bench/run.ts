@@ -2,8 +2,10 @@
  * npm run bench: loads our server and the bare baselines side by side in one run, on 127.0.0.1, with
  * autocannon (50 connections, bounded time each), and prints req/s, p50, p99 and every ratio: writes
  * against the bare node:http + better-sqlite3 insert at synchronous=FULL and NORMAL, reads against the
- * bare primary-key read. Ratios, not absolutes, are what compare on a shared, noisy machine; the load
- * average is printed beside them.
+ * bare primary-key read. The floor rows (bench/floor-server.ts) run the SQL of a withdrawal and of its
+ * GET alone, on the product's schema, without our framework: how near the targets can come here.
+ * Ratios, not absolutes, are what compare on a shared, noisy machine; the load average is printed
+ * beside them.
  */
 import autocannon from 'autocannon';
 import { spawnSync, type ChildProcess } from 'node:child_process';
@@ -72,6 +74,9 @@ async function main() {
   try {
     const bareFull = await startProcess(['bench/bare-server.ts', 'FULL', join(dir, 'bare-full.db')], {});
     const bareNormal = await startProcess(['bench/bare-server.ts', 'NORMAL', join(dir, 'bare-normal.db')], {});
+    // the floor: the SQL of a withdrawal and of its GET alone, on the product's schema and pragmas, with
+    // none of our framework (bench/floor-server.ts); how close the targets can come on this machine
+    const floor = await startProcess(['bench/floor-server.ts', join(dir, 'floor.db')], {});
     // BENCH_COMPARE_ROOT=/path/to/another/checkout also loads that tree's server, side by side in this
     // run, so a change is measured against what it replaces under the same load
     const trees: { label: string; root: string; env?: Record<string, string> }[] = [{ label: '', root: ROOT }];
@@ -82,7 +87,7 @@ async function main() {
       const env = Object.fromEntries(process.env.BENCH_COMPARE_ENV.trim().split(/\s+/).map((kv) => [kv.slice(0, kv.indexOf('=')), kv.slice(kv.indexOf('=') + 1)]));
       trees.push({ label: ` [${process.env.BENCH_COMPARE_ENV.trim()}]`, root: ROOT, env });
     }
-    children.push(bareFull.child, bareNormal.child);
+    children.push(bareFull.child, bareNormal.child, floor.child);
 
     const results: Result[] = [];
     const insertBody = JSON.stringify({ amount: 1000, key: randomUUID(), note: 'bench' });
@@ -92,6 +97,14 @@ async function main() {
     results.push(await load('bare insert, synchronous=NORMAL', { url: bareNormal.url, method: 'POST', body: insertBody, headers: { 'content-type': 'application/json' } }));
     measuredPid = bareFull.child.pid;
     results.push(await load('bare primary-key read', { url: bareFull.url }));
+    const withdrawal = { amount: 1000, key: randomUUID(), key_type: 'EVP', description: 'bench', details: { name: 'Maria Silva', document: '52998224725' } };
+    {
+      measuredPid = floor.child.pid;
+      const auth = { authorization: `Bearer ${/access_token\s+(\S+)/.exec(floor.out())![1]}`, 'content-type': 'application/json' };
+      results.push(await load("floor: the withdrawal's SQL only", { url: floor.url + '/withdraw/pix', method: 'POST', body: JSON.stringify(withdrawal), headers: auth }));
+      const created = await json(floor.url, '/withdraw/pix', { body: withdrawal, headers: auth });
+      results.push(await load("floor: GET /withdraw's SQL only", { url: `${floor.url}/withdraw?identifier=${created.data[0].identifier}`, headers: auth }));
+    }
 
     for (const [i, tree] of trees.entries()) {
       const ours = await startProcess(['server/main.ts'], {
@@ -112,7 +125,6 @@ async function main() {
 
       const routes = await json(ours.url, '/openapi.json');
       if (routes.paths['/withdraw/pix']) {
-        const withdrawal = { amount: 1000, key: randomUUID(), key_type: 'EVP', description: 'bench', details: { name: 'Maria Silva', document: '52998224725' } };
         results.push(await load(`POST /withdraw/pix${L}`, { url: ours.url + '/withdraw/pix', method: 'POST', body: JSON.stringify(withdrawal), headers: auth }));
         const created = await json(ours.url, '/withdraw/pix', { body: withdrawal, headers: auth });
         // The sandbox settles every withdrawal of the load above a moment later: let that finish first, or
