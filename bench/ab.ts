@@ -12,7 +12,7 @@ import type { ChildProcess } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { startProcess as start } from './process';
+import { startProcess as start, withIdempotencyKey } from './process';
 
 const ROOT = new URL('..', import.meta.url).pathname;
 const ROUNDS = Number(process.env.AB_ROUNDS ?? 6);
@@ -84,7 +84,7 @@ async function main() {
       await post(s.url, '/sandbox/topup', { amount: 90_000_000_000 }, auth);
       const withdrawal = { amount: 1000, key: '123e4567-e89b-12d3-a456-426614174000', key_type: 'EVP', description: 'bench', details: { name: 'Maria Silva', document: '52998224725' } };
       const created = await post(s.url, '/withdraw/pix', withdrawal, auth);
-      posts.push({ name: `POST /withdraw/pix ${v.label}`, pid: s.child.pid!, opts: { url: s.url + '/withdraw/pix', method: 'POST', body: JSON.stringify(withdrawal), headers: auth } });
+      posts.push({ name: `POST /withdraw/pix ${v.label}`, pid: s.child.pid!, opts: { url: s.url + '/withdraw/pix', method: 'POST', body: JSON.stringify(withdrawal), headers: auth, requests: [{ setupRequest: withIdempotencyKey }] } });
       gets.push({ name: `GET /withdraw ${v.label}`, pid: s.child.pid!, opts: { url: `${s.url}/withdraw?identifier=${created.data[0].identifier}`, headers: auth } });
     }
     // AB_ONLY=writes|reads measures one half

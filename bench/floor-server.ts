@@ -11,8 +11,8 @@
  *   transfer of server/domain/ledger.ts (the entry, the two book lookups, the two lines whose triggers move
  *   the balances and refuse an overdraft), the withdrawal (its trigger fills the name words), its batches,
  *   and the `withdraw.requested` event with the withdrawal's view as payload.
- * - GET /withdraw?identifier=: the token lookup and GET /withdraw's two statements (server/domain/withdrawals
- *   view.ts: the batch's withdrawal, then the withdrawal with its batches), answered as that view.
+ * - GET /withdraw?identifier=: the token lookup and GET /withdraw's one statement (server/domain/withdrawals
+ *   view.ts: the batch, its withdrawal and that withdrawal's batches), answered as that view.
  *
  * It does NOT settle: our server also settles every withdrawal about 2 s later (a rail call, the batch and
  * withdrawal updates, a second ledger entry, an event), and marks each group's events dispatched after its
@@ -33,6 +33,8 @@ const { createAccount, issueAccessToken } = await import('../server/domain/accou
 const { hashSecret } = await import('../server/domain/secrets');
 const { newId } = await import('../server/domain/ids');
 const { splitIntoBatches } = await import('../server/domain/withdrawals/rules');
+const { withdrawalWithBatchesQuery } = await import('../server/domain/withdrawals/view');
+const { drizzleOver } = await import('../db/client');
 
 const [path = '/tmp/floor.db'] = process.argv.slice(2);
 const MAX_BATCH_CENTS = 1_500_000; // PIX_MAX_BATCH_CENTS's default
@@ -52,8 +54,8 @@ const readConn = openConnection(path, { readonly: true });
 // server/domain/accounts.ts accountForAccessToken (on the read connection)
 const tokenByHash = readConn.prepare(`select "account_id", "token_hash" from "access_tokens" where ("access_tokens"."token_hash" = ? and "access_tokens"."revoked_at" is null and "access_tokens"."expires_at" > ?)`);
 // server/domain/withdrawals/view.ts withdrawalLookups (on the read connection)
-const idOfBatch = readConn.prepare(`select "withdrawal_id" from "withdrawal_batches" where ("withdrawal_batches"."id" = ? and "withdrawal_batches"."account_id" = ?)`);
-const withdrawalWithBatches = readConn.prepare(`select "withdrawals"."id", "withdrawals"."status", "withdrawals"."amount", "withdrawals"."key", "withdrawals"."key_type", "withdrawals"."description", "withdrawals"."details_name", "withdrawals"."details_document", "withdrawals"."postback", "withdrawals"."external_ref", "withdrawals"."created_at", "withdrawals"."updated_at", "withdrawal_batches"."id", "withdrawal_batches"."status", "withdrawal_batches"."amount", "withdrawal_batches"."end_to_end", "withdrawal_batches"."receiver_name", "withdrawal_batches"."receiver_bank", "withdrawal_batches"."receiver_bank_ispb", "withdrawal_batches"."failure_code", "withdrawal_batches"."failure_reason" from "withdrawals" left join "withdrawal_batches" on "withdrawal_batches"."withdrawal_id" = "withdrawals"."id" where ("withdrawals"."id" = ? and "withdrawals"."account_id" = ?) order by "withdrawal_batches"."seq" asc`).raw(true);
+// the very statement GET /withdraw?identifier=wdb_… runs (view.ts): the batch, its withdrawal and the withdrawal's batches in one
+const withdrawalByBatch = readConn.prepare(withdrawalWithBatchesQuery(drizzleOver(readConn), 'batch').toSQL().sql).raw(true);
 
 // the write job's statements (server/domain/ledger.ts, withdrawals/create.ts, events.ts; on the writer's connection)
 const w = {
@@ -156,11 +158,9 @@ function send(res: ServerResponse, status: number, body: unknown) {
   res.end(out);
 }
 
-/** GET /withdraw?identifier=: the batch's withdrawal and its view (view.ts withdrawalByBatch). */
+/** GET /withdraw?identifier=: the batch's withdrawal and its view (view.ts withdrawalViewByBatch). */
 function getWithdrawal(accountId: string, identifier: string) {
-  const found = idOfBatch.get(identifier, accountId) as { withdrawal_id: string } | undefined;
-  if (!found) return null;
-  const rows = withdrawalWithBatches.all(found.withdrawal_id, accountId) as unknown[][];
+  const rows = withdrawalByBatch.all(identifier, accountId, accountId) as unknown[][];
   if (!rows.length) return null;
   const [id, status, amount, key, keyType, description, name, document, postback, externalRef, createdAt, updatedAt] = rows[0];
   return {

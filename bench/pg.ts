@@ -14,12 +14,13 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startThrowawayPostgres } from '../db/pg/throwaway';
+import { withIdempotencyKey } from './process';
 
 const ROOT = new URL('..', import.meta.url).pathname;
 
 /** What bench/run.ts lends this module: its load generator and helpers, so the figures line up. */
 export interface BenchHooks<R> {
-  load(name: string, opts: { url: string; method?: 'POST' | 'GET'; body?: string; headers?: Record<string, string> }): Promise<R>;
+  load(name: string, opts: { url: string; method?: 'POST' | 'GET'; body?: string; headers?: Record<string, string>; requests?: { setupRequest?: typeof withIdempotencyKey }[] }): Promise<R>;
   startProcess(args: string[], env: Record<string, string>): Promise<{ child: ChildProcess; url: string; out: () => string }>;
   json(url: string, path: string, init?: { method?: string; body?: unknown; headers?: Record<string, string> }): Promise<any>;
   settled(url: string, identifier: string, headers: Record<string, string>): Promise<void>;
@@ -78,7 +79,7 @@ export async function benchPostgres<R>(h: BenchHooks<R>): Promise<R[]> {
         const auth = { authorization: `Bearer ${access_token}`, 'content-type': 'application/json' };
         await h.json(target.url, '/sandbox/topup', { body: { amount: 90_000_000_000 }, headers: auth });
         const withdrawal = { amount: 1000, key: randomUUID(), key_type: 'EVP', description: 'bench', details: { name: 'Maria Silva', document: '52998224725' } };
-        results.push(await h.load(`POST /withdraw/pix ${c.label}`, { url: target.url + '/withdraw/pix', method: 'POST', body: JSON.stringify(withdrawal), headers: auth }));
+        results.push(await h.load(`POST /withdraw/pix ${c.label}`, { url: target.url + '/withdraw/pix', method: 'POST', body: JSON.stringify(withdrawal), headers: auth, requests: [{ setupRequest: withIdempotencyKey }] }));
         const created = await h.json(target.url, '/withdraw/pix', { body: withdrawal, headers: auth });
         const settling = Date.now();
         await h.settled(target.url, created.data[0].identifier, auth);

@@ -1,4 +1,6 @@
+import type autocannon from 'autocannon';
 import { spawn, type ChildProcess } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
 
 const ROOT = new URL('..', import.meta.url).pathname;
 
@@ -22,4 +24,9 @@ export function startProcess(args: string[], env: Record<string, string>, cwd = 
     child.stdout!.on('data', started);
     child.on('exit', (c) => { clearTimeout(t); reject(new Error(`exited ${c}: ${out}`)); });
   });
+}
+
+/** autocannon's setupRequest: a unique Idempotency-Key on every request (a create with full work). */
+export function withIdempotencyKey(req: autocannon.Request): autocannon.Request {
+  return { ...req, headers: { ...req.headers, 'idempotency-key': randomUUID() } };
 }
