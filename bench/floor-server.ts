@@ -16,8 +16,10 @@
  *
  * It does NOT settle: our server also settles every withdrawal about 2 s later (a rail call, the batch and
  * withdrawal updates, a second ledger entry, an event), and marks each group's events dispatched after its
- * COMMIT; none of that is here, so the floor is generous. No validation beyond JSON.parse, no idempotency
- * key (the bench sends none), no rate limit.
+ * COMMIT; none of that is here, so the floor is generous. With an `Idempotency-Key` header (the bench sends
+ * one per request) it also does the key's SQL of server/domain/idempotency.ts: the lookup on the read
+ * connection, then in the job the slot's row and the stored answer. No validation beyond JSON.parse, no
+ * request fingerprint, no rate limit.
  *
  * Seeded at start with the product's own domain functions: one account with a large available balance and
  * an access token. Usage: tsx bench/floor-server.ts <dbPath>
@@ -57,6 +59,15 @@ const tokenByHash = readConn.prepare(`select "account_id", "token_hash" from "ac
 // the very statement GET /withdraw?identifier=wdb_… runs (view.ts): the batch, its withdrawal and the withdrawal's batches in one
 const withdrawalByBatch = readConn.prepare(withdrawalWithBatchesQuery(drizzleOver(readConn), 'batch').toSQL().sql).raw(true);
 
+// the idempotency key's statements, as drizzle writes them (server/domain/idempotency.ts)
+const { idempotencyKeys } = await import('../db/schema');
+const { and, eq, sql } = await import('drizzle-orm');
+const slotWhere = () => and(eq(idempotencyKeys.accountId, sql.placeholder('a')), eq(idempotencyKeys.operation, sql.placeholder('o')), eq(idempotencyKeys.key, sql.placeholder('k')));
+const readDrizzle = drizzleOver(readConn);
+const keyLookup = readConn.prepare(readDrizzle.select({ expiresAt: idempotencyKeys.expiresAt }).from(idempotencyKeys).where(slotWhere()).toSQL().sql);
+const idempotencyFind = readDrizzle.select().from(idempotencyKeys).where(slotWhere()).toSQL().sql;
+const idempotencyInsert = readDrizzle.insert(idempotencyKeys).values({ accountId: '', operation: 'withdrawal.create', key: '', fingerprint: '', result: '', createdAt: '', expiresAt: '' }).toSQL().sql;
+
 // the write job's statements (server/domain/ledger.ts, withdrawals/create.ts, events.ts; on the writer's connection)
 const w = {
   savepoint: writeConn.prepare('SAVEPOINT job'),
@@ -67,6 +78,8 @@ const w = {
   insertLine: writeConn.prepare(`insert into "ledger_lines" ("id", "entry_id", "book_id", "amount", "balance_after", "created_at") values (null, ?, ?, ?, (SELECT "ledger_books"."balance" FROM "ledger_books" WHERE "ledger_books"."id" = ?) + ?, max(?, (SELECT "ledger_books"."updated_at" FROM "ledger_books" WHERE "ledger_books"."id" = ?)))`),
   insertWithdrawal: writeConn.prepare(`insert into "withdrawals" ("id", "account_id", "status", "amount", "key", "key_type", "description", "details_name", "details_document", "postback", "external_ref", "created_at", "updated_at") values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`),
   insertBatch: writeConn.prepare(`insert into "withdrawal_batches" ("id", "withdrawal_id", "account_id", "seq", "amount", "status", "due_at", "claimed_by", "end_to_end", "receiver_name", "receiver_bank", "receiver_bank_ispb", "failure_code", "failure_reason", "created_at", "updated_at") values (?, ?, ?, ?, ?, ?, ?, null, null, null, null, null, null, null, ?, ?)`),
+  findKey: writeConn.prepare(idempotencyFind),
+  insertKey: writeConn.prepare(idempotencyInsert),
   insertEvent: writeConn.prepare(`insert into "events" ("seq", "id", "account_id", "type", "category", "resource_id", "payload", "created_at", "dispatched_at", "request_id") values (null, ?, ?, ?, ?, ?, ?, ?, null, ?) returning "seq"`).pluck(),
 };
 
@@ -77,8 +90,9 @@ function receipt(id: string, amount: number) {
 }
 
 /** One withdrawal's write job: the SQL of createWithdrawal for a request without an idempotency key. */
-function createWithdrawal(accountId: string, body: WithdrawalBody, requestId: string) {
+function createWithdrawal(accountId: string, body: WithdrawalBody, requestId: string, key: string | null) {
   const at = new Date();
+  if (key !== null && w.findKey.get(accountId, 'withdrawal.create', key)) throw new Error('replays are not part of the floor');
   const iso = at.toISOString();
   const id = newId('withdrawal');
   // ledger.ts transfer → postEntry: the entry, the books (debit first), the lines (triggers apply them)
@@ -102,7 +116,9 @@ function createWithdrawal(accountId: string, body: WithdrawalBody, requestId: st
     created_at: iso, updated_at: iso,
   };
   w.insertEvent.get(newId('event'), accountId, 'withdraw.requested', 'withdraw', id, JSON.stringify(view), iso, requestId);
-  return { statusCode: 201, message: 'WITHDRAW_REQUEST', data: batches.map((b) => ({ amount: b.amount, event: 'WITHDRAWAL', identifier: b.id, status: 'PENDING', timestamp: iso })), timestamp: iso };
+  const answer = { statusCode: 201, message: 'WITHDRAW_REQUEST', data: batches.map((b) => ({ amount: b.amount, event: 'WITHDRAWAL', identifier: b.id, status: 'PENDING', timestamp: iso })), timestamp: iso };
+  if (key !== null) w.insertKey.run(accountId, 'withdrawal.create', key, 'fingerprint', JSON.stringify(answer), iso, new Date(at.getTime() + 24 * 3600 * 1000).toISOString());
+  return answer;
 }
 
 // db/writer.ts's group commit, without its async plumbing (the jobs here are synchronous)
@@ -197,7 +213,9 @@ const server = createServer((req, res) => {
     } catch {
       return send(res, 400, { message: 'invalid JSON' });
     }
-    write(() => createWithdrawal(accountId, body, randomUUID()), (err, value) => {
+    const key = typeof req.headers['idempotency-key'] === 'string' ? req.headers['idempotency-key'] : null;
+    if (key !== null && keyLookup.get(accountId, 'withdrawal.create', key)) return send(res, 409, { message: 'replays are not part of the floor' });
+    write(() => createWithdrawal(accountId, body, randomUUID(), key), (err, value) => {
       if (err) send(res, 422, { message: String((err as Error).message ?? err) });
       else send(res, 201, value);
     });

@@ -101,7 +101,7 @@ async function main() {
     {
       measuredPid = floor.child.pid;
       const auth = { authorization: `Bearer ${/access_token\s+(\S+)/.exec(floor.out())![1]}`, 'content-type': 'application/json' };
-      results.push(await load("floor: the withdrawal's SQL only", { url: floor.url + '/withdraw/pix', method: 'POST', body: JSON.stringify(withdrawal), headers: auth }));
+      results.push(await load("floor: the withdrawal's SQL only", { url: floor.url + '/withdraw/pix', method: 'POST', body: JSON.stringify(withdrawal), headers: auth, requests: [{ setupRequest: withIdempotencyKey }] }));
       const created = await json(floor.url, '/withdraw/pix', { body: withdrawal, headers: auth });
       results.push(await load("floor: GET /withdraw's SQL only", { url: `${floor.url}/withdraw?identifier=${created.data[0].identifier}`, headers: auth }));
     }
