@@ -11,7 +11,8 @@ import { createMetrics } from './observability/metrics';
 import { createReadiness } from './observability/readiness';
 import { appRouter } from './routers';
 import { createContextInner } from './context';
-import { providePagesCaller } from './pages-caller';
+import { PAGE_REQUEST_HEADER, providePagesCaller } from './pages-caller';
+import { lendToPages, pageRequestRecord, requestRecordOf } from './observability/request-context';
 import { createCallerFactory } from './trpc';
 import { createServices } from './services';
 import { closeWebhookAgents } from './domain/webhooks/sender';
@@ -41,7 +42,7 @@ async function main() {
   let nextApp: { close?: () => Promise<void> } | null = null as { close?: () => Promise<void> } | null;
   if (servePages) {
     const createCaller = createCallerFactory(appRouter);
-    providePagesCaller((headers) => createCaller(createContextInner({ services, headers, transport: 'caller' })));
+    providePagesCaller((headers) => createCaller(createContextInner({ services, headers, transport: 'caller', request: pageRequestRecord(headers[PAGE_REQUEST_HEADER]) })));
     const { default: next } = await import('next');
     const app = next({ dev, dir: fileURLToPath(new URL('..', import.meta.url)), hostname: config.host, port: config.port });
     await app.prepare();
@@ -85,6 +86,7 @@ async function main() {
       void api.handle(req, res);
     } else {
       setSecurityHeaders(res, 'page', dev);
+      lendToPages(req, res, requestRecordOf(req));
       pages(req, res).catch((err) => {
         log.error({ err }, 'page request failed');
         if (!res.headersSent) { res.statusCode = 500; res.end('Internal error'); }

@@ -10,6 +10,13 @@ export type PagesCaller = ReturnType<RouterCaller<AppRouter['_def']['_config']['
 type MakeCaller = (headers: Record<string, string | undefined>) => PagesCaller;
 
 const KEY = Symbol.for('pix-payments.pages-caller');
+
+/**
+ * Set by server/main.ts on every page request (a client's own value is always replaced): the key under
+ * which that request's log record waits, so the procedures a page calls note its account on the
+ * request's log line, as they do for API requests. A random key per request, forgotten when it ends.
+ */
+export const PAGE_REQUEST_HEADER = 'x-pix-page-request';
 const holder = globalThis as typeof globalThis & { [KEY]?: MakeCaller };
 
 /**

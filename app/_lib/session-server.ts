@@ -1,8 +1,8 @@
-import { cookies } from 'next/headers';
+import { cookies, headers } from 'next/headers';
 import { cache } from 'react';
 import type { DashboardLocale } from '@/db/schema/accounts';
 import { SESSION_COOKIE } from '@/server/domain/sessions';
-import { pagesCaller, type PagesCaller } from '@/server/pages-caller';
+import { PAGE_REQUEST_HEADER, pagesCaller, type PagesCaller } from '@/server/pages-caller';
 
 /**
  * The pages' server-side gate and data: the procedures themselves (session.me, the searches), called
@@ -12,7 +12,9 @@ import { pagesCaller, type PagesCaller } from '@/server/pages-caller';
 /** A caller acting as this request's signed-in person (or as nobody, without the cookie). */
 export async function requestCaller(): Promise<PagesCaller> {
   const token = (await cookies()).get(SESSION_COOKIE)?.value;
-  return pagesCaller(token ? { cookie: `${SESSION_COOKIE}=${encodeURIComponent(token)}` } : {});
+  // the request's log record, so the procedures note the account on this page request's log line
+  const record = (await headers()).get(PAGE_REQUEST_HEADER) ?? undefined;
+  return pagesCaller({ ...(token ? { cookie: `${SESSION_COOKIE}=${encodeURIComponent(token)}` } : {}), [PAGE_REQUEST_HEADER]: record });
 }
 
 /**

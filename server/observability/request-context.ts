@@ -1,4 +1,5 @@
-import type { IncomingMessage } from 'node:http';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { PAGE_REQUEST_HEADER } from '../pages-caller';
 import { randomUUID } from 'node:crypto';
 
 /**
@@ -36,6 +37,26 @@ export function noteRoute(record: RequestRecord | null | undefined, template: st
 /** Called by the auth middleware once the caller's account is known. */
 export function noteAccount(record: RequestRecord | null | undefined, accountId: string): void {
   if (record) record.accountId = accountId;
+}
+
+const pageRecords = new Map<string, RequestRecord>();
+
+/**
+ * Hands a page request's record to the procedures its pages call in process (server/pages-caller.ts):
+ * stores it under a fresh random key, sets PAGE_REQUEST_HEADER to that key (replacing whatever the
+ * client sent), and forgets it once the answer is done.
+ */
+export function lendToPages(req: IncomingMessage, res: ServerResponse, record: RequestRecord | undefined): void {
+  if (!record) { delete req.headers[PAGE_REQUEST_HEADER]; return; }
+  const key = randomUUID();
+  req.headers[PAGE_REQUEST_HEADER] = key;
+  pageRecords.set(key, record);
+  res.on('close', () => { pageRecords.delete(key); });
+}
+
+/** The record of the page request whose PAGE_REQUEST_HEADER this is, if it is still being answered. */
+export function pageRequestRecord(key: string | undefined): RequestRecord | undefined {
+  return key ? pageRecords.get(key) : undefined;
 }
 
 const MAX_REQUEST_ID = 128;

@@ -5,6 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { accessToken, api, removeDir, startServer, type RunningServer } from '../support/server';
 import { ODD_TARGETS, rawRequest, statusOf } from '../support/raw-http';
 import { txBody } from '../support/transactions';
+import { waitFor } from '../support/services';
 
 /**
  * Issue 10 item 6 with the pages served (Next handles everything that is not the API): odd request
@@ -22,7 +23,7 @@ beforeAll(async () => {
   if (!existsSync(join(ROOT, '.next/BUILD_ID'))) {
     throw new Error('No production build of the pages (.next/BUILD_ID is missing): run `npx next build` before the browser tests.');
   }
-  srv = await startServer({ pages: true });
+  srv = await startServer({ pages: true, env: { LOG_LEVEL: 'info' } });
   browser = await chromium.launch({
     executablePath: CHROMIUM,
     args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'],
@@ -119,5 +120,29 @@ describe('the edge with pages', () => {
     await expect.poll(() => refused || frame?.url().startsWith('chrome-error:'), { timeout: 20_000 }).toBe(true);
     expect(await frame!.locator('input[name="email"]').count()).toBe(0);
     await page.context().close();
+  });
+});
+
+describe('the log line of a page request', () => {
+  const lines = () => srv.output().split('\n').filter((l) => l.startsWith('{')).map((l) => JSON.parse(l) as Record<string, unknown>);
+
+  it("names the signed-in account, as an API request's does; a client cannot hand the pages another request's record", async () => {
+    const signIn = await fetch(`${srv.url}/api/trpc/session.signIn`, {
+      method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ email: srv.demo.email, password: srv.demo.password }),
+    });
+    expect(signIn.status).toBe(200);
+    const cookie = signIn.headers.getSetCookie().map((c) => c.split(';')[0]).join('; ');
+    // the pages' procedures find the request's record under a key the server sets, whatever the client sends
+    const page = await fetch(`${srv.url}/`, { headers: { cookie, 'x-request-id': 'page-log-signed-in', 'x-pix-page-request': 'forged' } });
+    expect(page.status).toBe(200);
+    await page.text();
+    const line = await waitFor(() => lines().find((l) => l.req_id === 'page-log-signed-in'), { what: "the page request's log line" });
+    expect(line).toMatchObject({ route: '(pages)', status: 200, account_id: srv.demo.accountId, msg: 'request' });
+
+    const anonymous = await fetch(`${srv.url}/sign-in`, { headers: { 'x-request-id': 'page-log-anonymous', 'x-pix-page-request': 'forged' } });
+    expect(anonymous.status).toBe(200);
+    await anonymous.text();
+    const other = await waitFor(() => lines().find((l) => l.req_id === 'page-log-anonymous'), { what: 'the anonymous page log line' });
+    expect(other).not.toHaveProperty('account_id');
   });
 });
