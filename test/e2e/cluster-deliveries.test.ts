@@ -3,7 +3,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { deliveries } from '../../db/schema';
 import { auditBooks } from '../../server/domain/audit';
 import { auditLedger } from '../../server/domain/ledger';
-import { everyDeliveryDelivered, eventsOncePaid, startCluster, subscribeToWithdrawals, type RunningCluster } from '../support/cluster';
+import { DELIVERING_CLUSTER_ENV, everyDeliveryDelivered, eventsOncePaid, startCluster, subscribeToWithdrawals, type RunningCluster } from '../support/cluster';
+import { phoneWithdrawal } from '../support/withdrawals';
 import { api, SERVER_TEST_TIMEOUT_MS } from '../support/server';
 import { startReceiver, type Receiver } from '../support/webhook-receiver';
 
@@ -25,7 +26,7 @@ beforeAll(async () => {
   receiver = await startReceiver();
   cluster = await startCluster({
     instances: INSTANCES,
-    env: { RATE_LIMIT_RPS: '0', SANDBOX_SETTLEMENT_DELAY_MS: '50', WEBHOOK_ALLOW_PRIVATE_URLS: 'true' },
+    env: DELIVERING_CLUSTER_ENV,
   });
 }, SERVER_TEST_TIMEOUT_MS);
 
@@ -34,9 +35,7 @@ afterAll(async () => {
   await receiver?.close();
 }, SERVER_TEST_TIMEOUT_MS);
 
-const withdrawal = (i: number) => ({
-  amount: 1_000, key: '+55 11 98765-4321', key_type: 'PHONE', details: { name: 'Beltrano', document: '11.222.333/0001-81' }, external_ref: `deliveries-${i}`,
-});
+const withdrawal = (i: number) => phoneWithdrawal({ external_ref: `deliveries-${i}` });
 
 describe('webhook deliveries shared by 3 instances', () => {
   it('delivers each of 200 events exactly once, in order per resource, sent by several instances; the books balance', async () => {

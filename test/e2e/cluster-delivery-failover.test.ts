@@ -4,7 +4,8 @@ import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { auditBooks } from '../../server/domain/audit';
 import { auditLedger } from '../../server/domain/ledger';
-import { everyDeliveryDelivered, eventsOncePaid, startCluster, subscribeToWithdrawals, type RunningCluster } from '../support/cluster';
+import { DELIVERING_CLUSTER_ENV, everyDeliveryDelivered, eventsOncePaid, startCluster, subscribeToWithdrawals, type RunningCluster } from '../support/cluster';
+import { phoneWithdrawal } from '../support/withdrawals';
 import { api, SERVER_TEST_TIMEOUT_MS } from '../support/server';
 import { waitFor } from '../support/services';
 
@@ -82,7 +83,7 @@ beforeAll(async () => {
     instances: INSTANCES,
     args: ['--keep-going'],
     // a long send timeout: held sends stay in flight (their lease renewed) instead of failing into the retry schedule
-    env: { RATE_LIMIT_RPS: '0', SANDBOX_SETTLEMENT_DELAY_MS: '50', WEBHOOK_ALLOW_PRIVATE_URLS: 'true', WEBHOOK_TIMEOUT_MS: '120000' },
+    env: { ...DELIVERING_CLUSTER_ENV, WEBHOOK_TIMEOUT_MS: '120000' },
   });
 }, SERVER_TEST_TIMEOUT_MS);
 
@@ -91,9 +92,7 @@ afterAll(async () => {
   await receiver?.close();
 }, SERVER_TEST_TIMEOUT_MS);
 
-const withdrawal = (i: number) => ({
-  amount: 1_000, key: '+55 11 98765-4321', key_type: 'PHONE', details: { name: 'Beltrano', document: '11.222.333/0001-81' }, external_ref: `delivery-failover-${i}`,
-});
+const withdrawal = (i: number) => phoneWithdrawal({ external_ref: `delivery-failover-${i}` });
 
 describe('kill -9 an instance while it is sending webhooks', () => {
   it('the survivors send what it died holding once its lease runs out: every event arrives, only those twice, in order per resource', async () => {

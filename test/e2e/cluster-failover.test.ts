@@ -4,6 +4,7 @@ import { events, ledgerEntries, withdrawalBatches, withdrawals } from '../../db/
 import { auditBooks } from '../../server/domain/audit';
 import { auditLedger, merchantBalance } from '../../server/domain/ledger';
 import { startCluster, type RunningCluster } from '../support/cluster';
+import { phoneWithdrawal } from '../support/withdrawals';
 import { api, SERVER_TEST_TIMEOUT_MS } from '../support/server';
 import { waitFor } from '../support/services';
 
@@ -40,9 +41,7 @@ beforeAll(async () => {
 
 afterAll(async () => { await cluster?.cleanup(); }, SERVER_TEST_TIMEOUT_MS);
 
-const body = (i: number) => ({
-  amount: AMOUNT, key: '+55 11 98765-4321', key_type: 'PHONE', details: { name: 'Beltrano', document: '11.222.333/0001-81' }, external_ref: `failover-${i}`,
-});
+const body = (i: number) => phoneWithdrawal({ amount: AMOUNT, external_ref: `failover-${i}` });
 
 interface Answer { status: number; batches: string[]; afterKill: boolean }
 

@@ -5,6 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { eq, sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { phoneWithdrawal } from '../support/withdrawals';
 import { openDatabase, type AppDatabase } from '../../db';
 import { first } from '../../db/query';
 import { withdrawals } from '../../db/schema';
@@ -77,9 +78,7 @@ async function fundedAccount(balance: number) {
 }
 
 const AMOUNT = 1_234;
-const body = (o: Record<string, unknown> = {}) => ({
-  amount: AMOUNT, key: '+55 11 98765-4321', key_type: 'PHONE', details: { name: 'Beltrano', document: '11.222.333/0001-81' }, ...o,
-});
+const body = (o: Record<string, unknown> = {}) => phoneWithdrawal({ amount: AMOUNT, ...o });
 const countOf = async (accountId: string) =>
   Number((await first(db.read.select({ n: sql<number>`count(*)` }).from(withdrawals).where(eq(withdrawals.accountId, accountId))))!.n);
 

@@ -4,7 +4,7 @@ import { disputes, withdrawals } from '../../db/schema';
 import { auditLedger, merchantBalance } from '../../server/domain/ledger';
 import { api, removeDir, startServer, type RunningServer } from '../support/server';
 import { txBody } from '../support/transactions';
-import { accountInServer, readServerDb } from '../support/withdrawals';
+import { accountInServer, phoneWithdrawal, readServerDb } from '../support/withdrawals';
 
 /** DECISIONS "Disputes" and "Money" over HTTP: a dispute is always recorded; the ceiling is refused inside the write. */
 let srv: RunningServer;
@@ -21,9 +21,7 @@ afterAll(async () => {
   removeDir(srv.dir);
 });
 
-const withdrawal = (amount: number, ref?: string) => ({
-  amount, key: '+55 11 98765-4321', key_type: 'PHONE', details: { name: 'Beltrano', document: '11.222.333/0001-81' }, ...(ref ? { external_ref: ref } : {}),
-});
+const withdrawal = (amount: number, ref?: string) => phoneWithdrawal({ amount, ...(ref ? { external_ref: ref } : {}) });
 
 async function balance(t: string) {
   const res = await api(srv.url, '/balance', { token: t });

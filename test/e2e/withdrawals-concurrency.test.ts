@@ -4,7 +4,7 @@ import { first } from '../../db/query';
 import { withdrawals } from '../../db/schema';
 import { auditLedger, merchantBalance } from '../../server/domain/ledger';
 import { api, removeDir, startServer, type RunningServer } from '../support/server';
-import { accountInServer, readServerDb } from '../support/withdrawals';
+import { accountInServer, phoneWithdrawal, readServerDb } from '../support/withdrawals';
 
 /** Point 8 of the issue: concurrent withdrawals over HTTP against the real server (RATE_LIMIT_RPS=0). */
 let srv: RunningServer;
@@ -21,9 +21,7 @@ afterAll(async () => {
 });
 
 const AMOUNT = 1_234;
-const body = (o: Record<string, unknown> = {}) => ({
-  amount: AMOUNT, key: '+55 11 98765-4321', key_type: 'PHONE', details: { name: 'Beltrano', document: '11.222.333/0001-81' }, ...o,
-});
+const body = (o: Record<string, unknown> = {}) => phoneWithdrawal({ amount: AMOUNT, ...o });
 
 async function fundedAccount(amount: number) {
   const acc = await accountInServer(srv.url, srv.databasePath);

@@ -40,6 +40,9 @@ export interface RunningCluster {
  * file's throwaway PostgreSQL; DATABASE_PATH in a temporary directory, for the secrets key every instance
  * shares) and resolves once it says it is ready. CLUSTER_TEST_LOG=file keeps its output after the run.
  */
+/** A cluster that settles at once and may deliver to a receiver on 127.0.0.1, with no rate limit in the way. */
+export const DELIVERING_CLUSTER_ENV = { RATE_LIMIT_RPS: '0', SANDBOX_SETTLEMENT_DELAY_MS: '50', WEBHOOK_ALLOW_PRIVATE_URLS: 'true' };
+
 export async function startCluster(o: { instances: number; env?: Record<string, string>; args?: string[] }): Promise<RunningCluster> {
   const dir = mkdtempSync(join(tmpdir(), 'pix-cluster-e2e-'));
   const databasePath = join(dir, 'payments.db');

@@ -33,3 +33,8 @@ export function readServerDb(databasePath: string): { db: DrizzleDb; close(): vo
   const conn = openConnection(databasePath, { readonly: true });
   return { db: drizzleOver(conn), close: () => conn.close() };
 }
+
+/** A POST /withdraw/pix body to a phone key, for a CNPJ holder; `o` overrides or adds fields (amount, external_ref…). */
+export function phoneWithdrawal(o: Record<string, unknown> = {}) {
+  return { amount: 1_000, key: '+55 11 98765-4321', key_type: 'PHONE', details: { name: 'Beltrano', document: '11.222.333/0001-81' }, ...o };
+}
