@@ -87,7 +87,39 @@ export function createLogger(o: { level?: string; pretty?: boolean; destination?
   if (o.pretty && !o.destination && prettyInstalled()) {
     return pino({ ...options, transport: { target: 'pino-pretty', options: { translateTime: 'SYS:HH:MM:ss.l', ignore: 'pid,hostname' } } });
   }
-  return pino(options, o.destination ?? pino.destination({ dest: 1, sync: false }));
+  return pino(options, o.destination ?? bufferedStdout());
+}
+
+/** Lines gather up to this many bytes before one write to stdout (about 15 request lines). */
+const LOG_BUFFER_BYTES = 4096;
+/** A quiet moment never holds a line longer than this. */
+const LOG_FLUSH_MS = 100;
+const URGENT = /^\{"level":"(warn|error|fatal)"/;
+
+/**
+ * stdout, written in batches. One write per line cost a withdrawal 12 % of its CPU and a GET 7 %
+ * (`npm run bench:ab`): each is a write on libuv's pool and a wake-up of whoever reads the pipe.
+ * Warnings and errors leave at once with what is queued before them; the rest waits at most
+ * LOG_FLUSH_MS. pino flushes the buffer synchronously when the process exits, so only a SIGKILL (or
+ * the power) can lose the last moment's info lines; the database, not the log, is the record of money.
+ */
+function bufferedStdout(): DestinationStream & { flush(): void } {
+  const out = pino.destination({ dest: 1, sync: false, minLength: LOG_BUFFER_BYTES });
+  let queued = false;
+  const flush = () => {
+    if (!queued) return;
+    queued = false;
+    try { out.flush(); } catch { /* destroyed at exit: pino's own exit flush has written the rest */ }
+  };
+  setInterval(flush, LOG_FLUSH_MS).unref();
+  return {
+    write(line: string) {
+      out.write(line);
+      queued = true;
+      if (URGENT.test(line)) flush();
+    },
+    flush,
+  };
 }
 
 /** The process's logger; `configureLogging` replaces it once at start (pretty in dev). */
