@@ -2,7 +2,7 @@ import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { accessToken, api, removeDir, startServer, type RunningServer } from '../support/server';
+import { accessToken, api, logLines, removeDir, startServer, type RunningServer } from '../support/server';
 import { ODD_TARGETS, rawRequest, statusOf } from '../support/raw-http';
 import { txBody } from '../support/transactions';
 import { waitFor } from '../support/services';
@@ -124,7 +124,7 @@ describe('the edge with pages', () => {
 });
 
 describe('the log line of a page request', () => {
-  const lines = () => srv.output().split('\n').filter((l) => l.startsWith('{')).map((l) => JSON.parse(l) as Record<string, unknown>);
+  const lines = () => logLines(srv.output());
 
   it("names the signed-in account, as an API request's does; a client cannot hand the pages another request's record", async () => {
     const signIn = await fetch(`${srv.url}/api/trpc/session.signIn`, {

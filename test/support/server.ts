@@ -117,6 +117,14 @@ export async function startServer(o: { env?: Record<string, string>; pages?: boo
   };
 }
 
+/**
+ * The JSON log lines of a server's output so far. Lines leave the server in batches (server/log.ts),
+ * and a pipe may hand over a batch in pieces: a line not yet ended by its newline waits for the next look.
+ */
+export function logLines(output: string): Record<string, any>[] {
+  return output.slice(0, output.lastIndexOf('\n') + 1).split('\n').filter((l) => l.startsWith('{')).map((l) => JSON.parse(l));
+}
+
 export function removeDir(dir: string) {
   rmSync(dir, { recursive: true, force: true });
 }
