@@ -1,5 +1,5 @@
 import Database from 'better-sqlite3';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readlinkSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -97,6 +97,20 @@ describe('the single writer', () => {
     })));
     expect(maxActive).toBe(1);
     expect(order).toEqual(Array.from({ length: 30 }, (_, i) => i));
+  });
+
+  it("keeps a job's savepoint journal in memory, even when the job rewrites far more than 64 KiB of pages", async () => {
+    await db.write((tx) => tx.run(sql`CREATE TABLE wide (id INTEGER PRIMARY KEY, pad TEXT NOT NULL) STRICT`));
+    await db.write((tx) => tx.run(sql`WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 2000) INSERT INTO wide (pad) SELECT printf('%.300c', 'x') FROM n`));
+    // SQLite's temporary files are unlinked at once but stay open while used: /proc shows them as etilqs_…
+    const temporaryFiles = () => readdirSync('/proc/self/fd').map((fd) => { try { return readlinkSync(`/proc/self/fd/${fd}`); } catch { return ''; } })
+      .filter((target) => target.includes('etilqs_'));
+    const during = await db.write((tx) => {
+      tx.run(sql`UPDATE wide SET pad = printf('%.300c', 'y')`); // about 160 existing pages, each journaled
+      return temporaryFiles();
+    });
+    expect(during).toEqual([]);
+    expect((db.read.all(sql`SELECT count(*) AS n FROM wide WHERE pad LIKE 'y%'`) as { n: number }[])[0].n).toBe(2000);
   });
 
   it('drains queued jobs on close and refuses new ones afterwards', async () => {
