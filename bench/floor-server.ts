@@ -51,6 +51,7 @@ if (!issued) throw new Error('the seeded account was refused a token');
 await seeding.close();
 
 const writeConn = openConnection(path);
+writeConn.pragma('temp_store = MEMORY'); // as db/writer.ts: the jobs' savepoint journal in memory
 const readConn = openConnection(path, { readonly: true });
 
 // server/domain/accounts.ts accountForAccessToken (on the read connection)
