@@ -29,6 +29,7 @@ import { createWebhook } from '../server/domain/webhooks/subscriptions';
 import { startDeliveryJobs } from '../server/jobs/delivery';
 import { stopJobs } from '../server/jobs';
 import { createServices } from '../server/services';
+import { log } from '../server/log';
 
 export interface DeliveryBenchResult {
   eventsPerSecond: number;
@@ -73,6 +74,9 @@ export async function benchDelivery(o: { events: number; ratePerSecond?: number;
     const timer = setTimeout(() => reject(new Error(`only ${received.size}/${count} events arrived`)), o.timeoutMs ?? 120_000);
     waiter = { count, resolve: () => { clearTimeout(timer); resolve(); } };
   });
+  // one info line per delivery attempt would bury the bench's table under thousands of lines
+  const level = log.level;
+  log.level = 'warn';
   try {
     const account = await createAccount({ db: s.db, masterKey: s.masterKey, now: () => new Date() }, { name: 'Bench' });
     await createWebhook(s, account.account_id, { url: `http://127.0.0.1:${port}/hook`, events: ['transaction'] });
@@ -123,6 +127,7 @@ export async function benchDelivery(o: { events: number; ratePerSecond?: number;
       maxMs: latencies[latencies.length - 1],
     };
   } finally {
+    log.level = level;
     await stopJobs(loops);
     closeWebhookAgents();
     receiver.closeAllConnections();
