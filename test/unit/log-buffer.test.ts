@@ -28,6 +28,11 @@ describe('buffered stdout log', () => {
     await waitFor(() => child.output().includes('quiet line'), { what: 'the quiet line' });
   });
 
+  it('writes a line queued while an earlier write is still in flight', async () => {
+    const child = run('busy-pool');
+    await waitFor(() => child.output().includes('after the warning'), { what: 'the line after the warning' });
+  });
+
   it('sends a warning at once, with the lines queued before it', async () => {
     const child = run('urgent');
     // the child's event loop is blocked right after the warning, so its flush timer never runs
