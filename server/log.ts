@@ -99,9 +99,10 @@ const URGENT = /^\{"level":"(warn|error|fatal)"/;
 /**
  * stdout, written in batches. One write per line cost a withdrawal 12 % of its CPU and a GET 7 %
  * (`npm run bench:ab`): each is a write on libuv's pool and a wake-up of whoever reads the pipe.
- * Warnings and errors leave at once with what is queued before them (or as soon as a write in flight
- * is done); the rest waits for the next tick of LOG_FLUSH_MS. pino flushes the buffer synchronously when the process exits, so only a SIGKILL (or
- * the power) can lose the last moment's info lines; the database, not the log, is the record of money.
+ * Warnings and errors leave at once with what is queued before them (behind a write still in flight,
+ * at the next tick); the rest waits for the next tick of LOG_FLUSH_MS. pino flushes the buffer
+ * synchronously when the process exits, so only a SIGKILL (or the power) can lose the last moment's
+ * info lines; the database, not the log, is the record of money.
  */
 function bufferedStdout(): DestinationStream & { flush(): void } {
   // sonic-boom's own timer, not one of ours: a flush asked for while a write is in flight does nothing,
