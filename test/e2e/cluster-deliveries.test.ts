@@ -6,6 +6,7 @@ import { auditLedger } from '../../server/domain/ledger';
 import { DELIVERING_CLUSTER_ENV, everyDeliveryDelivered, eventsOncePaid, startCluster, subscribeToWithdrawals, type RunningCluster } from '../support/cluster';
 import { phoneWithdrawal } from '../support/withdrawals';
 import { api, SERVER_TEST_TIMEOUT_MS } from '../support/server';
+import { waitFor } from '../support/services';
 import { startReceiver, type Receiver } from '../support/webhook-receiver';
 
 /**
@@ -85,11 +86,19 @@ describe('webhook deliveries shared by 3 instances', () => {
     expect(outOfOrder).toEqual([]);
 
     // who sent them: every instance delivers (the split depends on who wakes first)
-    const perInstance = new Map<string, number>();
-    for (const line of cluster.output().split('\n')) {
-      const m = /^\[(i\d+)\] .*"msg":"delivery attempt"/.exec(line);
-      if (m) perInstance.set(m[1], (perInstance.get(m[1]) ?? 0) + 1);
-    }
+    const attemptsPerInstance = () => {
+      const counts = new Map<string, number>();
+      for (const line of cluster.output().split('\n')) {
+        const m = /^\[(i\d+)\] .*"msg":"delivery attempt"/.exec(line);
+        if (m) counts.set(m[1], (counts.get(m[1]) ?? 0) + 1);
+      }
+      return counts;
+    };
+    // an instance's log lines leave in batches (server/log.ts): the last may trail its delivery by a flush
+    const perInstance = await waitFor(() => {
+      const counts = attemptsPerInstance();
+      return [...counts.values()].reduce((x, y) => x + y, 0) >= accountEvents.length && counts;
+    }, { what: 'a delivery attempt line for every event' });
     const sent = Object.fromEntries([...perInstance].sort());
     console.log(`deliveries sent per instance: ${JSON.stringify(sent)}`);
     expect([...perInstance.values()].reduce((x, y) => x + y, 0)).toBe(accountEvents.length);

@@ -10,7 +10,7 @@ import { parseWithPixUtils, readBrCode } from '../support/brcode-reader';
 import { peek } from '../support/peek';
 import { serverServices, waitFor } from '../support/services';
 import { readServerDb } from '../support/withdrawals';
-import { accessToken, api, removeDir, SERVER_TEST_TIMEOUT_MS, startServer, type RunningServer } from '../support/server';
+import { accessToken, api, logsCaughtUp, removeDir, SERVER_TEST_TIMEOUT_MS, startServer, type RunningServer } from '../support/server';
 import { card, txBody } from '../support/transactions';
 
 let srv: RunningServer;
@@ -267,7 +267,8 @@ describe('card data at rest', () => {
       // (quoted: a bare "cvv" turns up by chance inside random base-36 ids, and the WAL holds many copies)
       expect(bytes.includes(Buffer.from('"cvv"'))).toBe(false);
     }
-    // nor in what the process printed (logs are files too, once collected)
+    // nor in what the process printed (logs are files too, once collected), all of it
+    await logsCaughtUp(srv);
     for (const number of ['5555555555554444', '4000000000009995', '378282246310005', '4242424242424242']) expect(srv.output()).not.toContain(number);
     expect(srv.output()).not.toContain('"cvv"');
 

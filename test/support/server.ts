@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -123,6 +124,20 @@ export async function startServer(o: { env?: Record<string, string>; pages?: boo
  */
 export function logLines(output: string): Record<string, any>[] {
   return output.slice(0, output.lastIndexOf('\n') + 1).split('\n').filter((l) => l.startsWith('{')).map((l) => JSON.parse(l));
+}
+
+/**
+ * Waits until every line the server logged so far has reached its output: the line of one more request
+ * (GET /healthz under a fresh request id) is written after them. For checks that a line is absent.
+ */
+export async function logsCaughtUp(srv: RunningServer): Promise<void> {
+  const id = `logs-caught-up-${randomUUID()}`;
+  await (await fetch(`${srv.url}/healthz`, { headers: { 'x-request-id': id } })).text();
+  const deadline = Date.now() + 20_000;
+  while (!logLines(srv.output()).some((l) => l.req_id === id)) {
+    if (Date.now() > deadline) throw new Error('timed out waiting for the server\'s log to catch up');
+    await new Promise((r) => setTimeout(r, 20));
+  }
 }
 
 export function removeDir(dir: string) {
