@@ -3,6 +3,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { waitFor } from './wait';
 
 export interface RunningServer {
   url: string;
@@ -119,11 +120,17 @@ export async function startServer(o: { env?: Record<string, string>; pages?: boo
 }
 
 /**
- * The JSON log lines of a server's output so far. Lines leave the server in batches (server/log.ts),
- * and a pipe may hand over a batch in pieces: a line not yet ended by its newline waits for the next look.
+ * The lines of a server's output so far that have ended. Lines leave the server in batches
+ * (server/log.ts), and a pipe may hand over a batch in pieces: a line not yet ended by its newline waits
+ * for the next look.
  */
+export function finishedLines(output: string): string[] {
+  return output.slice(0, output.lastIndexOf('\n') + 1).split('\n');
+}
+
+/** The JSON log lines of a server's output so far (finished lines only). */
 export function logLines(output: string): Record<string, any>[] {
-  return output.slice(0, output.lastIndexOf('\n') + 1).split('\n').filter((l) => l.startsWith('{')).map((l) => JSON.parse(l));
+  return finishedLines(output).filter((l) => l.startsWith('{')).map((l) => JSON.parse(l));
 }
 
 /**
@@ -133,11 +140,7 @@ export function logLines(output: string): Record<string, any>[] {
 export async function logsCaughtUp(srv: RunningServer): Promise<void> {
   const id = `logs-caught-up-${randomUUID()}`;
   await (await fetch(`${srv.url}/healthz`, { headers: { 'x-request-id': id } })).text();
-  const deadline = Date.now() + 20_000;
-  while (!logLines(srv.output()).some((l) => l.req_id === id)) {
-    if (Date.now() > deadline) throw new Error('timed out waiting for the server\'s log to catch up');
-    await new Promise((r) => setTimeout(r, 20));
-  }
+  await waitFor(() => logLines(srv.output()).some((l) => l.req_id === id), { what: "the server's log to catch up" });
 }
 
 export function removeDir(dir: string) {

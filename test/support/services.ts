@@ -63,13 +63,4 @@ export function callerFor(s: Services, accountId: string | null, kind: Auth['kin
   return createCaller(createContextInner({ services: s, auth: accountId ? { kind, accountId } : null }));
 }
 
-/** Awaits a condition by polling the database through the caller's own reads; never a blind sleep. */
-export async function waitFor<T>(probe: () => Promise<T | null | undefined | false> | T | null | undefined | false, o: { timeoutMs?: number; what?: string } = {}): Promise<T> {
-  const deadline = Date.now() + (o.timeoutMs ?? 20_000);
-  for (;;) {
-    const v = await probe();
-    if (v) return v as T;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${o.what ?? 'condition'}`);
-    await new Promise((r) => setTimeout(r, 20));
-  }
-}
+export { waitFor } from './wait';

@@ -1,6 +1,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { afterEach, describe, expect, it } from 'vitest';
-import { waitFor } from '../support/services';
+import { waitFor } from '../support/wait';
 
 // The product's stdout logger writes lines in batches (server/log.ts); none may be held forever or lost at exit.
 const started: ChildProcess[] = [];
