@@ -90,6 +90,6 @@ export default defineConfig({
     include: PG_FILES,
     exclude: configDefaults.exclude,
     globalSetup: ['test/support/pg-global.ts'],
-    setupFiles: ['test/support/pg-setup.ts'],
+    setupFiles: ['test/support/pg-setup.ts', 'test/support/openapi-check.ts'],
   },
 });

@@ -12,7 +12,11 @@ import { checkCsrf, CSRF_HEADER, parseCookies, sessionFor, SESSION_COOKIE } from
  * its credentials, and the error envelope it answers in. `envelope` is required of every procedure with
  * `openapi` meta: the REST adapter refuses to start without it.
  */
-export type Meta = OpenApiMeta<{ successStatus?: number; auth?: 'none' | 'bearer' | 'webhook-api' | 'session'; envelope?: Envelope }>;
+export type Meta = OpenApiMeta<{
+  successStatus?: number; auth?: 'none' | 'bearer' | 'webhook-api' | 'session'; envelope?: Envelope;
+  /** A body the contract fixes for one status of this operation (in components.schemas), besides the envelope. */
+  restErrorBodies?: Partial<Record<number, 'WithdrawFail'>>;
+}>;
 
 const t = initTRPC.context<Context>().meta<Meta>().create({
   // the presenter of the REST edge shapes tRPC's error data too; never internals (stack, SQL)
