@@ -1,6 +1,7 @@
 import { parse } from 'csv-parse/sync';
 import { describe, expect, it } from 'vitest';
 import { csvAmount, csvField, csvRow, csvStream, csvText } from '../../server/domain/exports';
+import { statementField } from '../../server/http/statement-csv';
 import { FORMULA, FORMULA_PAYLOADS, formulaPieces } from '../support/csv-injection';
 
 const read = (csv: string) => parse(csv.replace(/^\ufeff/, ''), { delimiter: ';', relax_column_count: false }) as string[][];
@@ -81,5 +82,19 @@ describe('a CSV export of the formula corpus', () => {
 
   it('each payload alone, as a whole line, gives the naive reader nothing either', () => {
     for (const p of FORMULA_PAYLOADS) expect(formulaPieces(csvRow([p]))).toEqual([]);
+  });
+});
+
+describe('the statement CSV (comma-separated, server text)', () => {
+  it('neutralises its text the same way and leaves plain ids and signed cents bare', () => {
+    expect(statementField('le_123')).toBe('le_123');
+    expect(statementField(-2500)).toBe('-2500');
+    for (const p of FORMULA_PAYLOADS) {
+      const line = `${['le_1', p, -2500, p].map(statementField).join(',')}\r\n`;
+      const [cells] = parse(line) as string[][];
+      expect(cells).toEqual(['le_1', csvText(p), '-2500', csvText(p)]);
+      // a negative amount is a number, not a formula: the only piece allowed to start with "-"
+      expect(formulaPieces(line).filter((x) => x !== '-2500')).toEqual([]);
+    }
   });
 });
