@@ -31,6 +31,8 @@ export const PG_FILES = [
   'test/e2e/webhooks-flow.test.ts',
   'test/e2e/pix-keys.test.ts',
   'test/e2e/edge.test.ts',
+  'test/e2e/connection-limits.test.ts',
+  'test/e2e/csv-exports.test.ts',
   'test/e2e/client-retries.test.ts',
   'test/e2e/withdrawals.test.ts',
   'test/e2e/disputes-balance.test.ts',

@@ -39,6 +39,14 @@ export interface Config {
   metricsPort: number | null;
   /** SHUTDOWN_DRAIN_MS: after SIGTERM, how long /readyz answers 503 while the server still accepts. */
   shutdownDrainMs: number;
+  /** HEADERS_TIMEOUT_MS: a request's head must have arrived this long after it began, or 408 and the connection closes. */
+  headersTimeoutMs: number;
+  /** REQUEST_TIMEOUT_MS: the whole request, body included, likewise (≥ the headers timeout). */
+  requestTimeoutMs: number;
+  /** MAX_CONNECTIONS: open connections in total; past it a new one is answered 503 (server/http/connections.ts). */
+  maxConnections: number;
+  /** MAX_CONNECTIONS_PER_ADDRESS: open connections per client address (IPv6: per /64), trusted proxies exempt; past it 429. */
+  maxConnectionsPerAddress: number;
 }
 
 function int(name: string, def: number, min = 0): number {
@@ -75,6 +83,14 @@ function metricsToken(): string | null {
   return raw;
 }
 
+/** The two request timeouts; Node refuses a headers timeout longer than the request timeout, so say so here in its words. */
+function requestTimeouts(): { headersTimeoutMs: number; requestTimeoutMs: number } {
+  const headersTimeoutMs = int('HEADERS_TIMEOUT_MS', 10_000, 100);
+  const requestTimeoutMs = int('REQUEST_TIMEOUT_MS', 30_000, 100);
+  if (headersTimeoutMs > requestTimeoutMs) throw new Error(`HEADERS_TIMEOUT_MS (${headersTimeoutMs}) must not be longer than REQUEST_TIMEOUT_MS (${requestTimeoutMs})`);
+  return { headersTimeoutMs, requestTimeoutMs };
+}
+
 export function loadConfig(overrides: Partial<Config> = {}): Config {
   const production = process.env.NODE_ENV === 'production';
   return {
@@ -102,6 +118,10 @@ export function loadConfig(overrides: Partial<Config> = {}): Config {
     metricsToken: metricsToken(),
     metricsPort: process.env.METRICS_PORT ? int('METRICS_PORT', 0) : null,
     shutdownDrainMs: int('SHUTDOWN_DRAIN_MS', production ? 5_000 : 0),
+    ...requestTimeouts(),
+    // generous: the bench's 50 connections, a browser's 6 per origin; a proxy is exempt from the per-address cap
+    maxConnections: int('MAX_CONNECTIONS', 4_096, 1),
+    maxConnectionsPerAddress: int('MAX_CONNECTIONS_PER_ADDRESS', 256, 1),
     ...overrides,
   };
 }

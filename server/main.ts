@@ -3,6 +3,7 @@ import { fileURLToPath } from 'node:url';
 import { createDemoAccountIfEmpty } from './bootstrap';
 import { loadConfig } from './config';
 import { createApiHandler } from './http/api';
+import { capConnections, connectionsCheckingInterval } from './http/connections';
 import { refuseTarget, requestTargetProblem, setSecurityHeaders } from './http/edge';
 import { startJobs, stopJobs } from './jobs';
 import { configureLogging } from './log';
@@ -60,7 +61,12 @@ async function main() {
 
   let inFlight = 0;
   let shuttingDown = false;
-  const server = createServer(observeRequests({
+  const server = createServer({
+    // Node 20 looks for requests past their timeouts on this interval (30 s by default): see connections.ts
+    connectionsCheckingInterval: connectionsCheckingInterval(config.headersTimeoutMs, config.requestTimeoutMs),
+    headersTimeout: config.headersTimeoutMs,
+    requestTimeout: config.requestTimeoutMs,
+  }, observeRequests({
     metrics,
     fallbackRoute: (req) => (api.owns((req.url ?? '/').split('?')[0]) || !pages ? UNMATCHED_ROUTE : PAGES_ROUTE),
   }, (req, res) => {
@@ -94,8 +100,9 @@ async function main() {
     }
   }));
   server.keepAliveTimeout = 5_000;
-  server.headersTimeout = 10_000;
-  server.requestTimeout = 30_000;
+  capConnections(server, {
+    total: config.maxConnections, perAddress: config.maxConnectionsPerAddress, trusted: config.trustedProxies, now: () => services.clock.now(),
+  });
 
   await new Promise<void>((resolve) => server.listen(config.port, config.host, resolve));
   const addr = server.address();

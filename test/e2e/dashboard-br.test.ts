@@ -211,9 +211,10 @@ describe('a Brazilian merchant in Chromium', { timeout: 90_000 }, () => {
     expect(csv.headers()['content-type']).toBe('text/csv; charset=utf-8');
     const text = await csv.text();
     const lines = text.replace(/^\ufeff/, '').trim().split('\r\n');
-    expect(lines[0]).toBe('criada_em;id;situacao;forma;valor;cliente;email;documento;referencia_externa;e2e;contestacao');
+    // every text cell quoted (formula-safe, see test/e2e/csv-exports.test.ts); the amount bare, a number
+    expect(lines[0]).toBe('"criada_em";"id";"situacao";"forma";"valor";"cliente";"email";"documento";"referencia_externa";"e2e";"contestacao"');
     expect(lines).toHaveLength(2);
-    expect(lines[1]).toContain(`;${ids.pix};Aprovada;Pix;123,45;Zélia Gonçalves;`);
+    expect(lines[1]).toContain(`;"${ids.pix}";"Aprovada";"Pix";123,45;"Zélia Gonçalves";`);
     expect((await page.request.get(`${srv.url}/transactions/export?q=529.982.247-26`)).status()).toBe(400);
     await both('/transactions?q=zelia', 'transactions-search', 'table.list tbody tr');
   });
