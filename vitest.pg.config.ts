@@ -49,6 +49,8 @@ export const PG_FILES = [
   'test/e2e/withdrawals-restart.test.ts',
   'test/e2e/charge-concurrency.test.ts',
   'test/e2e/webhook-cap.test.ts',
+  // one merchant's stalled receiver against another's delivery: the caps and the fair claim
+  'test/e2e/fair-delivery.test.ts',
   'test/e2e/audit-command.test.ts',
   // background work claimed row by row: two instances (two Services) over one database
   'test/api/background-claims.test.ts',

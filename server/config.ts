@@ -14,6 +14,16 @@ export interface Config {
   webhookAllowPrivateUrls: boolean;
   webhookRetryScheduleSeconds: number[];
   webhookTimeoutMs: number;
+  /** WEBHOOK_CONNECT_TIMEOUT_MS: a delivery whose TCP (and TLS) connection is not up by then fails. */
+  webhookConnectTimeoutMs: number;
+  /** WEBHOOK_HEADERS_TIMEOUT_MS: a delivery whose receiver has not sent its status line and headers by then fails. */
+  webhookHeadersTimeoutMs: number;
+  /** WEBHOOK_MAX_IN_FLIGHT: deliveries one process sends at once, across every account. */
+  webhookMaxInFlight: number;
+  /** WEBHOOK_MAX_IN_FLIGHT_PER_ACCOUNT: of those, at most this many of one account. */
+  webhookMaxInFlightPerAccount: number;
+  /** WEBHOOK_MAX_IN_FLIGHT_PER_HOST: of those, at most this many to one destination host (host:port). */
+  webhookMaxInFlightPerHost: number;
   rateLimitRps: number;
   /** Runs the event dispatcher inside the server (false when `npm run worker` does it). */
   runDispatcher: boolean;
@@ -105,6 +115,11 @@ export function loadConfig(overrides: Partial<Config> = {}): Config {
     webhookAllowPrivateUrls: bool('WEBHOOK_ALLOW_PRIVATE_URLS', false),
     webhookRetryScheduleSeconds: schedule('WEBHOOK_RETRY_SCHEDULE', [0, 5, 300, 1800, 7200, 18000, 36000, 36000]),
     webhookTimeoutMs: int('WEBHOOK_TIMEOUT_MS', 15_000, 1),
+    webhookConnectTimeoutMs: int('WEBHOOK_CONNECT_TIMEOUT_MS', 3_000, 1),
+    webhookHeadersTimeoutMs: int('WEBHOOK_HEADERS_TIMEOUT_MS', 5_000, 1),
+    webhookMaxInFlight: int('WEBHOOK_MAX_IN_FLIGHT', 64, 1),
+    webhookMaxInFlightPerAccount: int('WEBHOOK_MAX_IN_FLIGHT_PER_ACCOUNT', 16, 1),
+    webhookMaxInFlightPerHost: int('WEBHOOK_MAX_IN_FLIGHT_PER_HOST', 16, 1),
     rateLimitRps: int('RATE_LIMIT_RPS', 100),
     runDispatcher: bool('RUN_DISPATCHER', true),
     jobPollMs: int('JOB_POLL_MS', 250, 10),
