@@ -185,7 +185,7 @@ describe('dashboard in Chromium', { timeout: 60_000 }, () => {
     await expect.poll(() => page.evaluate(() => navigator.clipboard.readText()), WAIT).toBe(srv.demo.apiKey);
     // both ask for the password first (issue 23)
     await page.getByRole('button', { name: 'Mostrar segredo de postback' }).click();
-    const ask = page.getByRole('dialog', { name: 'Mostrar o segredo de postback' });
+    const ask = page.getByRole('dialog', { name: 'Ver o segredo dos postbacks' });
     await ask.getByLabel('Sua senha').fill(srv.demo.password);
     await ask.getByRole('button', { name: 'Mostrar segredo' }).click();
     await expect.poll(() => page.getByLabel('Segredo de postback').textContent(), WAIT).toMatch(/^whsec_/);
