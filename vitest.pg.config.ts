@@ -13,6 +13,7 @@ export const PG_FILES = [
   // API (tRPC callers and the REST adapter over makeTestServices)
   'test/api/auth.test.ts',
   'test/api/dashboard-session.test.ts',
+  'test/api/dashboard-credentials.test.ts',
   'test/api/errors.test.ts',
   'test/api/idempotent-rechecks.test.ts',
   'test/api/output-validation.test.ts',

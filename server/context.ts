@@ -12,6 +12,9 @@ export interface Auth {
   kind: AuthKind;
   accountId: string;
   userId?: string;
+  /** A dashboard session: its id (never the cookie's token) and the person's email. */
+  sessionId?: string;
+  email?: string;
   /** The presented access token (bearer / x-token), e.g. to revoke it. */
   token?: string;
 }
