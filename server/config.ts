@@ -39,6 +39,8 @@ export interface Config {
   metricsPort: number | null;
   /** SHUTDOWN_DRAIN_MS: after SIGTERM, how long /readyz answers 503 while the server still accepts. */
   shutdownDrainMs: number;
+  /** LEDGER_AUDIT_INTERVAL_MS: how often the ledger audit runs in the background for /readyz. */
+  ledgerAuditIntervalMs: number;
 }
 
 function int(name: string, def: number, min = 0): number {
@@ -102,6 +104,7 @@ export function loadConfig(overrides: Partial<Config> = {}): Config {
     metricsToken: metricsToken(),
     metricsPort: process.env.METRICS_PORT ? int('METRICS_PORT', 0) : null,
     shutdownDrainMs: int('SHUTDOWN_DRAIN_MS', production ? 5_000 : 0),
+    ledgerAuditIntervalMs: int('LEDGER_AUDIT_INTERVAL_MS', 60_000, 100),
     ...overrides,
   };
 }
