@@ -19,8 +19,9 @@ const dialect = new SQLiteSyncDialect();
 /** As db/client.ts's connections: a reader waits this long for the writer's checkpoint rather than fail. */
 const BUSY_TIMEOUT_MS = 5_000;
 
-export function openReaderThread(path: string): ReaderThread {
-  const worker = new Worker(ENTRY, { workerData: { path, busyTimeoutMs: BUSY_TIMEOUT_MS } });
+/** `nice`: lower the thread's CPU priority (Linux, 0–19) for background work such as the ledger audit. */
+export function openReaderThread(path: string, o: { nice?: number } = {}): ReaderThread {
+  const worker = new Worker(ENTRY, { workerData: { path, busyTimeoutMs: BUSY_TIMEOUT_MS, nice: o.nice ?? 0 } });
   // a process that is otherwise done (a command, a test) need not wait for reads nobody will use
   worker.unref();
   const waiting = new Map<number, { resolve: (row: unknown) => void; reject: (err: Error) => void }>();
