@@ -57,6 +57,8 @@ export interface Config {
   maxConnections: number;
   /** MAX_CONNECTIONS_PER_ADDRESS: open connections per client address (IPv6: per /64), trusted proxies exempt; past it 429. */
   maxConnectionsPerAddress: number;
+  /** LEDGER_AUDIT_INTERVAL_MS: how often the ledger audit runs in the background for /readyz. */
+  ledgerAuditIntervalMs: number;
 }
 
 function int(name: string, def: number, min = 0): number {
@@ -137,6 +139,7 @@ export function loadConfig(overrides: Partial<Config> = {}): Config {
     // generous: the bench's 50 connections, a browser's 6 per origin; a proxy is exempt from the per-address cap
     maxConnections: int('MAX_CONNECTIONS', 4_096, 1),
     maxConnectionsPerAddress: int('MAX_CONNECTIONS_PER_ADDRESS', 256, 1),
+    ledgerAuditIntervalMs: int('LEDGER_AUDIT_INTERVAL_MS', 60_000, 100),
     ...overrides,
   };
 }

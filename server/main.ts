@@ -10,6 +10,7 @@ import { configureLogging } from './log';
 import { createOpsEndpoints, observeRequests, PAGES_ROUTE, serveLocalMetrics, UNMATCHED_ROUTE } from './observability/http';
 import { createMetrics } from './observability/metrics';
 import { createReadiness } from './observability/readiness';
+import { createLedgerAudit } from './observability/ledger-audit';
 import { appRouter } from './routers';
 import { createContextInner } from './context';
 import { PAGE_REQUEST_HEADER, providePagesCaller } from './pages-caller';
@@ -54,7 +55,10 @@ async function main() {
 
   const jobs = startJobs(services, { dispatcher: config.runDispatcher });
   const metrics = createMetrics({ db: services.db, clock: services.clock });
-  const readiness = createReadiness(services, { jobs: () => jobs });
+  // the ledger audit runs on its own schedule, off the event loop's thread; /readyz reads its last result
+  const audit = createLedgerAudit(services);
+  audit.start();
+  const readiness = createReadiness(services, { jobs: () => jobs, audit });
   services.metrics = metrics;
   services.readiness = readiness;
   const ops = createOpsEndpoints({ readiness, metrics, metricsToken: config.metricsToken, now: () => services.clock.now() });
@@ -137,6 +141,8 @@ async function main() {
     metricsServer?.closeAllConnections();
     await closed;
     await stopJobs(jobs);
+    // (an audit thread reading the file would keep the WAL from being checkpointed away at close)
+    await audit.stop();
     await nextApp?.close?.().catch(() => {});
     closeWebhookAgents();
     await services.db.close();
