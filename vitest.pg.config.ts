@@ -53,6 +53,8 @@ export const PG_FILES = [
   // one merchant's stalled receiver against another's delivery: the caps and the fair claim
   'test/e2e/fair-delivery.test.ts',
   'test/e2e/audit-command.test.ts',
+  // a database made by release 0.1.0, upgraded at start; a newer database and a failing migration refused
+  'test/e2e/upgrade.test.ts',
   // background work claimed row by row: two instances (two Services) over one database
   'test/api/background-claims.test.ts',
   'test/api/delivery-claims.test.ts',

@@ -9,6 +9,7 @@ import { fileURLToPath } from 'node:url';
 import * as schema from './schema';
 import { onPostgres } from './dialect';
 import { rawRow } from './query';
+import { migrationFailed, pendingAfter, shippedMigrations } from './migration-history';
 
 export type Schema = typeof schema;
 export type DrizzleDb = BetterSQLite3Database<Schema>;
@@ -67,8 +68,26 @@ export function verifyStrictTables(conn: Database.Database): void {
   if (loose.length) throw new PragmaError(`tables are not STRICT: ${loose.join(', ')}`);
 }
 
-export function applyMigrations(conn: Database.Database): void {
-  migrate(drizzle(conn, { schema }), { migrationsFolder: MIGRATIONS });
+/**
+ * Brings the database up to this code's migrations, or throws a MigrationError and changes nothing: a
+ * database migrated by a newer release is refused before anything runs, and drizzle's migrator runs all
+ * pending migrations in one transaction (BEGIN … COMMIT, ROLLBACK on the first failure; SQLite's DDL is
+ * transactional). `folder` is for tests; the product always uses db/migrations.
+ */
+export function applyMigrations(conn: Database.Database, folder = MIGRATIONS): void {
+  const shipped = shippedMigrations(folder);
+  const journal = conn.prepare(`SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = '__drizzle_migrations'`).get();
+  const applied = journal
+    ? (conn.prepare('SELECT created_at AS createdAt FROM __drizzle_migrations').all() as { createdAt: number | string }[]).map((r) => ({ createdAt: Number(r.createdAt) }))
+    : [];
+  const pending = pendingAfter(applied, shipped);
+  if (pending.length) {
+    try {
+      migrate(drizzle(conn, { schema }), { migrationsFolder: folder });
+    } catch (err) {
+      throw migrationFailed(err, pending);
+    }
+  }
   verifyStrictTables(conn);
 }
 
