@@ -113,7 +113,7 @@ export class PgRateLimits implements RateLimits {
    * A check in flight is counted in `in_flight` under a lease of SIGN_IN_LEASE_MS (renewed by every
    * begin): while it holds, attempts that are not clean wait, so concurrent guesses cannot slip in before
    * the first failure is recorded; if an instance dies mid-check the email is free when the lease runs out.
-   * Clean attempts are never refused (DECISIONS: failures from elsewhere never keep the right person out).
+   * Clean attempts are never refused (docs/decisions.md "Sign-in and token limits": failures from elsewhere never keep the right person out).
    */
   private async beginSignIn(address: string, email: string): Promise<number | null> {
     const t = this.now();

@@ -38,7 +38,7 @@ export async function signIn(db: AppDatabase, email: string, password: string, n
 }
 
 /**
- * Sign-in with the brakes on (DECISIONS "Sign-in and token limits"). The attempt counts against the
+ * Sign-in with the brakes on (docs/decisions.md "Sign-in and token limits"). The attempt counts against the
  * client address before the password is checked, so a burst cannot run more checks than the address's
  * window allows. Per email, each failure makes the next check wait longer (one check at a time), but an
  * attempt from an address with nothing against it is never refused for the email's sake: failures from
