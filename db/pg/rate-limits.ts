@@ -14,13 +14,13 @@ export const SIGN_IN_LEASE_MS = 30_000;
 export const PURGE_EVERY_MS = 60_000;
 
 /**
- * The limits of server/rate-limit.ts as rows of one PostgreSQL, shared by every instance on it (issue 12:
- * two instances together accept no more than the configured rate). Each check is one statement, one round
- * trip: an `INSERT … ON CONFLICT … DO UPDATE … WHERE <allowed>` that locks the key's row, so concurrent
- * checks of one key, from any instance, queue on that row and none reads a value another is changing.
- * When the update's condition refuses, the same statement reads the row as it stood (its snapshot), for
- * the seconds to wait. Times come from the service's clock (tests inject one), never from the database.
- * The tables are UNLOGGED (scripts/db-generate.sh): a crash only resets the limits.
+ * The limits of server/rate-limit.ts as rows of one PostgreSQL, shared by every instance on it
+ * (docs/decisions.md "Engines": two instances together accept no more than the configured rate). Each check
+ * is one statement, one round trip: an `INSERT … ON CONFLICT … DO UPDATE … WHERE <allowed>` that locks the
+ * key's row, so concurrent checks of one key, from any instance, queue on that row and none reads a value
+ * another is changing. When the update's condition refuses, the same statement reads the row as it stood
+ * (its snapshot), for the seconds to wait. Times come from the service's clock (tests inject one), never
+ * from the database. The tables are UNLOGGED (scripts/db-generate.sh): a crash only resets the limits.
  */
 export class PgRateLimits implements RateLimits {
   readonly perAccount: RequestRate;

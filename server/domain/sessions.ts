@@ -64,7 +64,7 @@ export async function confirmPassword(s: Services, userId: string, password: str
 
 /** The one place password attempts are counted and slowed down: `check` answers null on a wrong password. */
 async function passwordAttempt<T>(s: Services, email: string, clientAddress: string, check: () => Promise<T | null>, miss: DomainError): Promise<T> {
-  // IPv6 clients count per /64 (issue-10's addressKey)
+  // IPv6 clients count per /64, since one can pick any address in it (addressKey, server/rate-limit.ts)
   const address = addressKey(clientAddress);
   const limits = s.limits.signIn;
   const wait = await limits.begin(address, email);

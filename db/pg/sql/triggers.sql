@@ -221,7 +221,8 @@ END $$;
 --> statement-breakpoint
 CREATE TRIGGER withdrawals_name_words AFTER INSERT ON withdrawals FOR EACH ROW EXECUTE FUNCTION withdrawals_name_words();
 --> statement-breakpoint
--- A commit wakes the other instances (issue 12 "Stateless instances"): each statement that adds or
+-- A commit wakes the other instances (instances are stateless, so work one commits must reach the
+-- others without waiting for their poll): each statement that adds or
 -- changes background work notifies channel pix_work with its table's name, delivered at COMMIT (and
 -- folded into one per table and transaction by PostgreSQL). db/pg/notify.ts listens and wakes the job
 -- loops of that table; the instance's own commits wake its loops directly as well. PostgreSQL only:
