@@ -2,8 +2,8 @@
 // (every command's start-up included) pays nothing for the second engine.
 
 /**
- * Which database engine this process uses, decided once at start from the environment (DECISIONS
- * "Engines"): no DATABASE_URL → SQLite at DATABASE_PATH, as always; DATABASE_URL=postgres://… →
+ * Which database engine this process uses, decided once at start from the environment
+ * (docs/decisions.md "Engines"): no DATABASE_URL → SQLite at DATABASE_PATH, as always; DATABASE_URL=postgres://… →
  * PostgreSQL 15 or later. A URL that cannot be used stops the process at start with one clear line.
  */
 export type Engine = { kind: 'sqlite'; path: string } | { kind: 'postgres'; url: string; where: string };

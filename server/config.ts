@@ -1,6 +1,6 @@
 import { parseTrustedProxies, type TrustedProxies } from './http/client-address';
 
-/** Configuration from the environment; every variable has a working default (README lists them). */
+/** Configuration from the environment; every variable has a working default (docs/operations.md lists them). */
 export interface Config {
   port: number;
   host: string;

@@ -25,7 +25,7 @@ const WEBHOOKS_ERROR = {
   },
 };
 
-/** The 422 body DECISIONS fixes for POST /withdraw/pix when the balance does not cover it. */
+/** The 422 body docs/decisions.md "Withdrawals" fixes for POST /withdraw/pix when the balance does not cover it. */
 const WITHDRAW_FAIL = {
   type: 'object',
   required: ['statusCode', 'message', 'data', 'error', 'timestamp'],

@@ -94,7 +94,7 @@ export async function issueAccessToken(s: AccountServices, code: string, token: 
 }
 
 /**
- * POST /auth/token with the brakes on (DECISIONS "Sign-in and token limits"): attempts count against the
+ * POST /auth/token with the brakes on (docs/decisions.md "Sign-in and token limits"): attempts count against the
  * client address before the pair is checked, and only against it. A `code` is public and its token
  * unguessable, so failures never lock a code: nobody can keep a merchant's integration out by sending
  * wrong tokens for its code.

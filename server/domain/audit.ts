@@ -37,7 +37,7 @@ const probes: [AuditCheckName, Probe][] = [
       WHERE b.balance <> coalesce(s.total, 0) LIMIT 1`);
     return r ? `book ${r.id} (${r.kind}): balance ${r.balance} but its lines sum to ${r.lines}` : null;
   }],
-  // DECISIONS "Disputes": merchant books never go below zero, except `available`, and that only by a
+  // docs/decisions.md "Disputes": merchant books never go below zero, except `available`, and that only by a
   // dispute hold: replaying each available book, no other debit may leave it (or keep it) negative
   ['balance_floors', async (first) => {
     const neg = await first<{ id: string; kind: string; balance: number }>(sql`

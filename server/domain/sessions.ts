@@ -47,7 +47,7 @@ export async function signIn(db: AppDatabase, email: string, password: string, n
 }
 
 /**
- * Sign-in with the brakes on (DECISIONS "Sign-in and token limits"). The attempt counts against the
+ * Sign-in with the brakes on (docs/decisions.md "Sign-in and token limits"). The attempt counts against the
  * client address before the password is checked, so a burst cannot run more checks than the address's
  * window allows. Per email, each failure makes the next check wait longer (one check at a time), but an
  * attempt from an address with nothing against it is never refused for the email's sake: failures from
@@ -73,7 +73,7 @@ export async function confirmPassword(s: Services, userId: string, password: str
 
 /** The one place password attempts are counted and slowed down: `check` answers null on a wrong password. */
 async function passwordAttempt<T>(s: Services, email: string, clientAddress: string, check: () => Promise<T | null>, miss: DomainError): Promise<T> {
-  // IPv6 clients count per /64 (issue-10's addressKey)
+  // IPv6 clients count per /64, since one can pick any address in it (addressKey, server/rate-limit.ts)
   const address = addressKey(clientAddress);
   const limits = s.limits.signIn;
   const wait = await limits.begin(address, email);

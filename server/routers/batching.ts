@@ -1,5 +1,5 @@
 /**
- * DECISIONS "Sign-in and token limits": a tRPC batch holds at most 20 calls, and the procedures that
+ * docs/decisions.md "Sign-in and token limits": a tRPC batch holds at most 20 calls, and the procedures that
  * check a credential are never batched, so one request checks at most one credential. The clients
  * (app/providers.tsx, server/client.ts) send them on their own. (No server imports: the pages load this.)
  */

@@ -12,11 +12,12 @@ import type { Services } from '../../server/services';
 import { callerFor, makeAccount, makeTestServices, secondInstance, type TestServices } from '../support/services';
 
 /**
- * Issue 12 item 4, webhook and postback delivery: on PostgreSQL several instances send at once, each
- * claiming the queue heads it sends (FOR UPDATE OF d SKIP LOCKED and a lease). Two instances here: two
- * Services over one database, each with its own pool, on one clock moved by hand. The claim is
- * PostgreSQL's (SQLite's single delivering process keeps what it sends in memory), so those cases run on
- * PostgreSQL only; the late record that must not un-deliver is the same code on both engines.
+ * Shared state across instances (docs/decisions.md "Engines"), webhook and postback delivery: on PostgreSQL
+ * several instances send at once, each claiming the queue heads it sends (FOR UPDATE OF d SKIP LOCKED and a
+ * lease). Two instances here: two Services over one database, each with its own pool, on one clock moved by
+ * hand. The claim is PostgreSQL's (SQLite's single delivering process keeps what it sends in memory), so
+ * those cases run on PostgreSQL only; the late record that must not un-deliver is the same code on both
+ * engines.
  */
 const SCHEDULE = [0, 60, 600];
 let clock: ManualClock;
@@ -94,7 +95,7 @@ describe.runIf(onPostgres)('delivery claims across instances (PostgreSQL)', () =
   });
 });
 
-describe('fair claims between accounts (issue 23 item 2)', () => {
+describe('fair claims between accounts (one merchant\'s backlog cannot take every delivery slot)', () => {
   it("an account's backlog gets at most its cap per pass and another account's due head is taken beside it; on PostgreSQL two instances take disjoint ones", async () => {
     await queue(40);
     const other = (await makeAccount(a)).account_id;

@@ -15,9 +15,9 @@ import { withdrawalBatches, withdrawals } from '../../db/schema';
 import { callerFor, makeAccount, makeTestServices, type TestServices } from '../support/services';
 
 /**
- * Every secondary index is kept because a query plan needs it (issue 11): the list and search pages
- * are proven by the *-scale tests; these are the background passes and the audit. Each test runs the
- * domain function itself, records the SQL it sends to SQLite, and asserts the plan of that SQL.
+ * Every secondary index is kept because a query plan needs it (every index costs each insert): the list and
+ * search pages are proven by the *-scale tests; these are the background passes and the audit. Each test
+ * runs the domain function itself, records the SQL it sends to SQLite, and asserts the plan of that SQL.
  * (Indexes that no plan used were dropped: events_resource_idx, deliveries_event_idx.)
  */
 let s: TestServices;

@@ -5,7 +5,8 @@ import { statusOf } from '../support/raw-http';
 import { waitFor } from '../support/wait';
 
 /**
- * Issue 23, item 7: header and body timeouts hold as configured against slow clients, and open
+ * Slow or too many clients cannot starve the server (docs/operations.md, HEADERS_TIMEOUT_MS to
+ * MAX_CONNECTIONS_PER_ADDRESS): header and body timeouts hold as configured against slow clients, and open
  * connections are capped in total and per client address with an answer in the error envelope. Every
  * socket is on the loopback: the "other" clients bind 127.0.0.2 and 127.0.0.3 as their source address.
  */

@@ -7,10 +7,10 @@ import { txBody } from '../support/transactions';
 import { phoneWithdrawal } from '../support/withdrawals';
 
 /**
- * Issue 23, item 5, through the real export path: formulas typed into a charge's customer name and
- * external reference and a withdrawal's recipient name and external reference, downloaded from the
- * dashboard's CSV exports (GET /transactions/export, /withdrawals/export) and read back as a
- * spreadsheet would (csv-parse) and as a naive script would (split on , ; TAB).
+ * CSV exports cannot carry a spreadsheet formula (CSV injection), through the real export path: formulas
+ * typed into a charge's customer name and external reference and a withdrawal's recipient name and external
+ * reference, downloaded from the dashboard's CSV exports (GET /transactions/export, /withdrawals/export)
+ * and read back as a spreadsheet would (csv-parse) and as a naive script would (split on , ; TAB).
  */
 
 let srv: RunningServer;

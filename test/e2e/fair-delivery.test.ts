@@ -8,10 +8,11 @@ import { startReceiver, type Receiver } from '../support/webhook-receiver';
 import { accountInServer, readServerDb } from '../support/withdrawals';
 
 /*
- * Issue 23 item 2, over HTTP against the server process, on both engines: merchant A points its 50
- * webhooks at a receiver that accepts every request and never answers, and makes 2 charges (100
- * deliveries); merchant B's delivery to a healthy receiver still arrives in well under a second. Before,
- * A's deliveries held all 64 of the sender's slots and B's waited for the 15 s timeout.
+ * Fair delivery (one merchant's stalled receiver cannot delay the others), over HTTP against the server
+ * process, on both engines: merchant A points its 50 webhooks at a receiver that accepts every request and
+ * never answers, and makes 2 charges (100 deliveries); merchant B's delivery to a healthy receiver still
+ * arrives in well under a second. Before, A's deliveries held all 64 of the sender's slots and B's waited
+ * for the 15 s timeout.
  */
 
 interface Merchant { apiKey: string; token: string; accountId: string }

@@ -17,7 +17,7 @@ import { decodeCursor, encodeCursor } from '../cursor';
 import { ID_PREFIX, newId } from '../ids';
 
 /*
- * Delivery rules (DECISIONS "Events and deliveries"):
+ * Delivery rules (docs/decisions.md "Events and deliveries"):
  * - A delivery is one event to one target URL. Deliveries of one resource to one URL form a queue
  *   ordered by event seq: only its head is sent, so a later event waits while an earlier one is
  *   pending or being retried. A FAILED delivery (retries exhausted) no longer holds its queue.

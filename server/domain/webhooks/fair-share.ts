@@ -1,5 +1,5 @@
 /*
- * Fair delivery (issue 23 item 2): the sender's slots are shared between accounts and destination hosts,
+ * Fair delivery: the sender's slots are shared between accounts and destination hosts,
  * so one merchant whose receiver accepts and never answers cannot hold every socket. Per process:
  *  - at most `total` deliveries in flight;
  *  - at most `perAccount` of one account: a merchant's own webhooks and postbacks share its slots;

@@ -40,7 +40,7 @@ export const webhooksRouter = router({
     .output(webhookCreated)
     .mutation(async ({ ctx, input }) => {
       const idempotencyKey = ctx.headers['idempotency-key'];
-      // REST requires the key (DECISIONS "Idempotency"); tRPC callers (the dashboard) may omit it
+      // REST requires the key (docs/decisions.md "Idempotency"); tRPC callers (the dashboard) may omit it
       if (idempotencyKey === undefined && ctx.transport === 'rest') throw validationError([{ path: 'idempotency-key', message: 'header is required' }]);
       const { webhook, replayed } = await createWebhook(ctx.services, ctx.auth.accountId, input, { idempotencyKey });
       markReplayed(ctx, replayed);

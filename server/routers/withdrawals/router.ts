@@ -16,7 +16,7 @@ function withdrawRequest({ withdrawal, batches }: WithdrawalCreated): Withdrawal
   };
 }
 
-/** A balance that does not cover the withdrawal answers the body DECISIONS fixes (WITHDRAW_FAIL, 422). */
+/** A balance that does not cover the withdrawal answers the body docs/decisions.md "Withdrawals" fixes (WITHDRAW_FAIL, 422). */
 function withdrawFail(err: unknown): never {
   if (err instanceof DomainError && err.code === 'INSUFFICIENT_FUNDS') {
     throw new DomainError(err.code, err.detail, {
