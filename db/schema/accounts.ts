@@ -63,7 +63,7 @@ export const dashboardSessions = sqliteTable('dashboard_sessions', {
   createdAt: text('created_at').notNull(),
   expiresAt: text('expires_at').notNull(),
   revokedAt: text('revoked_at'),
-  /** Where the session was opened (DECISIONS "Client addresses"), for the person's session list; null before 0.2. */
+  /** Where the session was opened (docs/decisions.md "Client addresses"), for the person's session list; null before 0.2. */
   clientAddress: text('client_address'),
   /** The browser's User-Agent at sign-in, cut to 300 characters; null before 0.2 or when none was sent. */
   userAgent: text('user_agent'),

@@ -12,7 +12,7 @@ import { ID_PREFIX, newId } from './ids';
  * sign-in limits already count it.
  */
 
-/** A signed-in person acting in the dashboard, and from where (DECISIONS "Client addresses"). */
+/** A signed-in person acting in the dashboard, and from where (docs/decisions.md "Client addresses"). */
 export interface DashboardActor {
   accountId: string;
   userId: string;

@@ -20,7 +20,7 @@ let dummyHash: Promise<string> | null = null;
 
 export interface SignedIn { sessionToken: string; csrfToken: string; expiresAt: Date; accountId: string; userId: string; email: string; locale: DashboardLocale }
 
-/** Where a request comes from: its client address (DECISIONS "Client addresses") and User-Agent. */
+/** Where a request comes from: its client address (docs/decisions.md "Client addresses") and User-Agent. */
 export interface ClientOrigin { clientAddress: string; userAgent: string | null }
 
 /**

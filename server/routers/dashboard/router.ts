@@ -8,7 +8,7 @@ import {
 /** Reads and actions only a signed-in person has (no REST path, no bearer access). */
 export const dashboardRouter = router({
   overview: dashboardProcedure.output(overviewResponse).query(({ ctx }) => overview(ctx.services, ctx.auth.accountId)),
-  // code and api_key are public halves (DECISIONS "Accounts and credentials"): no password to read them
+  // code and api_key are public halves (docs/decisions.md "Accounts and credentials"): no password to read them
   developers: dashboardProcedure.output(developersResponse).query(({ ctx }) => developerCredentials(ctx.services, ctx.auth.accountId)),
   /** A mutation, not a query: the password must not travel in a URL, and the reveal is recorded. */
   postbackSecret: personProcedure.input(passwordConfirmation).output(postbackSecretResponse)
