@@ -6,7 +6,7 @@ import { decodeCursor, encodeCursor } from './cursor';
 import { ID_PREFIX, newId } from './ids';
 
 /**
- * The account's audit trail (issue 23 item 4): who got at a secret or a new credential, who signed in,
+ * The account's audit trail: who got at a secret or a new credential, who signed in,
  * changed their password or signed out everywhere; when, and from which client address. Rows are only
  * ever added. A refused attempt (wrong password, limited) records nothing: it changed nothing, and the
  * sign-in limits already count it.

@@ -134,7 +134,7 @@ export async function developerCredentials(s: Services, accountId: string) {
 
 /**
  * The key postbacks are signed with; stored encrypted because it must stay readable to sign. Only after
- * the password (under the sign-in limits), and recorded before it is answered (issue 23 item 4).
+ * the password (under the sign-in limits), and recorded before it is answered.
  */
 export async function postbackSecret(s: Services, who: DashboardActor, password: string) {
   await confirmPassword(s, who.userId, password, who.clientAddress);

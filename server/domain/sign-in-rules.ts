@@ -3,7 +3,7 @@ import { z } from 'zod';
 /**
  * The rules of a dashboard person's email and password, in one place: the sign-in form, the procedures,
  * `npm run account:create` and the password change all check with these schemas, so an account can never
- * be given an email or a password its owner cannot sign in with (issue 23, "Also"). Pure zod: the pages
+ * be given an email or a password its owner cannot sign in with (one rule for both). Pure zod: the pages
  * load it too.
  */
 export const dashboardEmail = z.string({ error: 'is required' }).trim().toLowerCase()

@@ -5,7 +5,7 @@ import { log } from '../log';
 import type { Services } from '../services';
 
 /**
- * The ledger audit as /readyz sees it (issue 23): one audit at a time whoever asks (callers while it
+ * The ledger audit as /readyz sees it: one audit at a time whoever asks (callers while it
  * runs share it), run in the background every `intervalMs`, and never on the event loop's thread for
  * long. On SQLite its scans run in a worker thread with a read-only connection of its own (one full
  * audit of a million lines holds a thread for seconds); on PostgreSQL they are queries on the read pool,

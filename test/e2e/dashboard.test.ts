@@ -96,7 +96,7 @@ describe('dashboard in Chromium', { timeout: 60_000 }, () => {
     for (const proc of ['dashboard.overview', 'dashboard.developers', 'withdrawals.list', 'transactions.list', 'webhooks.list', 'session.me']) {
       expect((await api(srv.url, `/api/trpc/${proc}`)).status, proc).toBe(401);
     }
-    // the postback secret is a mutation that takes the password (issue 23): POSTed, still 401 for a stranger
+    // the postback secret is a mutation that takes the password: POSTed, still 401 for a stranger
     expect((await api(srv.url, '/api/trpc/dashboard.postbackSecret', { body: { password: 'x' } })).status).toBe(401);
   });
 
@@ -183,7 +183,7 @@ describe('dashboard in Chromium', { timeout: 60_000 }, () => {
     await see(page, `code:has-text("${srv.demo.apiKey}")`);
     await page.getByRole('button', { name: 'Copiar chave da api' }).click();
     await expect.poll(() => page.evaluate(() => navigator.clipboard.readText()), WAIT).toBe(srv.demo.apiKey);
-    // both ask for the password first (issue 23)
+    // both ask for the password first
     await page.getByRole('button', { name: 'Mostrar segredo de postback' }).click();
     const ask = page.getByRole('dialog', { name: 'Ver o segredo dos postbacks' });
     await ask.getByLabel('Sua senha').fill(srv.demo.password);

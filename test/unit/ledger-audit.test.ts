@@ -6,7 +6,7 @@ import { createReadiness } from '../../server/observability/readiness';
 import { makeAccount, makeTestServices, waitFor, type TestServices } from '../support/services';
 
 /**
- * The ledger audit behind /readyz (issue 23): one at a time whoever asks, on a schedule, and a probe
+ * The ledger audit behind /readyz: one at a time whoever asks, on a schedule, and a probe
  * reads its last result instead of waiting for it. The runner is injected: each audit it starts waits
  * until the test lets it finish, so "still running" is a state the test holds, not a race.
  */

@@ -32,7 +32,7 @@ describe('log redaction', () => {
     expect(JSON.parse(out).body.code).toBe('cli_x'); // a public identifier stays readable
   });
 
-  it('redacts the password change\'s new password and a revealed postback secret (issue 23)', () => {
+  it('redacts the password change\'s new password and a revealed postback secret', () => {
     const { lines, logger } = capture();
     logger.info({ input: { password: SECRETS.password, new_password: 'a brand new secret' }, answer: { postback_secret: SECRETS.whsec } }, 'a call');
     const out = lines.join('');
