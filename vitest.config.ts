@@ -1,13 +1,17 @@
 import { configDefaults, defineConfig } from 'vitest/config';
 import { fileURLToPath } from 'node:url';
+import { testFilesFor } from './test/support/engines';
 
+/**
+ * The first run, on SQLite: every test file except those whose first line says PostgreSQL only
+ * (test/support/engines.ts has the rule); `*.alone.test.ts` run after it, one at a time
+ * (vitest.alone.config.ts).
+ */
 export default defineConfig({
   resolve: { alias: { '@': fileURLToPath(new URL('.', import.meta.url)) } },
   test: {
-    include: ['test/**/*.test.ts'],
-    // *.alone.test.ts: vitest.alone.config.ts runs them after the rest, one at a time
-    // PostgreSQL only (the cluster runs on PostgreSQL; the database taken away is a PostgreSQL): vitest.pg.config.ts runs them
-    exclude: [...configDefaults.exclude, 'test/**/*.alone.test.ts', 'test/e2e/cluster*.test.ts', 'test/e2e/database-lost.test.ts', 'test/unit/pg-rate-limits.test.ts'],
+    include: testFilesFor('sqlite'),
+    exclude: configDefaults.exclude,
     environment: 'node',
     // every answer a test gets from our server is checked against its /openapi.json
     setupFiles: ['test/support/openapi-check.ts'],

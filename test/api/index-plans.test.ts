@@ -1,3 +1,4 @@
+// @engines sqlite: asserts SQLite's EXPLAIN QUERY PLAN output
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type Database from 'better-sqlite3';
 import type { DrizzleDb } from '../../db';

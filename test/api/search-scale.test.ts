@@ -1,3 +1,4 @@
+// @engines sqlite: seeds with SQLite SQL and asserts SQLite's query plans
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { disputes } from '../../db/schema';
 import { encodeCursor } from '../../server/domain/cursor';

@@ -1,3 +1,4 @@
+// @engines sqlite: seeds a million lines with SQLite SQL (printf, strftime) and asserts SQLite's query plans
 import type Database from 'better-sqlite3';
 import { and, eq, sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';

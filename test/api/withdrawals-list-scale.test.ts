@@ -1,3 +1,4 @@
+// @engines sqlite: seeds with SQLite SQL and asserts SQLite's query plans
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { encodeCursor, withdrawalPageQuery } from '../../server/domain/withdrawals/query';
 import { duePaymentOrdersQuery } from '../../server/domain/withdrawals/settle';

@@ -1,3 +1,4 @@
+// @engines postgres: 3 instances on one PostgreSQL database share the webhook deliveries
 import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { deliveries } from '../../db/schema';

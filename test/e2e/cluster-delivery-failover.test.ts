@@ -1,3 +1,4 @@
+// @engines postgres: kill -9 an instance holding sends; the survivors on the same PostgreSQL database send them after its lease
 import { readdirSync, readFileSync, readlinkSync } from 'node:fs';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';

@@ -1,3 +1,4 @@
+// @engines postgres: kill -9 one of 3 instances on one PostgreSQL database; the others take its claimed work over
 import { and, eq, inArray, like, sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { events, ledgerEntries, withdrawalBatches, withdrawals } from '../../db/schema';

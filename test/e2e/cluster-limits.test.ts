@@ -1,3 +1,4 @@
+// @engines postgres: 2 instances on one PostgreSQL database accept the configured rate together
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createAccount } from '../../server/domain/accounts';
 import { loadMasterKey } from '../../server/domain/master-key';

@@ -1,3 +1,4 @@
+// @engines postgres: 3 instances behind HAProxy (npm run cluster) share one PostgreSQL database
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { connect } from 'node:net';

@@ -1,3 +1,4 @@
+// @engines sqlite: a browser test; the pages are the same over both engines, and the procedures under them run on both in the API suites
 import { readFileSync } from 'node:fs';
 import jsQR from 'jsqr';
 import type { Browser, BrowserContext, Page } from 'playwright-core';

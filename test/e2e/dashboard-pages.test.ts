@@ -1,3 +1,4 @@
+// @engines sqlite: a browser test; the pages are the same over both engines, and the procedures under them run on both in the API suites
 import Database from 'better-sqlite3';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';

@@ -1,3 +1,4 @@
+// @engines sqlite: a browser test; the pages are the same over both engines, and the procedures under them run on both in the API suites
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { chromium, type Browser, type Page } from 'playwright-core';

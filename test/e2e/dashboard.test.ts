@@ -1,3 +1,4 @@
+// @engines sqlite: a browser test; the pages are the same over both engines, and the procedures under them run on both in the API suites
 import { execFile } from 'node:child_process';
 import { existsSync, mkdirSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';

@@ -1,3 +1,4 @@
+// @engines postgres: the database taken away is a PostgreSQL server
 import postgres from 'postgres';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestPostgres, type ThrowawayPostgres } from '../support/pg';

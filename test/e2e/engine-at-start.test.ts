@@ -1,3 +1,4 @@
+// @engines sqlite: starts PostgreSQL clusters of its own from the SQLite run
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';

@@ -1,3 +1,4 @@
+// @engines sqlite: seeds a million lines straight into SQLite's file, and the audit's worker thread is SQLite's
 import Database from 'better-sqlite3';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';

@@ -1,3 +1,4 @@
+// @engines sqlite: backup and restore copy SQLite's file (refused on PostgreSQL, tested in engine-at-start)
 import { spawn } from 'node:child_process';
 import { copyFileSync, existsSync, mkdtempSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';

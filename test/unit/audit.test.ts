@@ -1,3 +1,4 @@
+// @engines sqlite: forges ledger breaks with a raw SQLite connection behind the triggers (the audit runs on PostgreSQL in the operations and cluster tests)
 import Database from 'better-sqlite3';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { auditBooks } from '../../server/domain/audit';

@@ -1,3 +1,4 @@
+// @engines none: a unit test with no database (runs once)
 import { describe, it, expect } from 'vitest';
 import fixtures from '../fixtures/pix-fixtures.json';
 import {

@@ -1,3 +1,4 @@
+// @engines none: a unit test with no database (runs once)
 import type { IncomingMessage } from 'node:http';
 import { describe, expect, it } from 'vitest';
 import { cameOverHttps, clientAddress, parseTrustedProxies } from '../../server/http/client-address';

@@ -1,3 +1,4 @@
+// @engines none: a unit test with no database (runs once)
 import { afterEach, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../server/config';
 import { connectionsCheckingInterval } from '../../server/http/connections';

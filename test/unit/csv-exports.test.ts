@@ -1,3 +1,4 @@
+// @engines none: a unit test with no database (runs once)
 import { parse } from 'csv-parse/sync';
 import { describe, expect, it } from 'vitest';
 import { csvAmount, csvField, csvRow, csvStream, csvText } from '../../server/domain/exports';

@@ -1,3 +1,4 @@
+// @engines none: a unit test with no database (runs once)
 import { describe, expect, it } from 'vitest';
 import { decodeCursor, encodeCursor } from '../../server/domain/cursor';
 import { DomainError } from '../../server/errors';

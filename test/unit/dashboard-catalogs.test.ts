@@ -1,3 +1,4 @@
+// @engines none: a unit test with no database (runs once)
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';

@@ -1,3 +1,4 @@
+// @engines none: a unit test with no database (runs once)
 import { describe, expect, it } from 'vitest';
 import { centsToInput, formatBRL, parseBRL } from '../../app/_lib/money';
 

@@ -1,3 +1,4 @@
+// @engines none: a unit test with no database (runs once)
 import { describe, expect, it } from 'vitest';
 import { hostOf, pickFairly, rotation, SlotUse, type Candidate } from '../../server/domain/webhooks/fair-share';
 

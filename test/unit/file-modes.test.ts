@@ -1,3 +1,4 @@
+// @engines sqlite: the database file's permissions
 import { mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';

@@ -1,3 +1,4 @@
+// @engines sqlite: the audit's worker thread reads SQLite's file (on PostgreSQL the audit runs on the read pool, under the status and operations tests)
 import Database from 'better-sqlite3';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { AuditReport } from '../../server/domain/audit';

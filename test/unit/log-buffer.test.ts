@@ -1,3 +1,4 @@
+// @engines none: a unit test with no database (runs once)
 import { spawn, type ChildProcess } from 'node:child_process';
 import { afterEach, describe, expect, it } from 'vitest';
 import { waitFor } from '../support/wait';

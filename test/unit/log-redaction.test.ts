@@ -1,3 +1,4 @@
+// @engines none: a unit test with no database (runs once)
 import { Writable } from 'node:stream';
 import { describe, expect, it } from 'vitest';
 import { createLogger, scrubSecrets } from '../../server/log';

@@ -1,3 +1,4 @@
+// @engines none: a unit test with no database (runs once)
 import { createServer, type Server } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { takeOpenApiViolations } from '../support/openapi-check';

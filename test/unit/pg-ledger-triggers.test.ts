@@ -1,3 +1,4 @@
+// @engines none: starts a PostgreSQL cluster of its own (runs once)
 import { randomBytes } from 'node:crypto';
 import postgres from 'postgres';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';

@@ -1,3 +1,4 @@
+// @engines none: starts a PostgreSQL cluster of its own (runs once)
 import postgres from 'postgres';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { shippedMigrations } from '../../db/migration-history';

@@ -1,3 +1,4 @@
+// @engines postgres: the limits as rows every instance shares exist on PostgreSQL only (one SQLite process keeps them in memory)
 import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { rawRow } from '../../db/query';

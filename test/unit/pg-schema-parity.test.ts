@@ -1,3 +1,4 @@
+// @engines none: reads the schema and migration files, opens no database of the run (runs once)
 import Database from 'better-sqlite3';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';

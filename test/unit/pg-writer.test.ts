@@ -1,3 +1,4 @@
+// @engines none: starts a PostgreSQL cluster of its own (runs once)
 import { sql as q } from 'drizzle-orm';
 import { drizzle } from 'drizzle-orm/postgres-js';
 import postgres from 'postgres';

@@ -1,3 +1,4 @@
+// @engines none: a unit test with no database (runs once)
 import { describe, expect, it } from 'vitest';
 import { cnpjWithCheckDigits, cpfWithCheckDigits, isValidCnpj, isValidCpf, maskDocument } from '../../server/domain/pix/documents';
 import type { PixKeyType } from '../../server/domain/pix/keys';

@@ -1,3 +1,4 @@
+// @engines none: reads the schema and migration files, opens no database of the run (runs once)
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 

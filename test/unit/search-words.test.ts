@@ -1,3 +1,4 @@
+// @engines sqlite: SQLite's word triggers over an in-memory database (the PostgreSQL triggers run under the API search tests)
 import Database from 'better-sqlite3';
 import { afterAll, describe, expect, it } from 'vitest';
 import { applyMigrations } from '../../db/client';

@@ -1,3 +1,4 @@
+// @engines none: a unit test with no database (runs once)
 import { describe, expect, it } from 'vitest';
 import {
   barcodeOfLine, boletoBarcode, digitableLine, dueDateAfter, dueDateFactor, mod10, mod11, sandboxInvoiceLine, SANDBOX_BANK_CODE, verifyDigitableLine,

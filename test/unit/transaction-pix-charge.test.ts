@@ -1,3 +1,4 @@
+// @engines none: a unit test with no database (runs once)
 import { describe, expect, it } from 'vitest';
 import { normalizePixKey } from '../../server/domain/pix/keys';
 import { merchantPixKey, pixChargeBrCode, transactionIdentifier } from '../../server/domain/transactions/pix-charge';

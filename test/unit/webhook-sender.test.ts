@@ -1,3 +1,4 @@
+// @engines none: a unit test with no database (runs once)
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';

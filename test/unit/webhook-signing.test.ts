@@ -1,3 +1,4 @@
+// @engines none: a unit test with no database (runs once)
 import { createHmac } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { Webhook } from 'standardwebhooks';

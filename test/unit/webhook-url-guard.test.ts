@@ -1,3 +1,4 @@
+// @engines none: a unit test with no database (runs once)
 import type { LookupAddress } from 'node:dns';
 import { describe, expect, it } from 'vitest';
 import {

@@ -1,3 +1,4 @@
+// @engines none: a unit test with no database (runs once)
 import { describe, expect, it } from 'vitest';
 import { SANDBOX_FAIL_KEY, SANDBOX_PARTIAL_KEY, sandboxRail } from '../../server/domain/rails/sandbox';
 import type { PixPaymentOrder } from '../../server/domain/rails';

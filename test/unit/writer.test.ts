@@ -1,3 +1,4 @@
+// @engines sqlite: SQLite's group-commit writer (test/unit/pg-writer.test.ts covers PostgreSQL's)
 import Database from 'better-sqlite3';
 import { mkdtempSync, readdirSync, readlinkSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
