@@ -92,11 +92,12 @@ export function buildOpenApiDocument(router: AnyRouter, baseUrl: string): OpenAP
       const schema = fixed ? { oneOf: [{ $ref: `#/components/schemas/${fixed}` }, ref] } : ref;
       op.responses[code] = { ...resp, content: { 'application/json': { schema } } };
     }
-    const errors = ['400', '401', '413', '415', '429', '500'];
+    const errors = ['400', '401', '403', '413', '415', '429', '500'];
     for (const code of errors) {
-      if (code === '401' && auth === 'none') continue;
+      // 403: a dashboard session's cookie reaches these paths too, and without its CSRF token it is refused
+      if ((code === '401' || code === '403') && auth === 'none') continue;
       if ((code === '413' || code === '415') && p.method === 'get') continue;
-      op.responses[code] ??= { description: ({ 400: 'Invalid input', 401: 'Missing, invalid or expired credentials', 413: 'Body over 64 KiB', 415: 'Body is not JSON', 429: 'Rate limited (see retry-after)', 500: 'Internal error' } as Record<string, string>)[code], content: { 'application/json': { schema: ref } } };
+      op.responses[code] ??= { description: ({ 400: 'Invalid input', 401: 'Missing, invalid or expired credentials', 403: 'A dashboard session without its CSRF token', 413: 'Body over 64 KiB', 415: 'Body is not JSON', 429: 'Rate limited (see retry-after)', 500: 'Internal error' } as Record<string, string>)[code], content: { 'application/json': { schema: ref } } };
     }
   }
   documentTransactionQueryAlias(doc);
