@@ -1,6 +1,6 @@
 import { getTranslations } from 'next-intl/server';
 import type { PagesCaller } from '@/server/pages-caller';
-import { csvStream, type CsvCell } from '@/server/domain/exports';
+import { csvStream, type CsvCell } from '@/contract/csv';
 import { currentSession, requestCaller } from './session-server';
 
 type Page = { rows: CsvCell[][]; nextCursor: string | null };

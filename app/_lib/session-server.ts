@@ -1,7 +1,7 @@
 import { cookies, headers } from 'next/headers';
 import { cache } from 'react';
-import type { DashboardLocale } from '@/db/schema/accounts';
-import { SESSION_COOKIE } from '@/server/domain/sessions';
+import type { DashboardLocale } from '@/contract/enums';
+import { SESSION_COOKIE } from '@/contract/session';
 import { PAGE_REQUEST_HEADER, pagesCaller, type PagesCaller } from '@/server/pages-caller';
 
 /**

@@ -3,7 +3,7 @@ import type { DrizzleDb } from '../client';
 import {
   burstFor, GROWING_DELAY, SIGN_IN_ATTEMPTS_PER_ADDRESS, SIGN_IN_FAILURES_FORGOTTEN_MS, TOKEN_ATTEMPTS_PER_ADDRESS,
   type AttemptLimit, type PasswordLimits, type RateLimits, type RequestRate,
-} from '../../server/rate-limit';
+} from '../../contract/rate-limits';
 
 /** The PostgreSQL handle behind a DrizzleDb (db/pg/open.ts casts it once). */
 type Executes = { execute(query: SQL): Promise<Record<string, unknown>[]> };

@@ -33,10 +33,9 @@ export const accessTokens = sqliteTable('access_tokens', {
   index('access_tokens_account_idx').on(t.accountId),
 ]);
 
-/** The dashboard's languages: Brazilian Portuguese first, English as a choice. */
-export const DASHBOARD_LOCALES = ['pt-BR', 'en'] as const;
-export type DashboardLocale = (typeof DASHBOARD_LOCALES)[number];
-export const DEFAULT_LOCALE: DashboardLocale = 'pt-BR';
+// the dashboard's languages are the contract's (the settings page offers the same list)
+export { DASHBOARD_LOCALES, DEFAULT_LOCALE, type DashboardLocale } from '../../contract/enums';
+import { DASHBOARD_LOCALES, DEFAULT_LOCALE } from '../../contract/enums';
 
 /** People who sign in to the dashboard; each belongs to one account. */
 export const dashboardUsers = sqliteTable('dashboard_users', {

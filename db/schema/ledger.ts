@@ -1,15 +1,11 @@
 import { sql } from 'drizzle-orm';
 import { check, index, integer, sqliteTable, text, uniqueIndex } from 'drizzle-orm/sqlite-core';
+import { BOOK_KINDS, type LedgerEntryKind } from '../../contract/ledger';
 import { accounts } from './accounts';
 
-/** docs/decisions.md "Money": no merchant book may hold more, so every figure stays a safe integer in JSON. */
-export const BALANCE_CEILING_CENTS = 10_000_000_000_000;
-/**
- * The entry kinds the ceiling applies to: money arriving from outside the merchant's books. Returns,
- * releases and holds move money the merchant already had and are never refused (the trigger
- * ledger_lines_apply in db/sql/triggers.sql names these same kinds).
- */
-export const BALANCE_CEILING_ENTRY_KINDS = ['sandbox_topup', 'transaction_credit'] as const;
+// The ceiling and the kinds it applies to are the ledger's vocabulary (contract/ledger.ts); the trigger
+// ledger_lines_apply in db/sql/triggers.sql names the same kinds.
+export { BALANCE_CEILING_CENTS, BALANCE_CEILING_ENTRY_KINDS } from '../../contract/ledger';
 
 /**
  * Books of the double-entry ledger. A merchant has `available`, `blocked` (held by open disputes),
@@ -23,9 +19,7 @@ export const BALANCE_CEILING_ENTRY_KINDS = ['sandbox_topup', 'transaction_credit
 export const ledgerBooks = sqliteTable('ledger_books', {
   id: text('id').primaryKey(),
   accountId: text('account_id').references(() => accounts.id),
-  kind: text('kind', {
-    enum: ['available', 'blocked', 'withdrawals_in_flight', 'refunds_in_flight', 'sandbox_funding', 'pix_out', 'pix_in', 'card_in', 'invoice_in', 'chargebacks', 'refunds_out'],
-  }).notNull(),
+  kind: text('kind', { enum: BOOK_KINDS }).notNull(),
   allowNegative: integer('allow_negative').notNull().default(0),
   balance: integer('balance').notNull().default(0),
   /** The line that last moved `balance`: a balance may change only together with a new line of its book. */
@@ -41,7 +35,7 @@ export const ledgerBooks = sqliteTable('ledger_books', {
 export const ledgerEntries = sqliteTable('ledger_entries', {
   id: text('id').primaryKey(),
   accountId: text('account_id').notNull().references(() => accounts.id),
-  kind: text('kind').notNull(),
+  kind: text('kind').$type<LedgerEntryKind>().notNull(),
   resourceId: text('resource_id'),
   description: text('description'),
   createdAt: text('created_at').notNull(),

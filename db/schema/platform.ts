@@ -1,7 +1,7 @@
 import { sql } from 'drizzle-orm';
 import { check, index, integer, primaryKey, sqliteTable, text } from 'drizzle-orm/sqlite-core';
 import { accounts } from './accounts';
-import { STORED_EVENT_CATEGORIES } from '../../server/domain/enums';
+import { STORED_EVENT_CATEGORIES } from '../../contract/enums';
 
 /**
  * Every state change records one event in the same transaction as the change. `seq` gives a total

@@ -1,7 +1,7 @@
 import { sql, type SQL } from 'drizzle-orm';
 import { check, index, integer, sqliteTable, text, uniqueIndex } from 'drizzle-orm/sqlite-core';
 import { accounts } from './accounts';
-import { DISPUTE_STATUSES, TRANSACTION_METHODS, TRANSACTION_STATUSES } from '../../server/domain/enums';
+import { DISPUTE_STATUSES, TRANSACTION_METHODS, TRANSACTION_STATUSES } from '../../contract/enums';
 import { foldedSql, wordsSql } from './search';
 
 export const customers = sqliteTable('customers', {

@@ -2,7 +2,7 @@ import { sql } from 'drizzle-orm';
 import { check, index, integer, sqliteTable, text } from 'drizzle-orm/sqlite-core';
 import { accounts } from './accounts';
 import { events } from './platform';
-import { DELIVERY_STATUSES, DELIVERY_TARGETS } from '../../server/domain/enums';
+import { DELIVERY_STATUSES, DELIVERY_TARGETS } from '../../contract/enums';
 
 export const webhooks = sqliteTable('webhooks', {
   id: text('id').primaryKey(), // magic_id

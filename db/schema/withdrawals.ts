@@ -1,7 +1,7 @@
 import { sql, type SQL } from 'drizzle-orm';
 import { check, index, integer, sqliteTable, text, uniqueIndex } from 'drizzle-orm/sqlite-core';
 import { accounts } from './accounts';
-import { BATCH_STATUSES, PIX_KEY_TYPES, WITHDRAWAL_STATUSES } from '../../server/domain/enums';
+import { BATCH_STATUSES, PIX_KEY_TYPES, WITHDRAWAL_STATUSES } from '../../contract/enums';
 import { foldedSql, wordsSql } from './search';
 
 export const withdrawals = sqliteTable('withdrawals', {

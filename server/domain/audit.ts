@@ -1,6 +1,12 @@
 import { sql, type SQL } from 'drizzle-orm';
 import type { DrizzleDb } from '../../db';
 import { rawRow } from '../../db/query';
+import type { BookKind, LedgerEntryKind } from '../../contract/ledger';
+
+// A kind spelled in SQL, checked against the contract's vocabulary: the same literal text as before
+// (not a parameter), so the queries and their plans are unchanged.
+const entryKind = (kind: LedgerEntryKind) => sql.raw(`'${kind}'`);
+const bookKind = (kind: BookKind) => sql.raw(`'${kind}'`);
 
 /**
  * The ledger audit (`npm run audit`, and /readyz at most once a minute): the books must agree with
@@ -42,7 +48,7 @@ const probes: [AuditCheckName, Probe][] = [
   ['balance_floors', async (first) => {
     const neg = await first<{ id: string; kind: string; balance: number }>(sql`
       SELECT id, kind, balance FROM ledger_books
-      WHERE account_id IS NOT NULL AND kind <> 'available' AND balance < 0 LIMIT 1`);
+      WHERE account_id IS NOT NULL AND kind <> ${bookKind('available')} AND balance < 0 LIMIT 1`);
     if (neg) return `book ${neg.id} (${neg.kind}) is at ${neg.balance}, below zero`;
     const r = await first<{ book: string; entry: string; kind: string; running: number }>(sql`
       SELECT book, entry, kind, running FROM (
@@ -51,8 +57,8 @@ const probes: [AuditCheckName, Probe][] = [
         FROM ledger_lines l
         JOIN ledger_books b ON b.id = l.book_id
         JOIN ledger_entries e ON e.id = l.entry_id
-        WHERE b.account_id IS NOT NULL AND b.kind = 'available') AS replay
-      WHERE running < 0 AND amount < 0 AND kind <> 'dispute_hold' LIMIT 1`);
+        WHERE b.account_id IS NOT NULL AND b.kind = ${bookKind('available')}) AS replay
+      WHERE running < 0 AND amount < 0 AND kind <> ${entryKind('dispute_hold')} LIMIT 1`);
     return r ? `book ${r.book} (available): entry ${r.entry} (${r.kind}) took it to ${r.running}; only a dispute hold may go below zero` : null;
   }],
   // each withdrawal's batches add up to it
@@ -68,7 +74,7 @@ const probes: [AuditCheckName, Probe][] = [
     const r = await first<{ id: string; status: string; credits: number }>(sql`
       SELECT id, status, credits FROM (
         SELECT t.id, t.status,
-               (SELECT count(*) FROM ledger_entries e WHERE e.resource_id = t.id AND e.kind = 'transaction_credit') AS credits
+               (SELECT count(*) FROM ledger_entries e WHERE e.resource_id = t.id AND e.kind = ${entryKind('transaction_credit')}) AS credits
         FROM transactions t) AS credited
       WHERE (status = 'APPROVED' AND credits <> 1) OR (status <> 'APPROVED' AND credits <> 0) LIMIT 1`);
     return r ? `transaction ${r.id} (${r.status}) is credited ${r.credits} time(s)` : null;

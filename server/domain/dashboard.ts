@@ -10,6 +10,7 @@ import { recordAudit, recordDisclosure, type DashboardActor } from './audit-trai
 import { confirmPassword, endOtherSessions, sessionsOfAccount } from './sessions';
 import { first, rawRows } from '../../db/query';
 import { dayAt, jsonAt } from '../../db/dialect';
+import type { BookKind, LedgerEntryKind } from '../../contract/ledger';
 
 /**
  * Reads only the dashboard needs. Money in and out come from the ledger: a line on a system book
@@ -53,7 +54,7 @@ export async function overview(s: Services, accountId: string) {
   const firstDay = localDay(new Date(now.getTime() - (OVERVIEW_DAYS - 1) * 86_400_000));
   const since = startOfLocalDay(monthStart < firstDay ? monthStart : firstDay).toISOString();
   // per Brasília day, per kind of entry and system book: the lines that cross the account's boundary
-  const rows = await rawRows<{ day: string; entry_kind: string; book: string; money_in: number; money_out: number; entries: number }>(db, sql`
+  const rows = await rawRows<{ day: string; entry_kind: LedgerEntryKind; book: BookKind; money_in: number; money_out: number; entries: number }>(db, sql`
     SELECT ${dayAt(sql`e.created_at`, LOCAL_OFFSET)} AS day, e.kind AS entry_kind, b.kind AS book,
            coalesce(sum(CASE WHEN l.amount < 0 THEN -l.amount ELSE 0 END), 0) AS money_in,
            coalesce(sum(CASE WHEN l.amount > 0 THEN l.amount ELSE 0 END), 0) AS money_out,

@@ -14,8 +14,8 @@ export const EVENT_TYPES = [
   'webhook.test',
 ] as const;
 export type EventType = (typeof EVENT_TYPES)[number];
-export type { EventCategory, StoredEventCategory } from './enums';
-import type { StoredEventCategory } from './enums';
+export type { EventCategory, StoredEventCategory } from '../../contract/enums';
+import type { StoredEventCategory } from '../../contract/enums';
 import { first } from '../../db/query';
 
 export function categoryOf(type: EventType): StoredEventCategory {

@@ -2,6 +2,7 @@ import { and, eq, isNull, sql } from 'drizzle-orm';
 import type { DrizzleDb } from '../../db';
 import { perConnection } from '../../db/prepared';
 import { greatest } from '../../db/dialect';
+import { MERCHANT_BOOKS, type LedgerEntryKind, type MerchantBook, type SystemBook } from '../../contract/ledger';
 import { BALANCE_CEILING_CENTS, ledgerBooks, ledgerEntries, ledgerLines } from '../../db/schema';
 import { DomainError } from '../errors';
 import { newId } from './ids';
@@ -13,15 +14,13 @@ import { first, lockRows, rawRows } from '../../db/query';
  * `available` below zero) or a balance above the ceiling inside the same statement, so both rules hold
  * whatever the concurrency.
  */
-export type MerchantBook = 'available' | 'blocked' | 'withdrawals_in_flight' | 'refunds_in_flight';
-export type SystemBook = 'sandbox_funding' | 'pix_out' | 'pix_in' | 'card_in' | 'invoice_in' | 'chargebacks' | 'refunds_out';
-const MERCHANT_BOOKS: MerchantBook[] = ['available', 'blocked', 'withdrawals_in_flight', 'refunds_in_flight'];
+export type { MerchantBook, SystemBook } from '../../contract/ledger';
 
 export type BookRef = { account: string; book: MerchantBook } | { system: SystemBook };
 
 export interface PostEntry {
   accountId: string;
-  kind: string;
+  kind: LedgerEntryKind;
   resourceId?: string | null;
   description?: string | null;
   lines: { book: BookRef; amount: number }[];
@@ -118,7 +117,7 @@ export async function postEntry(tx: DrizzleDb, e: PostEntry): Promise<string> {
 }
 
 /** Moves `amount` from one book to another as one entry. */
-export function transfer(tx: DrizzleDb, o: { accountId: string; kind: string; from: BookRef; to: BookRef; amount: number; resourceId?: string; description?: string; at: Date }) {
+export function transfer(tx: DrizzleDb, o: { accountId: string; kind: LedgerEntryKind; from: BookRef; to: BookRef; amount: number; resourceId?: string; description?: string; at: Date }) {
   return postEntry(tx, {
     accountId: o.accountId, kind: o.kind, resourceId: o.resourceId, description: o.description, at: o.at,
     lines: [{ book: o.from, amount: -o.amount }, { book: o.to, amount: o.amount }],

@@ -5,7 +5,7 @@ import { FOLDED_LETTERS, STEM_LENGTH, WORD_SEPARATORS } from '../../db/schema/se
 import { validationError } from '../errors';
 import { ID_PREFIX } from './ids';
 import { isCalendarDay, startOfLocalDay, addDays } from './local-time';
-import { documentKind, normalizeDocument } from './pix/documents';
+import { documentKind, normalizeDocument } from '../../contract/pix/documents';
 
 export type SearchReading =
   | { kind: 'id'; value: string }

@@ -9,10 +9,7 @@ import { newId } from './ids';
 import { hashPassword, hashSecret, randomSecret, safeEqualHex, verifyPassword } from './secrets';
 import { first, touched } from '../../db/query';
 
-export const SESSION_COOKIE = 'pp_session';
-export const CSRF_COOKIE = 'pp_csrf';
-export const LOCALE_COOKIE = 'pp_locale';
-export const CSRF_HEADER = 'x-csrf-token';
+export { CSRF_COOKIE, CSRF_HEADER, LOCALE_COOKIE, SESSION_COOKIE } from '../../contract/session';
 export const SESSION_TTL_MS = 12 * 3600 * 1000;
 
 // A real scrypt hash to compare against when the email is unknown, so both paths cost the same.

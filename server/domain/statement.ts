@@ -6,7 +6,8 @@ import { DomainError, validationError } from '../errors';
 import type { Services } from '../services';
 import { dateBound, decodeCursor, encodeCursor } from './cursor';
 import { ID_PREFIX } from './ids';
-import { STATEMENT_DEFAULT_LIMIT, type StatementResourceType, type StatementType } from './statement-types';
+import { LEDGER_KINDS, STATEMENT_ENTRY_KINDS, type LedgerEntryKind, type LedgerKind } from '../../contract/ledger';
+import { STATEMENT_DEFAULT_LIMIT, type StatementResourceType, type StatementType } from '../../contract/statement';
 import { first } from '../../db/query';
 
 /**
@@ -34,20 +35,8 @@ export interface StatementQuery {
 
 export interface StatementPage { data: StatementMovement[]; next_cursor: string | null; timestamp: string }
 
-/** Ledger entry kinds that touch `available`, as the statement names them and what they point at. */
-const KINDS: Record<string, { type: StatementType; resource: StatementResourceType }> = {
-  sandbox_topup: { type: 'topup', resource: 'topup' },
-  transaction_credit: { type: 'charge_approved', resource: 'transaction' },
-  withdrawal_requested: { type: 'withdrawal_requested', resource: 'withdrawal' },
-  withdrawal_failed: { type: 'withdrawal_returned', resource: 'withdrawal_batch' },
-  refund_requested: { type: 'refund_requested', resource: 'refund' },
-  refund_failed: { type: 'refund_returned', resource: 'refund' },
-  dispute_hold: { type: 'dispute_hold', resource: 'dispute' },
-  dispute_release: { type: 'dispute_released', resource: 'dispute' },
-};
-
 /** Exported for tests: every kind the domain posts against `available` must be one of these. */
-export const STATEMENT_KINDS = Object.keys(KINDS);
+export const STATEMENT_KINDS: readonly LedgerEntryKind[] = STATEMENT_ENTRY_KINDS;
 
 const LINE_PREFIX = `${ID_PREFIX.ledgerLine}_`;
 const lineId = (n: number) => `${LINE_PREFIX}${n}`;
@@ -99,13 +88,14 @@ export async function statementRange(db: DrizzleDb, accountId: string, q: Statem
 }
 
 function toMovement(r: Awaited<ReturnType<typeof statementPageQuery>>[number]): StatementMovement {
-  const k = KINDS[r.kind];
-  // a kind missing from KINDS is a bug in this file (a test posts every kind): say so, never guess
-  if (!k) throw new DomainError('INTERNAL', `ledger entry kind ${r.kind} has no statement type`);
+  const k: LedgerKind | undefined = LEDGER_KINDS[r.kind];
+  // a line of `available` whose kind has no statement name is a bug in contract/ledger.ts (a test posts
+  // every kind): say so, never guess
+  if (!k?.statement) throw new DomainError('INTERNAL', `ledger entry kind ${r.kind} has no statement type`);
   return {
     id: lineId(r.id),
     created_at: r.createdAt,
-    type: k.type,
+    type: k.statement,
     amount: r.amount,
     balance_after: r.balanceAfter,
     resource: { type: k.resource, id: k.resource === 'topup' ? r.entryId : (r.resourceId ?? r.entryId) },

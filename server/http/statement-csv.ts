@@ -1,9 +1,9 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { once } from 'node:events';
 import { createContextInner, requestOrigin } from '../context';
-import { csvText } from '../domain/exports';
+import { csvText } from '../../contract/csv';
 import { accountStatement, type StatementMovement } from '../domain/statement';
-import { STATEMENT_MAX_LIMIT } from '../domain/statement-types';
+import { STATEMENT_MAX_LIMIT } from '../../contract/statement';
 import { appRouter } from '../routers';
 import type { Services } from '../services';
 import { DomainError } from '../errors';

@@ -14,6 +14,7 @@ import { applyPaymentOutcome, claimDuePaymentOrders, runSettlementPass } from '.
 import type { Services } from '../../server/services';
 import { callerFor, makeAccount, makeTestServices, secondInstance, type TestServices } from '../support/services';
 import { txBody } from '../support/transactions';
+import type { LedgerEntryKind } from '../../contract/ledger';
 
 /**
  * Shared state across instances (docs/decisions.md "Engines"): background work is claimed row by row, so
@@ -80,7 +81,7 @@ async function batchesOf(withdrawalId: string) {
 }
 
 /** Ledger entries of these kinds per resource: [resource, count] pairs. */
-async function entriesPer(kinds: string[], resourceIds: string[]) {
+async function entriesPer(kinds: LedgerEntryKind[], resourceIds: string[]) {
   const rows = await a.db.read.select({ resourceId: ledgerEntries.resourceId, n: sql<number>`count(*)` }).from(ledgerEntries)
     .where(and(inArray(ledgerEntries.kind, kinds), inArray(ledgerEntries.resourceId, resourceIds))).groupBy(ledgerEntries.resourceId);
   return rows.map((r) => [r.resourceId, Number(r.n)]).sort();

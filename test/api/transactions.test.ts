@@ -18,6 +18,7 @@ import { parseWithPixUtils, readBrCode } from '../support/brcode-reader';
 import { refuseEvents } from '../support/refuse-events';
 import { makeAccount, makeTestServices, serverServices, type TestServices } from '../support/services';
 import { card, REFUSED_CARD, txBody } from '../support/transactions';
+import type { LedgerEntryKind } from '../../contract/ledger';
 
 let s: TestServices;
 let clock: ManualClock;
@@ -420,7 +421,7 @@ describe('disputes', () => {
     expect((await failure(as(other.account_id).sandbox.openDispute({ id: t.id }))).code).toBe('NOT_FOUND');
 
     // the money left (as a withdrawal would take it): 5000 in, 4000 out; the dispute of 2500 opens all the same
-    await s.db.write((tx) => transfer(tx, { accountId: acc.account_id, kind: 'test_payout', from: { account: acc.account_id, book: 'available' }, to: { system: 'pix_out' }, amount: 4000, at: clock.now() }));
+    await s.db.write((tx) => transfer(tx, { accountId: acc.account_id, kind: 'test_payout' as LedgerEntryKind, from: { account: acc.account_id, book: 'available' }, to: { system: 'pix_out' }, amount: 4000, at: clock.now() }));
     const d = await c.sandbox.openDispute({ id: t.id });
     expect(d).toMatchObject({ status: 'OPEN', amount: 2500 });
     expect((await c.transactions.disputes({ transactionId: t.id })).map((x) => x.id)).toEqual([d.id]);

@@ -8,6 +8,7 @@ import { startCluster, type RunningCluster } from '../support/cluster';
 import { phoneWithdrawal } from '../support/withdrawals';
 import { api, SERVER_TEST_TIMEOUT_MS } from '../support/server';
 import { waitFor } from '../support/services';
+import type { LedgerEntryKind } from '../../contract/ledger';
 
 /**
  * An instance that dies loses only its leases (docs/decisions.md "Engines"): kill -9 one of 3 instances
@@ -121,7 +122,7 @@ describe('kill -9 one of 3 instances during a burst of withdrawals and settlemen
     }
 
     // nothing debited, paid or credited twice: one entry of each kind per withdrawal and per batch
-    const perResource = async (kinds: string[]) => (await db.read.select({ resourceId: ledgerEntries.resourceId, n: sql<number>`count(*)` })
+    const perResource = async (kinds: LedgerEntryKind[]) => (await db.read.select({ resourceId: ledgerEntries.resourceId, n: sql<number>`count(*)` })
       .from(ledgerEntries).where(and(eq(ledgerEntries.accountId, acc.account_id), inArray(ledgerEntries.kind, kinds)))
       .groupBy(ledgerEntries.resourceId)).map((r) => [r.resourceId, Number(r.n)]);
     const settlements = await perResource(['withdrawal_paid', 'withdrawal_failed']);

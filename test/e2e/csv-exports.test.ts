@@ -1,6 +1,6 @@
 import { parse } from 'csv-parse/sync';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { csvText } from '../../server/domain/exports';
+import { csvText } from '../../contract/csv';
 import { FORMULA, FORMULA_PAYLOADS, formulaPieces } from '../support/csv-injection';
 import { accessToken, api, removeDir, SERVER_TEST_TIMEOUT_MS, startServer, type RunningServer } from '../support/server';
 import { txBody } from '../support/transactions';

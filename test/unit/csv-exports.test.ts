@@ -1,7 +1,7 @@
 // @engines none: a unit test with no database (runs once)
 import { parse } from 'csv-parse/sync';
 import { describe, expect, it } from 'vitest';
-import { csvAmount, csvField, csvRow, csvStream, csvText } from '../../server/domain/exports';
+import { csvAmount, csvField, csvRow, csvStream, csvText } from '../../contract/csv';
 import { statementField } from '../../server/http/statement-csv';
 import { FORMULA, FORMULA_PAYLOADS, formulaPieces } from '../support/csv-injection';
 

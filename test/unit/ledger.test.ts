@@ -11,6 +11,10 @@ import { sandboxRail } from '../../server/domain/rails/sandbox';
 import { runSettlementPass } from '../../server/domain/withdrawals/settle';
 import { callerFor, makeAccount, makeTestServices, type TestServices } from '../support/services';
 import { txBody } from '../support/transactions';
+import type { LedgerEntryKind } from '../../contract/ledger';
+
+// a kind outside the vocabulary: the ledger's rules hold whatever the entry is called
+const TEST_KIND = 'test' as LedgerEntryKind;
 
 let s: TestServices;
 
@@ -34,7 +38,7 @@ describe('ledger', () => {
       const amount = 1 + ((i * 7919) % 900);
       try {
         await s.db.write((tx) => transfer(tx, {
-          accountId: a, kind: 'test', amount, at: now(),
+          accountId: a, kind: TEST_KIND, amount, at: now(),
           from: i % 3 === 0 ? { system: 'sandbox_funding' } : { account: a, book: 'available' },
           to: i % 3 === 0 ? { account: a, book: 'available' } : { account: a, book: i % 2 ? 'blocked' : 'withdrawals_in_flight' },
         }));
@@ -55,7 +59,7 @@ describe('ledger', () => {
   it('never overdraws under concurrency: 100 concurrent debits against funds for 50', async () => {
     const { account_id: a } = await makeAccount(s, { balance: 5_000 });
     const results = await Promise.allSettled(Array.from({ length: 100 }, () => s.db.write((tx) => transfer(tx, {
-      accountId: a, kind: 'test', amount: 100, at: s.clock.now(),
+      accountId: a, kind: TEST_KIND, amount: 100, at: s.clock.now(),
       from: { account: a, book: 'available' }, to: { account: a, book: 'withdrawals_in_flight' },
     }))));
     expect(results.filter((r) => r.status === 'fulfilled')).toHaveLength(50);
@@ -83,21 +87,21 @@ describe('ledger', () => {
     expect(await failure(s.db.write((tx) => rawExec(tx, sql`UPDATE ledger_books SET balance = -1, last_line_id = last_line_id + 1000 WHERE account_id = ${a} AND kind = 'available'`))))
       .toMatch(/moves only with a new ledger line/);
     const { postEntry } = await import('../../server/domain/ledger');
-    await expect(s.db.write((tx) => postEntry(tx, { accountId: a, kind: 'x', at: s.clock.now(), lines: [{ book: { account: a, book: 'available' }, amount: 5 }, { book: { system: 'pix_in' }, amount: -4 }] }))).rejects.toThrow(/unbalanced/);
+    await expect(s.db.write((tx) => postEntry(tx, { accountId: a, kind: 'x' as LedgerEntryKind, at: s.clock.now(), lines: [{ book: { account: a, book: 'available' }, amount: 5 }, { book: { system: 'pix_in' }, amount: -4 }] }))).rejects.toThrow(/unbalanced/);
     expect((await merchantBalance(s.db.read, a)).available).toBe(100);
   });
 
   it('lets available go below zero through a dispute hold and no other way; credits cover the shortfall first', async () => {
     const { account_id: a } = await makeAccount(s, { balance: 1_000 });
     const at = () => s.clock.now();
-    const move = (kind: string, amount: number, from: Parameters<typeof transfer>[1]['from'], to: Parameters<typeof transfer>[1]['to']) =>
+    const move = (kind: LedgerEntryKind, amount: number, from: Parameters<typeof transfer>[1]['from'], to: Parameters<typeof transfer>[1]['to']) =>
       s.db.write((tx) => transfer(tx, { accountId: a, kind, amount, at: at(), from, to }));
     const available = { account: a, book: 'available' } as const;
     // a hold larger than what is available: recorded, available goes negative
     await move('dispute_hold', 3_000, available, { account: a, book: 'blocked' });
     expect(await merchantBalance(s.db.read, a)).toEqual({ available: -2_000, blocked: 3_000, inFlight: 0 });
     // any other debit is refused while available is negative, even one cent, by the database itself
-    for (const kind of ['withdrawal_requested', 'refund_requested', 'test']) {
+    for (const kind of ['withdrawal_requested', 'refund_requested', TEST_KIND] as const) {
       await expect(move(kind, 1, available, { account: a, book: 'withdrawals_in_flight' })).rejects.toMatchObject({ code: 'INSUFFICIENT_FUNDS' });
     }
     expect(await failure(s.db.write(async (tx) => {
@@ -169,10 +173,15 @@ describe('ledger', () => {
     } finally { await svc.cleanup(); }
   }, 120_000);
 
-  it('the trigger names the same ceiling and entry kinds as the domain', () => {
-    const sql = readFileSync(new URL('../../db/sql/triggers.sql', import.meta.url), 'utf8');
-    expect(sql).toContain(`b.balance > ${BALANCE_CEILING_CENTS}`);
-    expect(sql).toContain(`IN (${BALANCE_CEILING_ENTRY_KINDS.map((k) => `'${k}'`).join(', ')})`);
+  it('the triggers of both engines name the same ceiling and entry kinds as the contract', () => {
+    for (const file of ['../../db/sql/triggers.sql', '../../db/pg/sql/triggers.sql']) {
+      const sql = readFileSync(new URL(file, import.meta.url), 'utf8');
+      expect(sql).toContain(`b.balance > ${BALANCE_CEILING_CENTS}`);
+      expect(sql).toContain(`IN (${BALANCE_CEILING_ENTRY_KINDS.map((k) => `'${k}'`).join(', ')})`);
+      // the other kinds the triggers spell out (the overdraft exception, the one-credit index)
+      const named: LedgerEntryKind[] = ['dispute_hold', 'transaction_credit'];
+      for (const kind of named) expect(sql).toContain(`'${kind}'`);
+    }
   });
 
   // SQLite's query plan (the PostgreSQL run skips it)

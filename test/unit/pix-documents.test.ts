@@ -8,7 +8,7 @@ import {
   isValidCnpj,
   isValidCpf,
   normalizeDocument,
-} from '../../server/domain/pix/documents';
+} from '../../contract/pix/documents';
 
 describe('normalizeDocument', () => {
   it('strips dots, dashes, slashes and spaces and upper-cases', () => {

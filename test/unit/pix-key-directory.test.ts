@@ -1,7 +1,7 @@
 // @engines none: a unit test with no database (runs once)
 import { describe, expect, it } from 'vitest';
-import { cnpjWithCheckDigits, cpfWithCheckDigits, isValidCnpj, isValidCpf, maskDocument } from '../../server/domain/pix/documents';
-import type { PixKeyType } from '../../server/domain/pix/keys';
+import { cnpjWithCheckDigits, cpfWithCheckDigits, isValidCnpj, isValidCpf, maskDocument } from '../../contract/pix/documents';
+import type { PixKeyType } from '../../contract/pix/keys';
 import { participantByIspb, pickReceiverBank } from '../../server/domain/pix/participants';
 import { SANDBOX_FAIL_KEY, SANDBOX_PARTIAL_KEY, SANDBOX_UNKNOWN_KEY, sandboxRail } from '../../server/domain/rails/sandbox';
 import { sandboxDirectoryEntry } from '../../server/domain/rails/sandbox-directory';

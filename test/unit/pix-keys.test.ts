@@ -1,7 +1,7 @@
 // @engines none: a unit test with no database (runs once)
 import { describe, it, expect } from 'vitest';
 import fixtures from '../fixtures/pix-fixtures.json';
-import { normalizePixKey, type PixKeyType } from '../../server/domain/pix/keys';
+import { normalizePixKey, type PixKeyType } from '../../contract/pix/keys';
 
 function accepted(type: PixKeyType, key: string): string {
   const result = normalizePixKey(type, key);

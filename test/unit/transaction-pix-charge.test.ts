@@ -1,6 +1,6 @@
 // @engines none: a unit test with no database (runs once)
 import { describe, expect, it } from 'vitest';
-import { normalizePixKey } from '../../server/domain/pix/keys';
+import { normalizePixKey } from '../../contract/pix/keys';
 import { merchantPixKey, pixChargeBrCode, transactionIdentifier } from '../../server/domain/transactions/pix-charge';
 import { parseWithPixUtils, readBrCode } from '../support/brcode-reader';
 

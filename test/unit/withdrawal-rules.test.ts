@@ -7,7 +7,7 @@ import { participantByIspb, pickReceiverBank } from '../../server/domain/pix/par
 import { eventForTransition, isSettled, splitIntoBatches, withdrawalStatusOf } from '../../server/domain/withdrawals/rules';
 import { withdrawalRequest } from '../../server/routers/withdrawals/schemas';
 import { pixKeyLookupInput } from '../../server/routers/pix/schemas';
-import { normalizePixKey } from '../../server/domain/pix/keys';
+import { normalizePixKey } from '../../contract/pix/keys';
 
 describe('splitIntoBatches', () => {
   it('gives full batches, then the remainder', () => {

@@ -3,7 +3,7 @@ import { useMutation } from '@tanstack/react-query';
 import { useTranslations } from 'next-intl';
 import { useRouter } from 'next/navigation';
 import { useState } from 'react';
-import { DASHBOARD_LOCALES, type DashboardLocale } from '@/db/schema/accounts';
+import { DASHBOARD_LOCALES, type DashboardLocale } from '@/contract/enums';
 import { FormError, PageHeader } from '../../_components/ui';
 import { useTRPC } from '../../_lib/trpc';
 import { Security } from './security';

@@ -2,7 +2,7 @@
 import { keepPreviousData, useQuery } from '@tanstack/react-query';
 import { useTranslations } from 'next-intl';
 import Link from 'next/link';
-import { TRANSACTION_METHODS, TRANSACTION_STATUSES } from '@/server/domain/enums';
+import { TRANSACTION_METHODS, TRANSACTION_STATUSES } from '@/contract/enums';
 import { PagedTable } from '../../_components/paged-table';
 import { SearchBar } from '../../_components/search-bar';
 import { ChargeBadge, EmptyState, Money, PageHeader, useStatusLabel } from '../../_components/ui';

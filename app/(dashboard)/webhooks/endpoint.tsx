@@ -2,7 +2,7 @@
 import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { useTranslations } from 'next-intl';
 import { useState } from 'react';
-import { WEBHOOK_CATEGORIES } from '@/server/domain/webhooks/categories';
+import { WEBHOOK_CATEGORIES } from '@/contract/webhooks';
 import { updateWebhookRequest } from '@/server/routers/webhooks/schemas';
 import { ConfirmDialog, CopyValue, FormError, StatusBadge, TextField } from '../../_components/ui';
 import { apiErrorCode, useDescribeApiError } from '../../_lib/api-errors';

@@ -2,7 +2,7 @@
 import { keepPreviousData, useQuery } from '@tanstack/react-query';
 import { useTranslations } from 'next-intl';
 import Link from 'next/link';
-import { WITHDRAWAL_STATUSES } from '@/server/domain/enums';
+import { WITHDRAWAL_STATUSES } from '@/contract/enums';
 import { PagedTable } from '../../_components/paged-table';
 import { SearchBar } from '../../_components/search-bar';
 import { EmptyState, Money, PageHeader, StatusBadge, useStatusLabel } from '../../_components/ui';

@@ -1,5 +1,6 @@
 import { sql } from 'drizzle-orm';
 import { bigint, check, index, integer, pgTable, text, uniqueIndex } from 'drizzle-orm/pg-core';
+import { BOOK_KINDS, type LedgerEntryKind } from '../../../contract/ledger';
 import { accounts } from './accounts';
 import { cents, timestamp } from './columns';
 
@@ -8,9 +9,7 @@ import { cents, timestamp } from './columns';
 export const ledgerBooks = pgTable('ledger_books', {
   id: text('id').primaryKey(),
   accountId: text('account_id').references(() => accounts.id),
-  kind: text('kind', {
-    enum: ['available', 'blocked', 'withdrawals_in_flight', 'refunds_in_flight', 'sandbox_funding', 'pix_out', 'pix_in', 'card_in', 'invoice_in', 'chargebacks', 'refunds_out'],
-  }).notNull(),
+  kind: text('kind', { enum: BOOK_KINDS }).notNull(),
   allowNegative: integer('allow_negative').notNull().default(0),
   balance: bigint('balance', cents).notNull().default(0),
   lastLineId: bigint('last_line_id', cents).notNull().default(0),
@@ -24,7 +23,7 @@ export const ledgerBooks = pgTable('ledger_books', {
 export const ledgerEntries = pgTable('ledger_entries', {
   id: text('id').primaryKey(),
   accountId: text('account_id').notNull().references(() => accounts.id),
-  kind: text('kind').notNull(),
+  kind: text('kind').$type<LedgerEntryKind>().notNull(),
   resourceId: text('resource_id'),
   description: text('description'),
   createdAt: timestamp('created_at').notNull(),

@@ -1,7 +1,7 @@
 import { bigint, index, pgTable, primaryKey, text } from 'drizzle-orm/pg-core';
 import { accounts } from './accounts';
 import { cents, timestamp } from './columns';
-import { STORED_EVENT_CATEGORIES } from '../../../server/domain/enums';
+import { STORED_EVENT_CATEGORIES } from '../../../contract/enums';
 
 // Mirrors db/schema/platform.ts.
 

@@ -3,7 +3,7 @@ import { bigint, check, index, integer, pgTable, text } from 'drizzle-orm/pg-cor
 import { accounts } from './accounts';
 import { events } from './platform';
 import { cents, timestamp } from './columns';
-import { DELIVERY_STATUSES, DELIVERY_TARGETS } from '../../../server/domain/enums';
+import { DELIVERY_STATUSES, DELIVERY_TARGETS } from '../../../contract/enums';
 
 // Mirrors db/schema/webhooks.ts.
 

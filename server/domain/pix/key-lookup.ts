@@ -1,8 +1,8 @@
 import { log } from '../../log';
 import { DomainError } from '../../errors';
 import type { PixRail } from '../rails';
-import { maskDocument } from './documents';
-import type { PixKeyType } from './keys';
+import { maskDocument } from '../../../contract/pix/documents';
+import type { PixKeyType } from '../../../contract/pix/keys';
 
 /** GET /pix/keys: the key's holder and bank, as a payer may see them before paying (document masked). */
 export interface PixKeyView {

@@ -1,4 +1,4 @@
-import type { PixKeyType } from '../pix/keys';
+import type { PixKeyType } from '../../../contract/pix/keys';
 
 /**
  * What the settlement job hands a Pix rail: one batch of a withdrawal, with what a PSP needs to pay it.
@@ -32,13 +32,9 @@ export interface PixKeyEntry {
   bank: { name: string; ispb: string };
 }
 
-/**
- * Why a batch failed, as a code the dashboard can put in the reader's language; `reason` is the
- * English sentence the API shows. KEY_NOT_FOUND: the key is not in the directory (any more);
- * REJECTED: the receiving institution refused the payment.
- */
-export const FAILURE_CODES = ['KEY_NOT_FOUND', 'REJECTED'] as const;
-export type FailureCode = (typeof FAILURE_CODES)[number];
+// Why a batch failed (KEY_NOT_FOUND, REJECTED): a contract enum, since the dashboard names it too.
+export { FAILURE_CODES, type FailureCode } from '../../../contract/enums';
+import type { FailureCode } from '../../../contract/enums';
 
 export type PixPaymentOutcome =
   | {

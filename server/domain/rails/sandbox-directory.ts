@@ -2,8 +2,8 @@
 // plausible holder, computed from a hash of the key, so the same key always gives the same holder and
 // bank (across restarts and machines) and nothing has to be stored.
 import { createHash } from 'node:crypto';
-import { cnpjWithCheckDigits, cpfWithCheckDigits } from '../pix/documents';
-import type { PixKeyType } from '../pix/keys';
+import { cnpjWithCheckDigits, cpfWithCheckDigits } from '../../../contract/pix/documents';
+import type { PixKeyType } from '../../../contract/pix/keys';
 import { pickReceiverBank } from '../pix/participants';
 import type { PixKeyEntry } from './rail';
 

@@ -10,7 +10,7 @@ import { recordEvent, type EventType } from '../events';
 import { checkIdempotencyKey, requestFingerprint, runIdempotent, type IdempotentCreateOptions, type IdempotentOperation, type IdempotentResult } from '../idempotency';
 import { newId } from '../ids';
 import { transfer } from '../ledger';
-import { cnpjProblem, cpfProblem, documentKind, normalizeDocument } from '../pix/documents';
+import { cnpjProblem, cpfProblem, documentKind, normalizeDocument } from '../../../contract/pix/documents';
 import { checkWebhookUrl } from '../webhooks/url-guard';
 import { dueDateAfter, sandboxInvoiceLine } from './invoice';
 import { pixChargeBrCode, transactionIdentifier } from './pix-charge';

@@ -6,7 +6,8 @@ import { DomainError } from '../../errors';
 import { wake, type Services } from '../../services';
 import { checkIdempotencyKey, requestFingerprint, runIdempotent, type IdempotentCreateOptions, type IdempotentOperation, type IdempotentResult } from '../idempotency';
 import { newId } from '../ids';
-import { transfer } from '../ledger';
+import { transfer, type BookRef } from '../ledger';
+import type { LedgerEntryKind } from '../../../contract/ledger';
 import { railFor, type PixRail, type RefundOrder, type RefundOutcome } from '../rails';
 import { claimDue, settleWithRail } from '../rails/pass';
 import { recordTransactionEvent } from './create';
@@ -206,7 +207,7 @@ export async function applyRefundOutcome(s: Services, order: RefundOrder, outcom
  * open, to the chargeback once it is lost; either way refunds plus the hold stay equal to the total.
  * The dispute's amount grows by it in the same statement (trigger refunds_failed).
  */
-function failedRefundReturn(accountId: string, dispute: { id: string; status: string } | undefined) {
+function failedRefundReturn(accountId: string, dispute: { id: string; status: string } | undefined): { kind: LedgerEntryKind; to: BookRef; description: string } {
   if (dispute?.status === 'OPEN') {
     return { kind: 'refund_failed_held', to: { account: accountId, book: 'blocked' as const }, description: `refund failed: amount held by dispute ${dispute.id}` };
   }

@@ -3,8 +3,8 @@ import { perConnection } from '../../../db/prepared';
 import type { DrizzleDb } from '../../../db';
 import { customers, disputes, refunds, transactions } from '../../../db/schema';
 
-export type { TransactionMethod, TransactionStatus } from '../enums';
-import type { TransactionMethod, TransactionStatus } from '../enums';
+export type { TransactionMethod, TransactionStatus } from '../../../contract/enums';
+import type { TransactionMethod, TransactionStatus } from '../../../contract/enums';
 import type { z } from 'zod';
 import type { customerView as customerViewSchema, disputeView, transactionCreated, transactionItem, transactionView as transactionViewSchema } from '../../routers/transactions/schemas';
 
@@ -13,8 +13,8 @@ export type CustomerView = z.infer<typeof customerViewSchema>;
 
 /** The query shape (spec "Transaction"); its type is the contract's. */
 export type TransactionView = z.infer<typeof transactionViewSchema>;
-export type { RefundStatus } from '../enums';
-import type { RefundStatus } from '../enums';
+export type { RefundStatus } from '../../../contract/enums';
+import type { RefundStatus } from '../../../contract/enums';
 import { first } from '../../../db/query';
 
 /** docs/decisions.md "Refunds": one refund as the transaction's query shape lists it. */

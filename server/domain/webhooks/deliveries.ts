@@ -187,8 +187,8 @@ export async function renewLeases(tx: DrizzleDb, deliveryIds: string[], now: Dat
     WHERE id IN (${ids(deliveryIds)}) AND status = 'PENDING' AND lease_expires_at IS NOT NULL`);
 }
 
-export type { DeliveryStatus } from '../enums';
-import type { DeliveryStatus } from '../enums';
+export type { DeliveryStatus } from '../../../contract/enums';
+import type { DeliveryStatus } from '../../../contract/enums';
 import type { z } from 'zod';
 import type { deliveryAttemptView, deliveryView } from '../../routers/webhooks/schemas';
 

@@ -1,7 +1,7 @@
 import { createHmac } from 'node:crypto';
 import { secretKeyBytes } from './secrets';
 
-import type { StoredEventCategory } from '../enums';
+import type { StoredEventCategory } from '../../../contract/enums';
 
 export interface SignDeliveryInput {
   eventId: string;

@@ -7,7 +7,7 @@ import type { Services } from '../../services';
 import { checkIdempotencyKey, requestFingerprint, runIdempotent, type IdempotentCreateOptions, type IdempotentOperation, type IdempotentResult } from '../idempotency';
 import { newId } from '../ids';
 import type { EventCategory } from '../events';
-import { MAX_WEBHOOK_URL_LENGTH } from './categories';
+import { MAX_WEBHOOK_URL_LENGTH } from '../../../contract/webhooks';
 import { promoteQueueHeads } from './queues';
 import { decryptSecret, encryptSecret, newWebhookSecret } from './secrets';
 import { checkWebhookUrl } from './url-guard';
@@ -16,7 +16,7 @@ import type { webhookView } from '../../routers/webhooks/schemas';
 import { confirmPassword } from '../sessions';
 import { recordAudit, recordDisclosure, type DashboardActor } from '../audit-trail';
 
-export { MAX_WEBHOOK_URL_LENGTH, WEBHOOK_CATEGORIES } from './categories';
+export { MAX_WEBHOOK_URL_LENGTH, WEBHOOK_CATEGORIES } from '../../../contract/webhooks';
 
 /** Caps the fan-out one account can cause: every event is sent once per webhook. */
 export const MAX_WEBHOOKS_PER_ACCOUNT = 50;

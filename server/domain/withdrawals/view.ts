@@ -1,7 +1,7 @@
 import { and, asc, eq, inArray, sql } from 'drizzle-orm';
 import type { DrizzleDb } from '../../../db';
 import { withdrawalBatches, withdrawals } from '../../../db/schema';
-import type { PixKeyType } from '../pix/keys';
+import type { PixKeyType } from '../../../contract/pix/keys';
 import type { FailureCode } from '../rails';
 import { perConnection } from '../../../db/prepared';
 import type { BatchStatus, WithdrawalStatus } from './rules';

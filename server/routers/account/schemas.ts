@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { STATEMENT_DEFAULT_LIMIT, STATEMENT_MAX_LIMIT, STATEMENT_RESOURCE_TYPES, STATEMENT_TYPES } from '../../domain/statement-types';
+import { STATEMENT_DEFAULT_LIMIT, STATEMENT_MAX_LIMIT, STATEMENT_RESOURCE_TYPES, STATEMENT_TYPES } from '../../../contract/statement';
 import { cents, isoTimestamp } from '../common';
 
 export const balanceResponse = z.object({

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { PIX_KEY_TYPES } from '../../domain/enums';
+import { PIX_KEY_TYPES } from '../../../contract/enums';
 import { checkPixKey, pixKeyField, pixKeyTypeField } from '../withdrawals/schemas';
 
 /** The zod contract of GET /pix/keys (docs/decisions.md "Pix key lookup and receipts"). */

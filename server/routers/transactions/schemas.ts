@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { boundedString, cents, isoTimestamp, listInput, strictBool, strictInt } from '../common';
-import { DISPUTE_STATUSES, REFUND_STATUSES, TRANSACTION_METHODS, TRANSACTION_STATUSES } from '../../domain/enums';
+import { DISPUTE_STATUSES, REFUND_STATUSES, TRANSACTION_METHODS, TRANSACTION_STATUSES } from '../../../contract/enums';
 
 export const REFUND_REASON_MAX = 140;
 export const transactionMethod = z.enum(TRANSACTION_METHODS);

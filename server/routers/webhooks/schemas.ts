@@ -1,7 +1,7 @@
 import { presentedPassword } from '../../domain/sign-in-rules';
 import { z } from 'zod';
-import { MAX_WEBHOOK_URL_LENGTH, WEBHOOK_CATEGORIES } from '../../domain/webhooks/categories';
-import { DELIVERY_STATUSES, DELIVERY_TARGETS } from '../../domain/enums';
+import { MAX_WEBHOOK_URL_LENGTH, WEBHOOK_CATEGORIES } from '../../../contract/webhooks';
+import { DELIVERY_STATUSES, DELIVERY_TARGETS } from '../../../contract/enums';
 import { isoTimestamp, queryInt, strictInt } from '../common';
 
 const category = z.enum(WEBHOOK_CATEGORIES, { error: 'must be one of transaction, withdraw, dispute' });

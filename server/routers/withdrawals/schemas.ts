@@ -1,10 +1,10 @@
 import { z } from 'zod';
-import { documentKind } from '../../domain/pix/documents';
-import { normalizePixKey } from '../../domain/pix/keys';
+import { documentKind } from '../../../contract/pix/documents';
+import { normalizePixKey } from '../../../contract/pix/keys';
 import { FAILURE_CODES } from '../../domain/rails/rail';
 import { DOCUMENT_RULE } from '../../domain/withdrawals/rules';
 import { boundedString, cents, listInput } from '../common';
-import { BATCH_STATUSES, PIX_KEY_TYPES, WITHDRAWAL_STATUSES } from '../../domain/enums';
+import { BATCH_STATUSES, PIX_KEY_TYPES, WITHDRAWAL_STATUSES } from '../../../contract/enums';
 
 /** The zod contract of the withdrawal operations (spec: "Withdrawal request", "Withdrawal", …). */
 

@@ -1,4 +1,4 @@
-import { csvAmount, csvTime } from '@/server/domain/exports';
+import { csvAmount, csvTime } from '@/contract/csv';
 import { csvExport } from '../../../_lib/csv-export';
 
 export const dynamic = 'force-dynamic';

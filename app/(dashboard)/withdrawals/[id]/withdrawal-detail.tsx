@@ -9,7 +9,7 @@ import { formatDateTime } from '../../../_lib/dates';
 import { formatDocument, formatPixKey } from '../../../_lib/documents';
 import { formatBRL } from '../../../_lib/money';
 import { useTRPC } from '../../../_lib/trpc';
-import type { FailureCode } from '@/server/domain/rails/rail';
+import type { FailureCode } from '@/contract/enums';
 
 /**
  * A failed batch's reason in the reader's words. The rail's `failure_reason` is an English sentence for

@@ -1,5 +1,6 @@
 // The contract's enumerations, declared once. Pure constants (no database, no node modules): the
-// drizzle schema, the zod contracts, the domain and the dashboard's browser bundle all import them.
+// table declarations of both engines, the zod contracts, the domain and the dashboard's browser bundle
+// all import them.
 
 export const PIX_KEY_TYPES = ['EVP', 'EMAIL', 'PHONE', 'CPF', 'CNPJ'] as const;
 export type PixKeyType = (typeof PIX_KEY_TYPES)[number];
@@ -34,3 +35,16 @@ export type DeliveryTarget = (typeof DELIVERY_TARGETS)[number];
 
 export const REFUND_STATUSES = ['PENDING', 'PAID', 'ERROR'] as const;
 export type RefundStatus = (typeof REFUND_STATUSES)[number];
+
+/** The dashboard's languages: Brazilian Portuguese first, English as a choice. */
+export const DASHBOARD_LOCALES = ['pt-BR', 'en'] as const;
+export type DashboardLocale = (typeof DASHBOARD_LOCALES)[number];
+export const DEFAULT_LOCALE: DashboardLocale = 'pt-BR';
+
+/**
+ * Why a batch failed, as a code the dashboard can put in the reader's language; `reason` is the
+ * English sentence the API shows. KEY_NOT_FOUND: the key is not in the directory (any more);
+ * REJECTED: the receiving institution refused the payment.
+ */
+export const FAILURE_CODES = ['KEY_NOT_FOUND', 'REJECTED'] as const;
+export type FailureCode = (typeof FAILURE_CODES)[number];
