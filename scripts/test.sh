@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The one test command (`npm test`): type-check, production build of the pages, then every test —
+# The one test command (`npm test`): type-check, lint (the import boundaries), production build of the pages, then every test —
 # unit, API, end-to-end over HTTP and the dashboard in headless Chromium. Browser tests are never
 # skipped: Chromium is installed with apt when missing (as root), or the run stops saying why. The same
 # holds for PostgreSQL (Debian's postgresql package): its tests start a throwaway cluster of their own.
@@ -28,6 +28,9 @@ require_package haproxy "the cluster test" test -x /usr/sbin/haproxy
 
 echo "== type-check"
 node node_modules/typescript/bin/tsc --noEmit -p .
+echo "== lint"
+# the import boundaries (eslint.config.mjs): a page importing the database, db/ importing server/…
+node node_modules/eslint/bin/eslint.js .
 echo "== next build"
 NEXT_TELEMETRY_DISABLED=1 node node_modules/next/dist/bin/next build > /tmp/pix-next-build.log 2>&1 || { cat /tmp/pix-next-build.log; exit 1; }
 tail -n 3 /tmp/pix-next-build.log

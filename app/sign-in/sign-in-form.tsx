@@ -24,7 +24,7 @@ function useCountdown(until: number | null): number {
       if (s === 0) clearInterval(timer);
     }, 250);
     return () => clearInterval(timer);
-    // eslint-disable-next-line react-hooks/exhaustive-deps
+    // `left` is rebuilt each render from `until` alone, so `until` is the whole dependency
   }, [until]);
   return seconds;
 }
