@@ -1,5 +1,5 @@
 import Database from 'better-sqlite3';
-import { drizzle, type BetterSQLite3Database } from 'drizzle-orm/better-sqlite3';
+import { drizzle } from 'drizzle-orm/better-sqlite3';
 import { migrate } from 'drizzle-orm/better-sqlite3/migrator';
 import { readMigrationFiles } from 'drizzle-orm/migrator';
 import { sql } from 'drizzle-orm';
@@ -11,8 +11,9 @@ import { onPostgres } from './dialect';
 import { rawRow } from './query';
 import { migrationFailed, pendingAfter, shippedMigrations } from './migration-history';
 
-export type Schema = typeof schema;
-export type DrizzleDb = BetterSQLite3Database<Schema>;
+import type { DrizzleDb } from './handle';
+
+export type { DrizzleDb, Schema } from './handle';
 
 const MIGRATIONS = fileURLToPath(new URL('./migrations', import.meta.url));
 const PG_MIGRATIONS = fileURLToPath(new URL('./pg/migrations', import.meta.url));

@@ -1,7 +1,7 @@
 import { sql, type AnyColumn, type SQL, type Table } from 'drizzle-orm';
 
 type AnyTable = Table;
-import type { DrizzleDb } from './client';
+import type { DrizzleDb } from './handle';
 import { onPostgres } from './dialect';
 import { transact } from './pg/transact';
 

@@ -11,12 +11,8 @@ type MakeCaller = (headers: Record<string, string | undefined>) => PagesCaller;
 
 const KEY = Symbol.for('pix-payments.pages-caller');
 
-/**
- * Set by server/main.ts on every page request (a client's own value is always replaced): the key under
- * which that request's log record waits, so the procedures a page calls note its account on the
- * request's log line, as they do for API requests. A random key per request, forgotten when it ends.
- */
-export const PAGE_REQUEST_HEADER = 'x-pix-page-request';
+// PAGE_REQUEST_HEADER (contract/session.ts): the key of the page request's log record, set by server/main.ts
+export { PAGE_REQUEST_HEADER } from '../contract/session';
 const holder = globalThis as typeof globalThis & { [KEY]?: MakeCaller };
 
 /**

@@ -1,8 +1,8 @@
 import { cookies, headers } from 'next/headers';
 import { cache } from 'react';
 import type { DashboardLocale } from '@/contract/enums';
-import { SESSION_COOKIE } from '@/contract/session';
-import { PAGE_REQUEST_HEADER, pagesCaller, type PagesCaller } from '@/server/pages-caller';
+import { PAGE_REQUEST_HEADER, SESSION_COOKIE } from '@/contract/session';
+import { pagesCaller, type PagesCaller } from '@/server/pages-caller';
 
 /**
  * The pages' server-side gate and data: the procedures themselves (session.me, the searches), called

@@ -2,7 +2,14 @@ import { onPostgres } from '../../db/dialect';
 import { openReaderThread } from '../../db/reader-thread';
 import { auditBooks, auditBooksWith, type AuditReport } from '../domain/audit';
 import { log } from '../log';
-import type { Services } from '../services';
+import type { AppDatabase } from '../../db';
+import type { Config } from '../config';
+
+/**
+ * What the audit needs of the process's services (Services satisfies it): named here rather than
+ * imported, since server/services.ts holds a Readiness, which holds a LedgerAudit.
+ */
+export interface AuditedServices { db: AppDatabase; config: Pick<Config, 'ledgerAuditIntervalMs'> }
 
 /**
  * The ledger audit as /readyz sees it: one audit at a time whoever asks (callers while it
@@ -59,11 +66,11 @@ export function auditInThread(path: string): AuditRunner {
 }
 
 /** The engine's way: a worker thread on SQLite's file, the read pool on PostgreSQL. */
-export function defaultAuditRunner(s: Services): AuditRunner {
+export function defaultAuditRunner(s: AuditedServices): AuditRunner {
   return onPostgres ? () => auditBooks(s.db.read) : auditInThread(s.db.path);
 }
 
-export function createLedgerAudit(s: Services, o: { intervalMs?: number; runner?: AuditRunner } = {}): LedgerAudit {
+export function createLedgerAudit(s: AuditedServices, o: { intervalMs?: number; runner?: AuditRunner } = {}): LedgerAudit {
   const intervalMs = o.intervalMs ?? s.config.ledgerAuditIntervalMs;
   const runner = o.runner ?? defaultAuditRunner(s);
   let last: AuditResult | null = null;

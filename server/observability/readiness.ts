@@ -3,9 +3,11 @@ import type { ReadinessResponse as ReadinessReport } from '../routers/status/sch
 import { pendingMigrations } from '../../db/client';
 import { rawRow } from '../../db/query';
 import type { JobLoop } from '../jobs/runner';
-import { createLedgerAudit, type LedgerAudit } from './ledger-audit';
+import { createLedgerAudit, type AuditedServices, type LedgerAudit } from './ledger-audit';
 import { log } from '../log';
-import type { Services } from '../services';
+
+/** What readiness needs of the process's services (Services satisfies it; importing it would be a cycle). */
+export interface ReadinessServices extends AuditedServices { readiness?: Readiness }
 
 /**
  * /readyz and the dashboard's Status page: the database answers, its migrations are current, the
@@ -27,7 +29,7 @@ export interface Readiness {
 }
 
 /** The process's readiness (server/main.ts sets one that knows the jobs); a bare one otherwise. */
-export function readinessOf(s: Services): Readiness {
+export function readinessOf(s: ReadinessServices): Readiness {
   return (s.readiness ??= createReadiness(s));
 }
 
@@ -47,7 +49,7 @@ function timeout<T>(p: Promise<T>, ms: number, what: string): Promise<T> {
   ]).finally(() => clearTimeout(timer));
 }
 
-export function createReadiness(s: Services, o: { jobs?: () => JobLoop[]; audit?: LedgerAudit } = {}): Readiness {
+export function createReadiness(s: ReadinessServices, o: { jobs?: () => JobLoop[]; audit?: LedgerAudit } = {}): Readiness {
   const audit = o.audit ?? createLedgerAudit(s);
   let shuttingDown = false;
 

@@ -1,5 +1,5 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { PAGE_REQUEST_HEADER } from '../pages-caller';
+import { PAGE_REQUEST_HEADER } from '../../contract/session';
 import { randomUUID } from 'node:crypto';
 
 /**
