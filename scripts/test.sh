@@ -31,6 +31,8 @@ node node_modules/typescript/bin/tsc --noEmit -p .
 echo "== lint"
 # the import boundaries (eslint.config.mjs): a page importing the database, db/ importing server/…
 node node_modules/eslint/bin/eslint.js .
+echo "== import cycles"
+node node_modules/tsx/dist/cli.mjs scripts/import-cycles.ts
 echo "== next build"
 NEXT_TELEMETRY_DISABLED=1 node node_modules/next/dist/bin/next build > /tmp/pix-next-build.log 2>&1 || { cat /tmp/pix-next-build.log; exit 1; }
 tail -n 3 /tmp/pix-next-build.log
