@@ -48,3 +48,10 @@ export const DEFAULT_LOCALE: DashboardLocale = 'pt-BR';
  */
 export const FAILURE_CODES = ['KEY_NOT_FOUND', 'REJECTED'] as const;
 export type FailureCode = (typeof FAILURE_CODES)[number];
+
+/** What the audit trail records: who got at a secret or a credential, and who signed in or out. */
+export const AUDIT_ACTIONS = [
+  'session.sign_in', 'session.sign_out_everywhere', 'password.change',
+  'client_token.rotate', 'postback_secret.reveal', 'webhook_secret.reveal', 'webhook_secret.rotate',
+] as const;
+export type AuditAction = (typeof AUDIT_ACTIONS)[number];

@@ -35,7 +35,7 @@ export const accessTokens = sqliteTable('access_tokens', {
 
 // the dashboard's languages are the contract's (the settings page offers the same list)
 export { DASHBOARD_LOCALES, DEFAULT_LOCALE, type DashboardLocale } from '../../contract/enums';
-import { DASHBOARD_LOCALES, DEFAULT_LOCALE } from '../../contract/enums';
+import { AUDIT_ACTIONS, DASHBOARD_LOCALES, DEFAULT_LOCALE } from '../../contract/enums';
 
 /** People who sign in to the dashboard; each belongs to one account. */
 export const dashboardUsers = sqliteTable('dashboard_users', {
@@ -75,12 +75,8 @@ export const dashboardSessions = sqliteTable('dashboard_sessions', {
   index('dashboard_sessions_account_idx').on(t.accountId),
 ]);
 
-/** What the audit trail records: who got at a secret or a credential, and who signed in or out. */
-export const AUDIT_ACTIONS = [
-  'session.sign_in', 'session.sign_out_everywhere', 'password.change',
-  'client_token.rotate', 'postback_secret.reveal', 'webhook_secret.reveal', 'webhook_secret.rotate',
-] as const;
-export type AuditAction = (typeof AUDIT_ACTIONS)[number];
+// what the audit trail records is the contract's (the dashboard's audit page filters by it)
+export { AUDIT_ACTIONS, type AuditAction } from '../../contract/enums';
 
 /**
  * The account's audit trail: who (the person and the email they had then), what, when, from which

@@ -1,6 +1,6 @@
 import { sql } from 'drizzle-orm';
 import { check, index, pgTable, text, uniqueIndex } from 'drizzle-orm/pg-core';
-import { AUDIT_ACTIONS, DASHBOARD_LOCALES, DEFAULT_LOCALE } from '../../schema/accounts';
+import { AUDIT_ACTIONS, DASHBOARD_LOCALES, DEFAULT_LOCALE } from '../../../contract/enums';
 import { timestamp } from './columns';
 
 // Mirrors db/schema/accounts.ts (test/unit/pg-schema-parity.test.ts keeps the two equal).

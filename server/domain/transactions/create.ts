@@ -10,6 +10,7 @@ import { recordEvent, type EventType } from '../events';
 import { checkIdempotencyKey, requestFingerprint, runIdempotent, type IdempotentCreateOptions, type IdempotentOperation, type IdempotentResult } from '../idempotency';
 import { newId } from '../ids';
 import { transfer } from '../ledger';
+import type { SystemBook } from '../../../contract/ledger';
 import { cnpjProblem, cpfProblem, documentKind, normalizeDocument } from '../../../contract/pix/documents';
 import { checkWebhookUrl } from '../webhooks/url-guard';
 import { dueDateAfter, sandboxInvoiceLine } from './invoice';
@@ -152,7 +153,7 @@ export async function createTransaction(
   }, check);
 }
 
-const CREDIT_BOOK = { PIX: 'pix_in', CARD: 'card_in', INVOICE: 'invoice_in' } as const;
+const CREDIT_BOOK = { PIX: 'pix_in', CARD: 'card_in', INVOICE: 'invoice_in' } as const satisfies Record<TransactionMethod, SystemBook>;
 
 /**
  * The one place an approved transaction becomes balance. Callers run it in the job that moves the

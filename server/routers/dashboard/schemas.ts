@@ -1,4 +1,4 @@
-import { AUDIT_ACTIONS } from '../../../db/schema/accounts';
+import { AUDIT_ACTIONS } from '../../../contract/enums';
 import { AUDIT_PAGE_DEFAULT, type AuditEntryView } from '../../domain/audit-trail';
 import { presentedPassword } from '../../domain/sign-in-rules';
 import { strictInt } from '../common';

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { DASHBOARD_LOCALES } from '../../../db/schema/accounts';
+import { DASHBOARD_LOCALES } from '../../../contract/enums';
 import type { SessionView } from '../../domain/sessions';
 import { dashboardEmail, newPassword, presentedPassword } from '../../domain/sign-in-rules';
 

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { documentKind } from '../../../contract/pix/documents';
 import { normalizePixKey } from '../../../contract/pix/keys';
-import { FAILURE_CODES } from '../../domain/rails/rail';
+import { FAILURE_CODES } from '../../../contract/enums';
 import { DOCUMENT_RULE } from '../../domain/withdrawals/rules';
 import { boundedString, cents, listInput } from '../common';
 import { BATCH_STATUSES, PIX_KEY_TYPES, WITHDRAWAL_STATUSES } from '../../../contract/enums';
