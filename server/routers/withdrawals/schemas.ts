@@ -23,7 +23,7 @@ function isHttpUrl(s: string): boolean {
 const httpUrl = z.string(requiredOr('must be a string')).max(2048, 'at most 2048 characters')
   .refine(isHttpUrl, 'must be an http or https URL');
 
-// The rules of each key type live in server/domain/pix/keys.ts; this schema is the one place they are
+// The rules of each key type live in contract/pix/keys.ts; this schema is the one place they are
 // checked (every path, REST, tRPC and the dashboard's form, parses it before the domain runs).
 export const pixKeyField = boundedString(255);
 export const pixKeyTypeField = z.enum(PIX_KEY_TYPES, requiredOr(`must be one of ${PIX_KEY_TYPES.join(', ')}`)).describe('Pix key type');
