@@ -4,7 +4,7 @@ import { customers, disputes, nameWords, transactions } from '../../../db/schema
 import { contains } from '../../../db/dialect';
 import { decodeCursor, encodeCursor } from '../cursor';
 import { ID_PREFIX } from '../ids';
-import { localDayRange, mergePages, readSearch, type SearchReading } from '../search';
+import { boundedPage, localDayRange, mergePages, planWordWalk, readSearch, walkStop, type SearchReading } from '../search';
 import { selectTransactionViews, toTransactionView, viewColumns, type TransactionMethod, type TransactionStatus, type TransactionView } from './view';
 
 export interface TransactionSearch {
@@ -72,6 +72,8 @@ export function transactionSearchQuery(db: DrizzleDb, accountId: string, f: Tran
     const c = decodeCursor(f.cursor, ID_PREFIX.transaction);
     where.push(sql`(${createdAt}, ${id}) < (${c.createdAt}, ${c.id})`);
   }
+  // the bounded walk (planWordWalk): this page reads the stem down to its floor and no further
+  if (reading?.kind === 'words' && reading.floor) where.push(sql`(${createdAt}, ${id}) >= (${reading.floor.createdAt}, ${reading.floor.id})`);
   const base = byWords
     ? db.select(viewColumns).from(nameWords).crossJoin(transactions).crossJoin(customers).where(and(...where)).$dynamic()
     : reading && BY_CUSTOMER.has(reading.kind)
@@ -94,15 +96,20 @@ async function disputeMarks(db: DrizzleDb, ids: string[]): Promise<Map<string, D
 /** The dashboard's transaction search: readings of `q` merged, filters, Brasília date range, keyset pages. */
 export async function searchTransactions(db: DrizzleDb, accountId: string, f: TransactionSearch): Promise<{ items: TransactionSearchItem[]; next_cursor: string | null }> {
   const limit = f.limit ?? 20;
-  const readings: (SearchReading | null)[] = f.q?.trim() ? readSearch(f.q) : [null];
+  const read: (SearchReading | null)[] = f.q?.trim() ? readSearch(f.q) : [null];
+  // a word reading first picks its rarest word and the floor of its walk (or finds it has no match)
+  const range = localDayRange(f.from, f.to);
+  const before = f.cursor ? decodeCursor(f.cursor, ID_PREFIX.transaction) : undefined;
+  const readings = (await Promise.all(read.map((r) => (r?.kind === 'words'
+    ? planWordWalk(db, r, { accountId, subject: 'transaction', ...range, before })
+    : r)))).filter((r) => r !== 'empty');
   const pages = await Promise.all(readings.map((r) => transactionSearchQuery(db, accountId, f, r) ?? []));
-  const rows = mergePages(pages, limit);
-  const page = rows.slice(0, limit);
-  const last = page[page.length - 1];
+  const stop = readings.map((r, i) => walkStop(pages[i], limit, r)).find((s) => s) ?? null;
+  const { page, next } = boundedPage(mergePages(pages, limit), limit, stop);
   const marks = await disputeMarks(db, page.map((r) => r.id));
   return {
     items: page.map((r) => ({ ...toTransactionView(r), dispute: marks.get(r.id) ?? null })),
-    next_cursor: rows.length > limit && last ? encodeCursor({ createdAt: last.createdAt, id: last.id }) : null,
+    next_cursor: next ? encodeCursor(next) : null,
   };
 }
 

@@ -4,7 +4,7 @@ import { nameWords, withdrawalBatches, withdrawals } from '../../../db/schema';
 import { contains } from '../../../db/dialect';
 import { decodeCursor, encodeCursor } from '../cursor';
 import { ID_PREFIX } from '../ids';
-import { localDayRange, mergePages, readSearch, type SearchReading } from '../search';
+import { boundedPage, localDayRange, mergePages, planWordWalk, readSearch, walkStop, type SearchReading } from '../search';
 import type { WithdrawalStatus } from './rules';
 import { viewedWithdrawalColumns, withdrawalViews, type WithdrawalView } from './view';
 
@@ -34,6 +34,8 @@ function readingConditions(accountId: string, r: SearchReading): SQL[] {
     case 'words': return [and(
       eq(nameWords.subject, 'withdrawal'), eq(nameWords.stem, r.stem), contains(nameWords.words, `,${r.key}`),
       eq(withdrawals.id, nameWords.ownerId), ...r.others.map((w) => contains(withdrawals.detailsNameWords, `"${w}`)),
+      // the bounded walk (planWordWalk): this page reads the stem down to its floor and no further
+      ...(r.floor ? [sql`(${nameWords.createdAt}, ${nameWords.ownerId}) >= (${r.floor.createdAt}, ${r.floor.id})`] : []),
     )!];
   }
 }
@@ -42,7 +44,7 @@ function readingConditions(accountId: string, r: SearchReading): SQL[] {
  * A search condition, whether it names at most one withdrawal (then no order is kept, see below), and
  * whether it is a word search of the recipient's name (then name_words is walked, see below).
  */
-export interface SearchCondition { where: SQL; single: boolean; byWords?: boolean }
+export interface SearchCondition { where: SQL; single: boolean; byWords?: boolean; reading?: SearchReading }
 
 /**
  * One keyset page for one condition (or none), newest first. Exported for the plan test. A condition
@@ -75,22 +77,31 @@ export function withdrawalSearchQuery(db: DrizzleDb, accountId: string, f: Withd
 
 const SINGLE = new Set<SearchReading['kind']>(['id', 'batch', 'endtoend', 'reference']);
 
+function conditionsOf(accountId: string, readings: SearchReading[]): SearchCondition[] {
+  return readings.flatMap((r) => readingConditions(accountId, r).map((where) => ({ where, single: SINGLE.has(r.kind), byWords: r.kind === 'words', reading: r })));
+}
+
 export function withdrawalSearchConditions(accountId: string, q: string | undefined): (SearchCondition | null)[] {
-  return q?.trim()
-    ? readSearch(q).flatMap((r) => readingConditions(accountId, r).map((where) => ({ where, single: SINGLE.has(r.kind), byWords: r.kind === 'words' })))
-    : [null];
+  return q?.trim() ? conditionsOf(accountId, readSearch(q)) : [null];
 }
 
 /** The dashboard's withdrawal search: readings of `q` merged, status, Brasília date range, keyset pages. */
 export async function searchWithdrawals(db: DrizzleDb, accountId: string, f: WithdrawalSearch): Promise<{ items: WithdrawalView[]; next_cursor: string | null }> {
   const limit = f.limit ?? 20;
-  const conditions = withdrawalSearchConditions(accountId, f.q);
+  // a word reading first picks its rarest word and the floor of its walk (or finds it has no match)
+  const range = localDayRange(f.from, f.to);
+  const before = f.cursor ? decodeCursor(f.cursor, ID_PREFIX.withdrawal) : undefined;
+  const readings = f.q?.trim()
+    ? (await Promise.all(readSearch(f.q).map((r) => (r.kind === 'words'
+      ? planWordWalk(db, r, { accountId, subject: 'withdrawal', ...range, before })
+      : r)))).filter((r) => r !== 'empty')
+    : null;
+  const conditions = readings ? conditionsOf(accountId, readings) : [null];
   const pages = await Promise.all(conditions.map((c) => withdrawalSearchQuery(db, accountId, f, c)));
-  const rows = mergePages(pages, limit);
-  const page = rows.slice(0, limit);
-  const last = page[page.length - 1];
+  const stop = conditions.map((c, i) => walkStop(pages[i], limit, c?.reading ?? null)).find((s) => s) ?? null;
+  const { page, next } = boundedPage(mergePages(pages, limit), limit, stop);
   return {
     items: await withdrawalViews(db, page),
-    next_cursor: rows.length > limit && last ? encodeCursor({ createdAt: last.createdAt, id: last.id }) : null,
+    next_cursor: next ? encodeCursor(next) : null,
   };
 }
