@@ -1,5 +1,5 @@
 /**
- * Webhook delivery benchmark (issue 5): throughput of the dispatcher + sender to a loopback receiver
+ * Webhook delivery benchmark: throughput of the dispatcher + sender to a loopback receiver
  * answering 200, and event→delivery latency (receive time − event created_at).
  *
  *   npx tsx bench/delivery.ts [events]        prints the result as JSON

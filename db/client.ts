@@ -9,6 +9,7 @@ import { fileURLToPath } from 'node:url';
 import * as schema from './schema';
 import { onPostgres } from './dialect';
 import { rawRow } from './query';
+import { migrationFailed, pendingAfter, shippedMigrations } from './migration-history';
 
 export type Schema = typeof schema;
 export type DrizzleDb = BetterSQLite3Database<Schema>;
@@ -67,9 +68,37 @@ export function verifyStrictTables(conn: Database.Database): void {
   if (loose.length) throw new PragmaError(`tables are not STRICT: ${loose.join(', ')}`);
 }
 
-export function applyMigrations(conn: Database.Database): void {
-  migrate(drizzle(conn, { schema }), { migrationsFolder: MIGRATIONS });
+/**
+ * Brings the database up to this code's migrations, or throws a MigrationError and changes nothing: a
+ * database migrated by a newer release is refused before anything runs, and drizzle's migrator runs all
+ * pending migrations in one transaction (BEGIN … COMMIT, ROLLBACK on the first failure; SQLite's DDL is
+ * transactional). `folder` is for tests; the product always uses db/migrations.
+ */
+export function applyMigrations(conn: Database.Database, folder = MIGRATIONS): void {
+  const shipped = shippedMigrations(folder);
+  const journal = conn.prepare(`SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = '__drizzle_migrations'`).get();
+  const applied = journal
+    ? (conn.prepare('SELECT created_at AS createdAt FROM __drizzle_migrations').all() as { createdAt: number | string }[]).map((r) => ({ createdAt: Number(r.createdAt) }))
+    : [];
+  const pending = pendingAfter(applied, shipped);
+  if (pending.length) {
+    try {
+      migrate(drizzle(conn, { schema }), { migrationsFolder: folder });
+    } catch (err) {
+      throw migrationFailed(err, pending);
+    }
+  }
   verifyStrictTables(conn);
+}
+
+let lastShipped: { folderMillis: number } | null | undefined;
+/**
+ * The last migration this build ships, read once: the files do not change under a running process, and
+ * reading and hashing them all on every /readyz cost about 1 ms of the event loop's thread per probe.
+ */
+function lastShippedMigration() {
+  if (lastShipped === undefined) lastShipped = readMigrationFiles({ migrationsFolder: onPostgres ? PG_MIGRATIONS : MIGRATIONS }).at(-1) ?? null;
+  return lastShipped;
 }
 
 /**
@@ -78,8 +107,7 @@ export function applyMigrations(conn: Database.Database): void {
  * what is missing.
  */
 export async function pendingMigrations(db: DrizzleDb): Promise<string | null> {
-  const shipped = readMigrationFiles({ migrationsFolder: onPostgres ? PG_MIGRATIONS : MIGRATIONS });
-  const last = shipped[shipped.length - 1];
+  const last = lastShippedMigration();
   // drizzle keeps its journal in the "drizzle" schema on PostgreSQL, in the main database on SQLite
   const journal = onPostgres ? sql`drizzle.__drizzle_migrations` : sql`__drizzle_migrations`;
   const table = await rawRow(db, onPostgres

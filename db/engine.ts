@@ -2,8 +2,8 @@
 // (every command's start-up included) pays nothing for the second engine.
 
 /**
- * Which database engine this process uses, decided once at start from the environment (DECISIONS
- * "Engines"): no DATABASE_URL → SQLite at DATABASE_PATH, as always; DATABASE_URL=postgres://… →
+ * Which database engine this process uses, decided once at start from the environment
+ * (docs/decisions.md "Engines"): no DATABASE_URL → SQLite at DATABASE_PATH, as always; DATABASE_URL=postgres://… →
  * PostgreSQL 15 or later. A URL that cannot be used stops the process at start with one clear line.
  */
 export type Engine = { kind: 'sqlite'; path: string } | { kind: 'postgres'; url: string; where: string };
@@ -80,6 +80,9 @@ export async function checkPostgres(engine: Extract<Engine, { kind: 'postgres' }
   }
   try {
     if (version < 150000) throw new EngineConfigError(`the database at ${engine.where} runs PostgreSQL ${Math.floor(version / 10000)}; this service needs 15 or later`);
+    // before the foreign-table check: a newer release's new tables are not foreign, this code is too old
+    const [{ appliedMigrations, PG_MIGRATIONS }, { pendingAfter, shippedMigrations }] = await Promise.all([import('./pg/migrate'), import('./migration-history')]);
+    pendingAfter(await appliedMigrations(sql), shippedMigrations(PG_MIGRATIONS));
     const rows = await sql<{ name: string }[]>`SELECT c.relname AS name FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
       WHERE n.nspname = 'public' AND c.relkind IN ('r', 'p', 'v', 'm', 'f') ORDER BY 1`;
     const own = await ownTables();

@@ -10,7 +10,7 @@ type Executes = { execute(query: SQL): Promise<unknown[] & { count?: number }> }
 const onPg = (db: DrizzleDb) => db as unknown as Executes;
 
 /**
- * The calls the domain makes on a query, in the form both engines share (issue 12, DECISIONS "Engines"):
+ * The calls the domain makes on a query, in the form both engines share (docs/decisions.md "Engines"):
  * a query is awaited for its rows, `first` takes the first row, a prepared statement runs through
  * `execute`, and a write that must know what it touched says so with `.returning()`. better-sqlite3's
  * synchronous `.get()`, `.all()`, `.run()` and `.changes` have no PostgreSQL twin, so the domain leaves

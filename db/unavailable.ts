@@ -2,8 +2,9 @@
  * Whether a failure means "the database cannot take this right now" rather than a fault of ours: a
  * write that kept meeting concurrent writes (db/pg/writer.ts gave up retrying it), or a PostgreSQL that
  * is down, restarting or unreachable while the process runs. The edge answers those 503 with
- * retry-after (DECISIONS "Engines", issue 12 "Bad input"); the pool reconnects by itself when the
- * database is back. Returns the seconds to wait, or null for any other error.
+ * retry-after (docs/decisions.md "Engines"; losing the database is a wait for the client, never a 500); the
+ * pool reconnects by itself when the database is back. Returns the seconds to wait, or null for any other
+ * error.
  */
 export function databaseUnavailable(err: unknown): number | null {
   for (let e: unknown = err, i = 0; e && i < 6; e = (e as { cause?: unknown }).cause, i++) {

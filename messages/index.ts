@@ -18,6 +18,7 @@ import enPayout from './en/payout.json';
 import enStatusPage from './en/statusPage.json';
 import enRefunds from './en/refunds.json';
 import enStatement from './en/statement.json';
+import enSecurity from './en/security.json';
 import ptCommon from './pt-BR/common.json';
 import ptErrors from './pt-BR/errors.json';
 import ptSettings from './pt-BR/settings.json';
@@ -37,6 +38,7 @@ import ptPayout from './pt-BR/payout.json';
 import ptStatusPage from './pt-BR/statusPage.json';
 import ptRefunds from './pt-BR/refunds.json';
 import ptStatement from './pt-BR/statement.json';
+import ptSecurity from './pt-BR/security.json';
 
 /**
  * The dashboard's catalogs: one JSON file per namespace and language (messages/<locale>/<namespace>.json),
@@ -64,6 +66,7 @@ const ptBR = {
   statusPage: ptStatusPage,
   refunds: ptRefunds,
   statement: ptStatement,
+  security: ptSecurity,
 };
 
 export type Messages = typeof ptBR;
@@ -88,6 +91,7 @@ const en: Messages = {
   statusPage: enStatusPage,
   refunds: enRefunds,
   statement: enStatement,
+  security: enSecurity,
 };
 
 export const CATALOGS: Record<DashboardLocale, Messages> = { 'pt-BR': ptBR, en };

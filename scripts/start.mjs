@@ -4,6 +4,8 @@ import { spawnSync, spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
 
 const root = new URL('..', import.meta.url).pathname;
+// a payment service sends nothing home unasked: Next's telemetry is off for the build and the server
+process.env.NEXT_TELEMETRY_DISABLED ??= '1';
 if (!existsSync(`${root}.next/BUILD_ID`)) {
   console.log('No production build yet: running next build (once)…');
   const r = spawnSync(process.execPath, [`${root}node_modules/next/dist/bin/next`, 'build'], { cwd: root, stdio: 'inherit' });

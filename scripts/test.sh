@@ -37,6 +37,9 @@ node node_modules/vitest/vitest.mjs run "$@"
 # (a database per file and per server: test/support/pg-global.ts)
 # (skipped when the run was narrowed to some files)
 if [ "$#" -eq 0 ]; then
+  # the timing tests, alone on the machine (vitest.alone.config.ts)
+  echo "== vitest, alone"
+  node node_modules/vitest/vitest.mjs run -c vitest.alone.config.ts
   echo "== vitest on PostgreSQL"
   exec node node_modules/vitest/vitest.mjs run -c vitest.pg.config.ts
 fi

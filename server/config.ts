@@ -1,6 +1,6 @@
 import { parseTrustedProxies, type TrustedProxies } from './http/client-address';
 
-/** Configuration from the environment; every variable has a working default (README lists them). */
+/** Configuration from the environment; every variable has a working default (docs/operations.md lists them). */
 export interface Config {
   port: number;
   host: string;
@@ -14,6 +14,16 @@ export interface Config {
   webhookAllowPrivateUrls: boolean;
   webhookRetryScheduleSeconds: number[];
   webhookTimeoutMs: number;
+  /** WEBHOOK_CONNECT_TIMEOUT_MS: a delivery whose TCP (and TLS) connection is not up by then fails. */
+  webhookConnectTimeoutMs: number;
+  /** WEBHOOK_HEADERS_TIMEOUT_MS: a delivery whose receiver has not sent its status line and headers by then fails. */
+  webhookHeadersTimeoutMs: number;
+  /** WEBHOOK_MAX_IN_FLIGHT: deliveries one process sends at once, across every account. */
+  webhookMaxInFlight: number;
+  /** WEBHOOK_MAX_IN_FLIGHT_PER_ACCOUNT: of those, at most this many of one account. */
+  webhookMaxInFlightPerAccount: number;
+  /** WEBHOOK_MAX_IN_FLIGHT_PER_HOST: of those, at most this many to one destination host (host:port). */
+  webhookMaxInFlightPerHost: number;
   rateLimitRps: number;
   /** Runs the event dispatcher inside the server (false when `npm run worker` does it). */
   runDispatcher: boolean;
@@ -39,6 +49,16 @@ export interface Config {
   metricsPort: number | null;
   /** SHUTDOWN_DRAIN_MS: after SIGTERM, how long /readyz answers 503 while the server still accepts. */
   shutdownDrainMs: number;
+  /** HEADERS_TIMEOUT_MS: a request's head must have arrived this long after it began, or 408 and the connection closes. */
+  headersTimeoutMs: number;
+  /** REQUEST_TIMEOUT_MS: the whole request, body included, likewise (≥ the headers timeout). */
+  requestTimeoutMs: number;
+  /** MAX_CONNECTIONS: open connections in total; past it a new one is answered 503 (server/http/connections.ts). */
+  maxConnections: number;
+  /** MAX_CONNECTIONS_PER_ADDRESS: open connections per client address (IPv6: per /64), trusted proxies exempt; past it 429. */
+  maxConnectionsPerAddress: number;
+  /** LEDGER_AUDIT_INTERVAL_MS: how often the ledger audit runs in the background for /readyz. */
+  ledgerAuditIntervalMs: number;
 }
 
 function int(name: string, def: number, min = 0): number {
@@ -75,6 +95,14 @@ function metricsToken(): string | null {
   return raw;
 }
 
+/** The two request timeouts; Node refuses a headers timeout longer than the request timeout, so say so here in its words. */
+function requestTimeouts(): { headersTimeoutMs: number; requestTimeoutMs: number } {
+  const headersTimeoutMs = int('HEADERS_TIMEOUT_MS', 10_000, 100);
+  const requestTimeoutMs = int('REQUEST_TIMEOUT_MS', 30_000, 100);
+  if (headersTimeoutMs > requestTimeoutMs) throw new Error(`HEADERS_TIMEOUT_MS (${headersTimeoutMs}) must not be longer than REQUEST_TIMEOUT_MS (${requestTimeoutMs})`);
+  return { headersTimeoutMs, requestTimeoutMs };
+}
+
 export function loadConfig(overrides: Partial<Config> = {}): Config {
   const production = process.env.NODE_ENV === 'production';
   return {
@@ -89,6 +117,11 @@ export function loadConfig(overrides: Partial<Config> = {}): Config {
     webhookAllowPrivateUrls: bool('WEBHOOK_ALLOW_PRIVATE_URLS', false),
     webhookRetryScheduleSeconds: schedule('WEBHOOK_RETRY_SCHEDULE', [0, 5, 300, 1800, 7200, 18000, 36000, 36000]),
     webhookTimeoutMs: int('WEBHOOK_TIMEOUT_MS', 15_000, 1),
+    webhookConnectTimeoutMs: int('WEBHOOK_CONNECT_TIMEOUT_MS', 3_000, 1),
+    webhookHeadersTimeoutMs: int('WEBHOOK_HEADERS_TIMEOUT_MS', 5_000, 1),
+    webhookMaxInFlight: int('WEBHOOK_MAX_IN_FLIGHT', 64, 1),
+    webhookMaxInFlightPerAccount: int('WEBHOOK_MAX_IN_FLIGHT_PER_ACCOUNT', 16, 1),
+    webhookMaxInFlightPerHost: int('WEBHOOK_MAX_IN_FLIGHT_PER_HOST', 16, 1),
     rateLimitRps: int('RATE_LIMIT_RPS', 100),
     runDispatcher: bool('RUN_DISPATCHER', true),
     jobPollMs: int('JOB_POLL_MS', 250, 10),
@@ -102,6 +135,11 @@ export function loadConfig(overrides: Partial<Config> = {}): Config {
     metricsToken: metricsToken(),
     metricsPort: process.env.METRICS_PORT ? int('METRICS_PORT', 0) : null,
     shutdownDrainMs: int('SHUTDOWN_DRAIN_MS', production ? 5_000 : 0),
+    ...requestTimeouts(),
+    // generous: the bench's 50 connections, a browser's 6 per origin; a proxy is exempt from the per-address cap
+    maxConnections: int('MAX_CONNECTIONS', 4_096, 1),
+    maxConnectionsPerAddress: int('MAX_CONNECTIONS_PER_ADDRESS', 256, 1),
+    ledgerAuditIntervalMs: int('LEDGER_AUDIT_INTERVAL_MS', 60_000, 100),
     ...overrides,
   };
 }

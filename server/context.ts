@@ -12,6 +12,9 @@ export interface Auth {
   kind: AuthKind;
   accountId: string;
   userId?: string;
+  /** A dashboard session: its id (never the cookie's token) and the person's email. */
+  sessionId?: string;
+  email?: string;
   /** The presented access token (bearer / x-token), e.g. to revoke it. */
   token?: string;
 }
@@ -20,7 +23,7 @@ export interface Context {
   services: Services;
   /** Lower-cased request headers. */
   headers: Record<string, string | undefined>;
-  /** The client address (DECISIONS "Client addresses"): what limits are counted against. */
+  /** The client address (docs/decisions.md "Client addresses"): what limits are counted against. */
   ip: string;
   /** The request came over https (our TLS socket, or a trusted proxy's X-Forwarded-Proto). */
   https: boolean;
@@ -66,7 +69,7 @@ export function lowerHeaders(headers: IncomingHttpHeaders): Record<string, strin
   return out;
 }
 
-/** What a node:http request says about its client, for either transport (DECISIONS "Client addresses"). */
+/** What a node:http request says about its client, for either transport (docs/decisions.md "Client addresses"). */
 export function requestOrigin(services: Services, req: IncomingMessage) {
   return {
     headers: lowerHeaders(req.headers),

@@ -26,6 +26,8 @@ export const DOMAIN_ERRORS = {
   RATE_LIMITED: { status: 429, trpc: 'TOO_MANY_REQUESTS' },
   RAIL_UNAVAILABLE: { status: 503, trpc: 'SERVICE_UNAVAILABLE' },
   DATABASE_UNAVAILABLE: { status: 503, trpc: 'SERVICE_UNAVAILABLE' },
+  // MAX_CONNECTIONS reached: answered at the socket (server/http/connections.ts), before any request
+  TOO_MANY_CONNECTIONS: { status: 503, trpc: 'SERVICE_UNAVAILABLE' },
   INTERNAL: { status: 500, trpc: 'INTERNAL_SERVER_ERROR' },
 } as const satisfies Record<string, { status: number; trpc: TRPC_ERROR_CODE_KEY }>;
 

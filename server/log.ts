@@ -12,6 +12,8 @@ const SECRET_FIELDS = [
   'authorization', 'cookie', 'set-cookie', 'x-token', 'x-api-key', 'token', 'access_token', 'accessToken',
   'password', 'passwordHash', 'cvv', 'card_number', 'cardNumber', 'secret', 'webhook_secret', 'secretEnc',
   'secret_enc', 'api_key', 'apiKey', 'sessionToken', 'csrfToken',
+  // the password change and the postback secret's answer
+  'new_password', 'newPassword', 'postback_secret',
 ];
 
 /** pino redact paths: each secret field at the top level and up to three levels down, plus `card.number`. */

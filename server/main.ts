@@ -3,12 +3,14 @@ import { fileURLToPath } from 'node:url';
 import { createDemoAccountIfEmpty } from './bootstrap';
 import { loadConfig } from './config';
 import { createApiHandler } from './http/api';
+import { capConnections, connectionsCheckingInterval } from './http/connections';
 import { refuseTarget, requestTargetProblem, setSecurityHeaders } from './http/edge';
 import { startJobs, stopJobs } from './jobs';
 import { configureLogging } from './log';
 import { createOpsEndpoints, observeRequests, PAGES_ROUTE, serveLocalMetrics, UNMATCHED_ROUTE } from './observability/http';
 import { createMetrics } from './observability/metrics';
 import { createReadiness } from './observability/readiness';
+import { createLedgerAudit } from './observability/ledger-audit';
 import { appRouter } from './routers';
 import { createContextInner } from './context';
 import { PAGE_REQUEST_HEADER, providePagesCaller } from './pages-caller';
@@ -53,14 +55,22 @@ async function main() {
 
   const jobs = startJobs(services, { dispatcher: config.runDispatcher });
   const metrics = createMetrics({ db: services.db, clock: services.clock });
-  const readiness = createReadiness(services, { jobs: () => jobs });
+  // the ledger audit runs on its own schedule, off the event loop's thread; /readyz reads its last result
+  const audit = createLedgerAudit(services);
+  audit.start();
+  const readiness = createReadiness(services, { jobs: () => jobs, audit });
   services.metrics = metrics;
   services.readiness = readiness;
   const ops = createOpsEndpoints({ readiness, metrics, metricsToken: config.metricsToken, now: () => services.clock.now() });
 
   let inFlight = 0;
   let shuttingDown = false;
-  const server = createServer(observeRequests({
+  const server = createServer({
+    // Node 20 looks for requests past their timeouts on this interval (30 s by default): see connections.ts
+    connectionsCheckingInterval: connectionsCheckingInterval(config.headersTimeoutMs, config.requestTimeoutMs),
+    headersTimeout: config.headersTimeoutMs,
+    requestTimeout: config.requestTimeoutMs,
+  }, observeRequests({
     metrics,
     fallbackRoute: (req) => (api.owns((req.url ?? '/').split('?')[0]) || !pages ? UNMATCHED_ROUTE : PAGES_ROUTE),
   }, (req, res) => {
@@ -94,8 +104,9 @@ async function main() {
     }
   }));
   server.keepAliveTimeout = 5_000;
-  server.headersTimeout = 10_000;
-  server.requestTimeout = 30_000;
+  capConnections(server, {
+    total: config.maxConnections, perAddress: config.maxConnectionsPerAddress, trusted: config.trustedProxies, now: () => services.clock.now(),
+  });
 
   await new Promise<void>((resolve) => server.listen(config.port, config.host, resolve));
   const addr = server.address();
@@ -130,6 +141,8 @@ async function main() {
     metricsServer?.closeAllConnections();
     await closed;
     await stopJobs(jobs);
+    // (an audit thread reading the file would keep the WAL from being checkpointed away at close)
+    await audit.stop();
     await nextApp?.close?.().catch(() => {});
     closeWebhookAgents();
     await services.db.close();

@@ -25,6 +25,22 @@ const WEBHOOKS_ERROR = {
   },
 };
 
+/** The 422 body docs/decisions.md "Withdrawals" fixes for POST /withdraw/pix when the balance does not cover it. */
+const WITHDRAW_FAIL = {
+  type: 'object',
+  required: ['statusCode', 'message', 'data', 'error', 'timestamp'],
+  properties: {
+    statusCode: { type: 'integer', enum: [422] },
+    message: { type: 'string', enum: ['WITHDRAW_FAIL'] },
+    data: { type: 'array', maxItems: 0 },
+    error: {
+      type: 'object', required: ['code', 'detail'],
+      properties: { code: { type: 'string', enum: ['INSUFFICIENT_FUNDS'] }, detail: { type: 'string' } },
+    },
+    timestamp: { type: 'string', format: 'date-time' },
+  },
+};
+
 interface ProcedureInfo { path: string; method: string; meta: Meta }
 
 export function restProcedures(router: AnyRouter): ProcedureInfo[] {
@@ -53,7 +69,7 @@ export function buildOpenApiDocument(router: AnyRouter, baseUrl: string): OpenAP
     },
   });
   doc.components ??= {};
-  doc.components.schemas = { ...(doc.components.schemas ?? {}), PaymentsError: PAYMENTS_ERROR, WebhooksError: WEBHOOKS_ERROR } as never;
+  doc.components.schemas = { ...(doc.components.schemas ?? {}), PaymentsError: PAYMENTS_ERROR, WebhooksError: WEBHOOKS_ERROR, WithdrawFail: WITHDRAW_FAIL } as never;
   for (const p of restProcedures(router)) {
     const templ = p.path.replace(/\{(\w+)\}/g, '{$1}');
     const op = (doc.paths?.[templ] as Record<string, any> | undefined)?.[p.method];
@@ -69,7 +85,12 @@ export function buildOpenApiDocument(router: AnyRouter, baseUrl: string): OpenAP
     const ref = { $ref: webhooks ? '#/components/schemas/WebhooksError' : '#/components/schemas/PaymentsError' };
     for (const [code, resp] of Object.entries(op.responses ?? {}) as [string, any][]) {
       // trpc-to-openapi shares response objects between operations: replace, never mutate
-      if (Number(code) >= 400) op.responses[code] = { ...resp, content: { 'application/json': { schema: ref } } };
+      if (Number(code) < 400) continue;
+      // a status whose body the contract fixes for this operation may also answer the envelope (422 of
+      // POST /withdraw/pix: WITHDRAW_FAIL, or the envelope for an idempotency-key reused with another body)
+      const fixed = p.meta.restErrorBodies?.[Number(code)];
+      const schema = fixed ? { oneOf: [{ $ref: `#/components/schemas/${fixed}` }, ref] } : ref;
+      op.responses[code] = { ...resp, content: { 'application/json': { schema } } };
     }
     const errors = ['400', '401', '413', '415', '429', '500'];
     for (const code of errors) {
@@ -78,5 +99,21 @@ export function buildOpenApiDocument(router: AnyRouter, baseUrl: string): OpenAP
       op.responses[code] ??= { description: ({ 400: 'Invalid input', 401: 'Missing, invalid or expired credentials', 413: 'Body over 64 KiB', 415: 'Body is not JSON', 429: 'Rate limited (see retry-after)', 500: 'Internal error' } as Record<string, string>)[code], content: { 'application/json': { schema: ref } } };
     }
   }
+  documentTransactionQueryAlias(doc);
   return doc;
+}
+
+/**
+ * The published example labels the transaction query POST, and the REST adapter answers a
+ * `POST /transaction` with no body and query parameters exactly as `GET /transaction`
+ * (server/http/rest.ts): the document says so, with the GET's parameters and answers.
+ */
+function documentTransactionQueryAlias(doc: OpenAPIObject) {
+  const item = doc.paths?.['/transaction'] as Record<string, any> | undefined;
+  const get = item?.get;
+  const post = item?.post;
+  if (!get || !post) return;
+  post.description = `${post.description ?? ''} With no body and any of the query parameters of GET /transaction, answers exactly as that GET (200, or 404).`.trim();
+  post.parameters = [...(post.parameters ?? []), ...(get.parameters ?? []).filter((p: any) => p.in === 'query').map((p: any) => ({ ...p, required: false }))];
+  post.responses = { ...post.responses, 200: { ...get.responses['200'], description: 'The transaction (query alias of GET /transaction)' }, 404: get.responses['404'] };
 }

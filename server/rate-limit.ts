@@ -193,10 +193,11 @@ export interface PasswordLimits {
 }
 
 /**
- * DECISIONS "Sign-in and token limits". Client tokens are unguessable, so token requests are limited
+ * docs/decisions.md "Sign-in and token limits". Client tokens are unguessable, so token requests are limited
  * per client address only, never per code; dashboard passwords get a growing delay per email and a
  * window per client address. Two implementations: MemoryRateLimits (one process: SQLite) and
- * PgRateLimits (db/pg/rate-limits.ts: rows shared by every instance on one PostgreSQL, issue 12).
+ * PgRateLimits (db/pg/rate-limits.ts: rows shared by every instance on one PostgreSQL, docs/decisions.md
+ * "Engines").
  */
 export interface RateLimits {
   perAccount: RequestRate;

@@ -9,7 +9,8 @@ import { onPostgres } from '../db/dialect';
 import type { Metrics } from './observability/metrics';
 import type { Readiness } from './observability/readiness';
 
-// On PostgreSQL the limits are rows every instance shares (issue 12); loaded only there, like its driver
+// On PostgreSQL the limits are rows every instance shares (docs/decisions.md "Engines"); loaded only
+// there, like its driver
 const pgLimits = onPostgres ? await import('../db/pg/rate-limits') : null;
 
 /** Everything a procedure or job needs, built once per process (or per test). */

@@ -5,14 +5,19 @@ import type { Context } from './context';
 import { DomainError, toTRPCError } from './errors';
 import { presentTrpcErrorData, type Envelope } from './http/presenter';
 import { accountForAccessToken, accountForApiKey } from './domain/accounts';
-import { checkCsrf, CSRF_HEADER, parseCookies, sessionFor, SESSION_COOKIE } from './domain/sessions';
+import { checkCsrf, CSRF_HEADER, noteSessionSeen, parseCookies, sessionFor, SESSION_COOKIE } from './domain/sessions';
+import { userAgentOf, type DashboardActor } from './domain/audit-trail';
 
 /**
  * Extra meta of a REST procedure: its success status (trpc-to-openapi's document says 200 otherwise),
  * its credentials, and the error envelope it answers in. `envelope` is required of every procedure with
  * `openapi` meta: the REST adapter refuses to start without it.
  */
-export type Meta = OpenApiMeta<{ successStatus?: number; auth?: 'none' | 'bearer' | 'webhook-api' | 'session'; envelope?: Envelope }>;
+export type Meta = OpenApiMeta<{
+  successStatus?: number; auth?: 'none' | 'bearer' | 'webhook-api' | 'session'; envelope?: Envelope;
+  /** A body the contract fixes for one status of this operation (in components.schemas), besides the envelope. */
+  restErrorBodies?: Partial<Record<number, 'WithdrawFail'>>;
+}>;
 
 const t = initTRPC.context<Context>().meta<Meta>().create({
   // the presenter of the REST edge shapes tRPC's error data too; never internals (stack, SQL)
@@ -42,7 +47,8 @@ async function fromSession(ctx: Context, type: string) {
   const session = await sessionFor(ctx.services.db.read, cookie, ctx.services.clock.now());
   if (!session) return null;
   if (type === 'mutation') checkCsrf(session, ctx.headers[CSRF_HEADER]);
-  return { kind: 'session' as const, accountId: session.accountId, userId: session.userId };
+  await noteSessionSeen(ctx.services, session);
+  return { kind: 'session' as const, accountId: session.accountId, userId: session.userId, sessionId: session.sessionId, email: session.email };
 }
 
 /**
@@ -100,6 +106,22 @@ export const dashboardProcedure = publicProcedure.use(async ({ ctx, type, next }
   if (!auth) throw new DomainError('UNAUTHORIZED', 'sign in first');
   noteAccount(ctx.request, auth.accountId);
   return next({ ctx: { ...ctx, auth } });
+});
+
+/**
+ * A signed-in person through their session (not an account a test or a bearer token stands for): what
+ * password confirmations, the audit trail and "every other session" need. `ctx.actor` says who and from where.
+ */
+export const personProcedure = dashboardProcedure.use(({ ctx, next }) => {
+  const { auth } = ctx;
+  if (auth.kind !== 'session' || !auth.userId || !auth.sessionId || auth.email === undefined) {
+    throw new DomainError('FORBIDDEN', 'only a signed-in person can do this');
+  }
+  const actor: DashboardActor = {
+    accountId: auth.accountId, userId: auth.userId, sessionId: auth.sessionId, email: auth.email,
+    clientAddress: ctx.ip, userAgent: userAgentOf(ctx.headers['user-agent']),
+  };
+  return next({ ctx: { ...ctx, actor } });
 });
 
 export type AuthedContext = Context & { auth: NonNullable<Context['auth']> };

@@ -38,7 +38,7 @@ export function StatusBadge({ status, kind }: { status: string; kind: StatusKind
 /**
  * A charge's badge: a dispute outranks the charge's own status while it is open ("Contestada") or
  * once it is lost (the money went back as a chargeback), in every list and at the top of its page.
- * The API keeps a refunded charge APPROVED (DECISIONS "Refunds"); the merchant reads it as refunded.
+ * The API keeps a refunded charge APPROVED (docs/decisions.md "Refunds"); the merchant reads it as refunded.
  */
 export function ChargeBadge({ status, dispute, refunded = 0, total = 0 }: { status: string; dispute?: string | null; refunded?: number; total?: number }) {
   if (dispute === 'OPEN') return <StatusBadge kind="transaction" status="DISPUTED" />;

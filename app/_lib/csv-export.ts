@@ -1,9 +1,9 @@
 import { getTranslations } from 'next-intl/server';
 import type { PagesCaller } from '@/server/pages-caller';
-import { csvStream } from '@/server/domain/exports';
+import { csvStream, type CsvCell } from '@/server/domain/exports';
 import { currentSession, requestCaller } from './session-server';
 
-type Page = { rows: string[][]; nextCursor: string | null };
+type Page = { rows: CsvCell[][]; nextCursor: string | null };
 type StatusT = Awaited<ReturnType<typeof getTranslations<'status'>>>;
 type TermsT = Awaited<ReturnType<typeof getTranslations<'terms'>>>;
 

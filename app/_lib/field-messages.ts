@@ -13,6 +13,8 @@ const RULES: [RegExp, (t: ValidationT, m: RegExpExecArray) => string][] = [
   [/^must be a string$/, (t) => t('mustBeText')],
   [/^(must be an email address|not a valid e-mail address)$/, (t) => t('email')],
   [/^at most (\d+) characters$/, (t, m) => t('maxChars', { max: Number(m[1]) })],
+  [/^at least (\d+) characters$/, (t, m) => t('minChars', { min: Number(m[1]) })],
+  [/^must differ from the current password$/, (t) => t('samePassword')],
   [/^must be an http or https URL$/, (t) => t('url')],
   [/^(must be a valid CPF .*|not a valid CPF or CNPJ.*)$/, (t) => t('document')],
   [/^(key: )?not a valid CPF/, (t) => t('cpf')],

@@ -7,7 +7,8 @@ const FIRST_RETRY_MS = 100;
 const MAX_RETRY_MS = 5_000;
 
 /**
- * A commit wakes the other instances (issue 12 "Stateless instances"): one dedicated connection per
+ * A commit wakes the other instances (instances are stateless, so work one commits must reach the
+ * others without waiting for their poll): one dedicated connection per
  * process LISTENs on pix_work, and `onWork(table)` is called for each notification, with the name of the
  * table whose rows changed (events, deliveries, withdrawal_batches, refunds). A notification sent while
  * the connection was down is lost, so on every (re)connect `onWork(null)` says "wake everything".

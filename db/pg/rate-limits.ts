@@ -14,13 +14,13 @@ export const SIGN_IN_LEASE_MS = 30_000;
 export const PURGE_EVERY_MS = 60_000;
 
 /**
- * The limits of server/rate-limit.ts as rows of one PostgreSQL, shared by every instance on it (issue 12:
- * two instances together accept no more than the configured rate). Each check is one statement, one round
- * trip: an `INSERT … ON CONFLICT … DO UPDATE … WHERE <allowed>` that locks the key's row, so concurrent
- * checks of one key, from any instance, queue on that row and none reads a value another is changing.
- * When the update's condition refuses, the same statement reads the row as it stood (its snapshot), for
- * the seconds to wait. Times come from the service's clock (tests inject one), never from the database.
- * The tables are UNLOGGED (scripts/db-generate.sh): a crash only resets the limits.
+ * The limits of server/rate-limit.ts as rows of one PostgreSQL, shared by every instance on it
+ * (docs/decisions.md "Engines": two instances together accept no more than the configured rate). Each check
+ * is one statement, one round trip: an `INSERT … ON CONFLICT … DO UPDATE … WHERE <allowed>` that locks the
+ * key's row, so concurrent checks of one key, from any instance, queue on that row and none reads a value
+ * another is changing. When the update's condition refuses, the same statement reads the row as it stood
+ * (its snapshot), for the seconds to wait. Times come from the service's clock (tests inject one), never
+ * from the database. The tables are UNLOGGED (scripts/db-generate.sh): a crash only resets the limits.
  */
 export class PgRateLimits implements RateLimits {
   readonly perAccount: RequestRate;
@@ -113,7 +113,7 @@ export class PgRateLimits implements RateLimits {
    * A check in flight is counted in `in_flight` under a lease of SIGN_IN_LEASE_MS (renewed by every
    * begin): while it holds, attempts that are not clean wait, so concurrent guesses cannot slip in before
    * the first failure is recorded; if an instance dies mid-check the email is free when the lease runs out.
-   * Clean attempts are never refused (DECISIONS: failures from elsewhere never keep the right person out).
+   * Clean attempts are never refused (docs/decisions.md "Sign-in and token limits": failures from elsewhere never keep the right person out).
    */
   private async beginSignIn(address: string, email: string): Promise<number | null> {
     const t = this.now();

@@ -63,5 +63,44 @@ export const dashboardSessions = sqliteTable('dashboard_sessions', {
   createdAt: text('created_at').notNull(),
   expiresAt: text('expires_at').notNull(),
   revokedAt: text('revoked_at'),
-}, (t) => [uniqueIndex('dashboard_sessions_hash_uq').on(t.tokenHash)]);
+  /** Where the session was opened (docs/decisions.md "Client addresses"), for the person's session list; null before 0.2. */
+  clientAddress: text('client_address'),
+  /** The browser's User-Agent at sign-in, cut to 300 characters; null before 0.2 or when none was sent. */
+  userAgent: text('user_agent'),
+  /** Last request seen with this session, refreshed at most every few minutes (not one write per request). */
+  lastSeenAt: text('last_seen_at'),
+}, (t) => [
+  uniqueIndex('dashboard_sessions_hash_uq').on(t.tokenHash),
+  // "end every other session" and the session list look a person's (or an account's) sessions up
+  index('dashboard_sessions_user_idx').on(t.userId),
+  index('dashboard_sessions_account_idx').on(t.accountId),
+]);
+
+/** What the audit trail records: who got at a secret or a credential, and who signed in or out. */
+export const AUDIT_ACTIONS = [
+  'session.sign_in', 'session.sign_out_everywhere', 'password.change',
+  'client_token.rotate', 'postback_secret.reveal', 'webhook_secret.reveal', 'webhook_secret.rotate',
+] as const;
+export type AuditAction = (typeof AUDIT_ACTIONS)[number];
+
+/**
+ * The account's audit trail: who (the person and the email they had then), what, when, from which
+ * client address. Append-only; a row is written in the same write job as the change it records, or
+ * before a secret is disclosed.
+ */
+export const auditTrail = sqliteTable('audit_trail', {
+  id: text('id').primaryKey(),
+  accountId: text('account_id').notNull().references(() => accounts.id),
+  userId: text('user_id').references(() => dashboardUsers.id),
+  actorEmail: text('actor_email').notNull(),
+  action: text('action', { enum: AUDIT_ACTIONS }).notNull(),
+  /** What it was done to, when not the account itself (a webhook's id). */
+  subject: text('subject'),
+  clientAddress: text('client_address').notNull(),
+  userAgent: text('user_agent'),
+  createdAt: text('created_at').notNull(),
+}, (t) => [
+  index('audit_trail_account_idx').on(t.accountId, t.createdAt, t.id),
+  check('audit_trail_action_ck', sql`${t.action} IN (${sql.raw(AUDIT_ACTIONS.map((a) => `'${a}'`).join(', '))})`),
+]);
 

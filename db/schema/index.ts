@@ -11,6 +11,7 @@ const tables = (onPostgres ? await import('../pg/schema') : sqlite) as unknown a
 
 export const accessTokens = tables.accessTokens;
 export const accounts = tables.accounts;
+export const auditTrail = tables.auditTrail;
 export const customers = tables.customers;
 export const dashboardSessions = tables.dashboardSessions;
 export const dashboardUsers = tables.dashboardUsers;

@@ -2,7 +2,7 @@ import { sql } from 'drizzle-orm';
 import { check, index, integer, sqliteTable, text, uniqueIndex } from 'drizzle-orm/sqlite-core';
 import { accounts } from './accounts';
 
-/** DECISIONS "Money": no merchant book may hold more, so every figure stays a safe integer in JSON. */
+/** docs/decisions.md "Money": no merchant book may hold more, so every figure stays a safe integer in JSON. */
 export const BALANCE_CEILING_CENTS = 10_000_000_000_000;
 /**
  * The entry kinds the ceiling applies to: money arriving from outside the merchant's books. Returns,

@@ -58,6 +58,8 @@ export const deliveries = sqliteTable('deliveries', {
   // (no index on event_id: deliveries are joined to their event, never found by it, and events are
   // never deleted, so no foreign-key check ever searches deliveries by it)
   index('deliveries_due_idx').on(t.status, t.nextAttemptAt),
+  // the fair sender's walk over the accounts with due work, and each account's oldest due heads
+  index('deliveries_account_due_idx').on(t.status, t.accountId, t.nextAttemptAt),
   index('deliveries_order_idx').on(t.url, t.resourceId, t.status, t.eventSeq),
   index('deliveries_webhook_idx').on(t.webhookId, t.createdAt),
   // the postback delivery log (webhooks.postbackDeliveries)

@@ -13,7 +13,7 @@ BEGIN SELECT RAISE(ABORT, 'ledger_lines is append-only'); END;
 --> statement-breakpoint
 -- The running balance moves with every line, in the same statement, so it always equals the sum of
 -- the book's lines; the CHECK on ledger_books and this trigger then refuse any line that would overdraw
--- a merchant, and this trigger refuses money arriving across the ceiling. `available` may go below zero through a dispute hold and no other way (DECISIONS
+-- a merchant, and this trigger refuses money arriving across the ceiling. `available` may go below zero through a dispute hold and no other way (docs/decisions.md
 -- "Disputes"): a debit that leaves it negative is refused unless its entry is a dispute hold, while a
 -- credit is always welcome (it covers the shortfall first, being added to the running balance).
 CREATE TRIGGER ledger_lines_apply AFTER INSERT ON ledger_lines
@@ -24,7 +24,7 @@ BEGIN
   FROM ledger_books b
   WHERE b.id = NEW.book_id AND b.kind = 'available' AND b.allow_negative = 0 AND b.balance < 0 AND NEW.amount < 0
     AND (SELECT e.kind FROM ledger_entries e WHERE e.id = NEW.entry_id) IS NOT 'dispute_hold';
-  -- The ceiling (DECISIONS "Money") refuses money ARRIVING from outside the merchant's books: a sandbox
+  -- The ceiling (docs/decisions.md "Money") refuses money ARRIVING from outside the merchant's books: a sandbox
   -- top-up or an approved charge (BALANCE_CEILING_ENTRY_KINDS in db/schema/ledger.ts). Returns (a failed
   -- batch or refund), a won dispute's release and a dispute hold only move the merchant's own money
   -- between its books: refusing them would strand money in flight and drop a dispute, so they always pass.
@@ -137,6 +137,6 @@ BEGIN
   GROUP BY substr(w.value, 1, 3);
 END;
 --> statement-breakpoint
--- A transaction is credited once (DECISIONS "Transactions", "Engines"): a second `transaction_credit`
+-- A transaction is credited once (docs/decisions.md "Transactions", "Engines"): a second `transaction_credit`
 -- entry for the same charge breaks this index, whatever the code above it does (as on PostgreSQL).
 CREATE UNIQUE INDEX ledger_entries_one_credit_uq ON ledger_entries (resource_id) WHERE kind = 'transaction_credit';

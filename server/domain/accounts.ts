@@ -10,6 +10,14 @@ import { newId, randomId } from './ids';
 import { openMerchantBooks, sandboxTopUp } from './ledger';
 import { hashPassword, hashSecret, randomSecret, safeEqualHex } from './secrets';
 import { encryptSecret, newWebhookSecret } from './webhooks/secrets';
+import { dashboardEmail, newPassword } from './sign-in-rules';
+
+/** `value` through `rule`, or a 400 naming `field` with the rule's first complaint. */
+function checked<T>(field: string, rule: { safeParse(v: unknown): { success: true; data: T } | { success: false; error: { issues: { message: string }[] } } }, value: unknown): T {
+  const r = rule.safeParse(value);
+  if (!r.success) throw new DomainError('VALIDATION', `${field}: ${r.error.issues[0]?.message ?? 'is not valid'}`);
+  return r.data;
+}
 
 export const ACCESS_TOKEN_TTL_SECONDS = 3600;
 
@@ -36,10 +44,10 @@ export async function createAccount(s: AccountServices, input: CreateAccountInpu
   if (input.balance !== undefined && (!Number.isSafeInteger(input.balance) || input.balance < 0 || input.balance > 100_000_000_000)) {
     throw new DomainError('VALIDATION', 'balance: integer cents between 0 and 100000000000');
   }
-  const email = input.email?.trim().toLowerCase();
-  if ((email === undefined) !== (input.password === undefined)) throw new DomainError('VALIDATION', 'email and password go together');
-  if (email !== undefined && !/^[^\s@]+@[^\s@]+\.[^\s@]+$/.test(email)) throw new DomainError('VALIDATION', 'email: not a valid address');
-  if (input.password !== undefined && input.password.length < 10) throw new DomainError('VALIDATION', 'password: at least 10 characters');
+  if ((input.email === undefined) !== (input.password === undefined)) throw new DomainError('VALIDATION', 'email and password go together');
+  // the rules the sign-in form and the password change check (sign-in-rules.ts): a user made here can sign in
+  const email = input.email === undefined ? undefined : checked('email', dashboardEmail, input.email);
+  if (input.password !== undefined) checked('password', newPassword, input.password);
   // scrypt runs before the write job: the writer never waits on slow work
   const passwordHash = input.password ? await hashPassword(input.password) : null;
   const creds: AccountCredentials = {
@@ -86,7 +94,7 @@ export async function issueAccessToken(s: AccountServices, code: string, token: 
 }
 
 /**
- * POST /auth/token with the brakes on (DECISIONS "Sign-in and token limits"): attempts count against the
+ * POST /auth/token with the brakes on (docs/decisions.md "Sign-in and token limits"): attempts count against the
  * client address before the pair is checked, and only against it. A `code` is public and its token
  * unguessable, so failures never lock a code: nobody can keep a merchant's integration out by sending
  * wrong tokens for its code.
@@ -131,14 +139,22 @@ export async function revokeAccessToken(s: AccountServices, token: string): Prom
   });
 }
 
-/** Issues a new client token; the old one stops working and every access token it issued is revoked. */
-export async function rotateClientToken(s: AccountServices, accountId: string): Promise<{ code: string; token: string }> {
+/**
+ * Issues a new client token; the old one stops working and every access token it issued is revoked.
+ * `alongside` runs in the same write job (the dashboard ends other sessions and records the rotation
+ * there), so the rotation and what goes with it commit together or not at all.
+ */
+export async function rotateClientToken(
+  s: AccountServices, accountId: string, alongside?: (tx: DrizzleDb, at: Date) => Promise<void>,
+): Promise<{ code: string; token: string }> {
   const token = randomSecret('sk_');
   return s.db.write(async (tx) => {
-    const at = s.now().toISOString();
+    const now = s.now();
+    const at = now.toISOString();
     const row = await first(tx.update(accounts).set({ tokenHash: hashSecret(token), updatedAt: at }).where(eq(accounts.id, accountId)).returning({ code: accounts.code }));
     if (!row) throw new DomainError('NOT_FOUND', 'account not found');
     await tx.update(accessTokens).set({ revokedAt: at }).where(and(eq(accessTokens.accountId, accountId), isNull(accessTokens.revokedAt)));
+    await alongside?.(tx, now);
     return { code: row.code, token };
   });
 }

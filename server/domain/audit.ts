@@ -1,4 +1,4 @@
-import { sql } from 'drizzle-orm';
+import { sql, type SQL } from 'drizzle-orm';
 import type { DrizzleDb } from '../../db';
 import { rawRow } from '../../db/query';
 
@@ -12,33 +12,39 @@ export type AuditCheckName = 'entries_balanced' | 'book_balances' | 'balance_flo
 export interface AuditCheck { name: AuditCheckName; ok: boolean; detail: string | null }
 export interface AuditReport { ok: boolean; checks: AuditCheck[]; firstBreak: string | null }
 
-type Probe = (db: DrizzleDb) => Promise<string | null>;
+/**
+ * The first row of a query, wherever it runs: `rawRow` on a read connection, or a reader thread's
+ * (db/reader-thread.ts: /readyz's audit on SQLite, off the event loop's thread).
+ */
+export type FirstRow = <T>(query: SQL) => Promise<T | undefined>;
+
+type Probe = (first: FirstRow) => Promise<string | null>;
 
 const probes: [AuditCheckName, Probe][] = [
   // every entry's lines sum to zero (and an entry has lines at all)
-  ['entries_balanced', async (db) => {
-    const r = await rawRow<{ id: string; total: number | null; lines: number }>(db, sql`
+  ['entries_balanced', async (first) => {
+    const r = await first<{ id: string; total: number | null; lines: number }>(sql`
       SELECT e.id, sum(l.amount) AS total, count(l.id) AS lines
       FROM ledger_entries e LEFT JOIN ledger_lines l ON l.entry_id = e.id
       GROUP BY e.id HAVING count(l.id) < 2 OR sum(l.amount) <> 0 LIMIT 1`);
     return r ? `entry ${r.id}: its ${r.lines} line(s) sum to ${r.total ?? 0}, not 0` : null;
   }],
   // every book's running balance equals the sum of its lines
-  ['book_balances', async (db) => {
-    const r = await rawRow<{ id: string; kind: string; balance: number; lines: number }>(db, sql`
+  ['book_balances', async (first) => {
+    const r = await first<{ id: string; kind: string; balance: number; lines: number }>(sql`
       SELECT b.id, b.kind, b.balance, coalesce(s.total, 0) AS lines
       FROM ledger_books b LEFT JOIN (SELECT book_id, sum(amount) AS total FROM ledger_lines GROUP BY book_id) s ON s.book_id = b.id
       WHERE b.balance <> coalesce(s.total, 0) LIMIT 1`);
     return r ? `book ${r.id} (${r.kind}): balance ${r.balance} but its lines sum to ${r.lines}` : null;
   }],
-  // DECISIONS "Disputes": merchant books never go below zero, except `available`, and that only by a
+  // docs/decisions.md "Disputes": merchant books never go below zero, except `available`, and that only by a
   // dispute hold: replaying each available book, no other debit may leave it (or keep it) negative
-  ['balance_floors', async (db) => {
-    const neg = await rawRow<{ id: string; kind: string; balance: number }>(db, sql`
+  ['balance_floors', async (first) => {
+    const neg = await first<{ id: string; kind: string; balance: number }>(sql`
       SELECT id, kind, balance FROM ledger_books
       WHERE account_id IS NOT NULL AND kind <> 'available' AND balance < 0 LIMIT 1`);
     if (neg) return `book ${neg.id} (${neg.kind}) is at ${neg.balance}, below zero`;
-    const r = await rawRow<{ book: string; entry: string; kind: string; running: number }>(db, sql`
+    const r = await first<{ book: string; entry: string; kind: string; running: number }>(sql`
       SELECT book, entry, kind, running FROM (
         SELECT l.book_id AS book, l.entry_id AS entry, l.amount, e.kind,
                sum(l.amount) OVER (PARTITION BY l.book_id ORDER BY l.id) AS running
@@ -50,16 +56,16 @@ const probes: [AuditCheckName, Probe][] = [
     return r ? `book ${r.book} (available): entry ${r.entry} (${r.kind}) took it to ${r.running}; only a dispute hold may go below zero` : null;
   }],
   // each withdrawal's batches add up to it
-  ['withdrawal_batches', async (db) => {
-    const r = await rawRow<{ id: string; amount: number; batches: number }>(db, sql`
+  ['withdrawal_batches', async (first) => {
+    const r = await first<{ id: string; amount: number; batches: number }>(sql`
       SELECT w.id, w.amount, coalesce(sum(b.amount), 0) AS batches
       FROM withdrawals w LEFT JOIN withdrawal_batches b ON b.withdrawal_id = w.id
       GROUP BY w.id HAVING coalesce(sum(b.amount), 0) <> w.amount LIMIT 1`);
     return r ? `withdrawal ${r.id}: amount ${r.amount} but its batches add up to ${r.batches}` : null;
   }],
   // each approved transaction is credited exactly once, and no other transaction is credited
-  ['transaction_credits', async (db) => {
-    const r = await rawRow<{ id: string; status: string; credits: number }>(db, sql`
+  ['transaction_credits', async (first) => {
+    const r = await first<{ id: string; status: string; credits: number }>(sql`
       SELECT id, status, credits FROM (
         SELECT t.id, t.status,
                (SELECT count(*) FROM ledger_entries e WHERE e.resource_id = t.id AND e.kind = 'transaction_credit') AS credits
@@ -71,11 +77,16 @@ const probes: [AuditCheckName, Probe][] = [
 
 export const AUDIT_CHECKS: readonly AuditCheckName[] = probes.map(([name]) => name);
 
-/** Runs every check; `firstBreak` names the first one that failed and where. */
-export async function auditBooks(db: DrizzleDb): Promise<AuditReport> {
+/** Runs every check on `db`; `firstBreak` names the first one that failed and where. */
+export function auditBooks(db: DrizzleDb): Promise<AuditReport> {
+  return auditBooksWith((query) => rawRow(db, query));
+}
+
+/** The audit over any way of reading a query's first row (the same checks, the same report). */
+export async function auditBooksWith(read: FirstRow): Promise<AuditReport> {
   const checks: AuditCheck[] = [];
   for (const [name, probe] of probes) {
-    const detail = await probe(db);
+    const detail = await probe(read);
     checks.push({ name, ok: detail === null, detail });
   }
   const first = checks.find((c) => !c.ok);

@@ -6,6 +6,8 @@ import { getAccount, rotateClientToken } from './accounts';
 import { merchantBalance } from './ledger';
 import { addDays, localDay, startOfLocalDay } from './local-time';
 import { decryptSecret } from './webhooks/secrets';
+import { recordAudit, recordDisclosure, type DashboardActor } from './audit-trail';
+import { confirmPassword, endOtherSessions, sessionsOfAccount } from './sessions';
 import { first, rawRows } from '../../db/query';
 import { dayAt, jsonAt } from '../../db/dialect';
 
@@ -130,15 +132,28 @@ export async function developerCredentials(s: Services, accountId: string) {
   return { account_id: account.id, account_name: account.name, code: account.code, api_key: account.apiKey };
 }
 
-/** The key postbacks are signed with; stored encrypted because it must stay readable to sign. */
-export async function postbackSecret(s: Services, accountId: string) {
-  const row = await first(s.db.read.select({ enc: accounts.postbackSecretEnc }).from(accounts).where(eq(accounts.id, accountId)));
+/**
+ * The key postbacks are signed with; stored encrypted because it must stay readable to sign. Only after
+ * the password (under the sign-in limits), and recorded before it is answered.
+ */
+export async function postbackSecret(s: Services, who: DashboardActor, password: string) {
+  await confirmPassword(s, who.userId, password, who.clientAddress);
+  const row = await first(s.db.read.select({ enc: accounts.postbackSecretEnc }).from(accounts).where(eq(accounts.id, who.accountId)));
   if (!row) throw new DomainError('NOT_FOUND', 'account not found');
+  await recordDisclosure(s, who, 'postback_secret.reveal');
   return { postback_secret: decryptSecret(row.enc, s.masterKey) };
 }
 
-/** A new client token, shown once; the old one and every access token it issued stop working. */
-export async function rotateToken(s: Services, accountId: string) {
-  const r = await rotateClientToken({ db: s.db, masterKey: s.masterKey, now: () => s.clock.now() }, accountId);
+/**
+ * A new client token, shown once; the old one and every access token it issued stop working. The
+ * token opens the webhook API (and so every webhook secret), so it takes the password; the account's
+ * other dashboard sessions end with it (a stolen session cannot outlive the rotation), and it is recorded.
+ */
+export async function rotateToken(s: Services, who: DashboardActor, password: string) {
+  await confirmPassword(s, who.userId, password, who.clientAddress);
+  const r = await rotateClientToken({ db: s.db, masterKey: s.masterKey, now: () => s.clock.now() }, who.accountId, async (tx, at) => {
+    await endOtherSessions(tx, sessionsOfAccount(who.accountId), who.sessionId, at);
+    await recordAudit(tx, who, 'client_token.rotate', at);
+  });
   return { code: r.code, token: r.token };
 }

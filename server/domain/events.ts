@@ -57,7 +57,7 @@ export async function recordEvent(
   return { id, seq: row.seq, type: e.type, category, resourceId: e.resourceId, createdAt };
 }
 
-/** The envelope a receiver gets: DECISIONS "Events and deliveries". */
+/** The envelope a receiver gets: docs/decisions.md "Events and deliveries". */
 export function eventEnvelope(row: { id: string; type: string; category: string; createdAt: string; payload: string }): string {
   return `{"id":${JSON.stringify(row.id)},"type":${JSON.stringify(row.type)},"category":${JSON.stringify(row.category)},"created_at":${JSON.stringify(row.createdAt)},"data":${row.payload}}`;
 }

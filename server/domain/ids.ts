@@ -6,6 +6,7 @@ export const ID_PREFIX = {
   accessToken: 'tok',
   dashboardUser: 'usr',
   session: 'ses',
+  auditEntry: 'aud',
   ledgerBook: 'lbk',
   ledgerEntry: 'lje',
   event: 'evt',

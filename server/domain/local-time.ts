@@ -1,4 +1,4 @@
-// The merchant's calendar: Brazilian days are America/Sao_Paulo days (DECISIONS "Dashboard language").
+// The merchant's calendar: Brazilian days are America/Sao_Paulo days (docs/decisions.md "Dashboard language").
 // Brasília has kept UTC−3 all year since DST ended in 2019; the zone database is asked anyway, so a
 // future change of the rule needs no change here.
 

@@ -1,12 +1,13 @@
-import { and, eq, gt, isNull } from 'drizzle-orm';
+import { and, desc, eq, gt, isNull, ne, type SQL } from 'drizzle-orm';
 import type { AppDatabase, DrizzleDb } from '../../db';
 import { dashboardSessions, dashboardUsers, type DashboardLocale } from '../../db/schema';
-import { DomainError } from '../errors';
+import { DomainError, validationError } from '../errors';
 import type { Services } from '../services';
 import { addressKey } from '../rate-limit';
+import { recordAudit, type DashboardActor } from './audit-trail';
 import { newId } from './ids';
 import { hashPassword, hashSecret, randomSecret, safeEqualHex, verifyPassword } from './secrets';
-import { first } from '../../db/query';
+import { first, touched } from '../../db/query';
 
 export const SESSION_COOKIE = 'pp_session';
 export const CSRF_COOKIE = 'pp_csrf';
@@ -19,8 +20,14 @@ let dummyHash: Promise<string> | null = null;
 
 export interface SignedIn { sessionToken: string; csrfToken: string; expiresAt: Date; accountId: string; userId: string; email: string; locale: DashboardLocale }
 
-/** Checks email + password and opens a session; null on any mismatch (the caller says only "wrong email or password"). */
-export async function signIn(db: AppDatabase, email: string, password: string, now: Date): Promise<SignedIn | null> {
+/** Where a request comes from: its client address (docs/decisions.md "Client addresses") and User-Agent. */
+export interface ClientOrigin { clientAddress: string; userAgent: string | null }
+
+/**
+ * Checks email + password and opens a session; null on any mismatch (the caller says only "wrong email
+ * or password"). The session keeps where it was opened, and the sign-in goes in the audit trail.
+ */
+export async function signIn(db: AppDatabase, email: string, password: string, now: Date, origin: ClientOrigin): Promise<SignedIn | null> {
   const user = await first(db.read.select().from(dashboardUsers).where(eq(dashboardUsers.email, email.trim().toLowerCase())));
   dummyHash ??= hashPassword('not-a-real-password');
   const ok = await verifyPassword(password, user?.passwordHash ?? (await dummyHash));
@@ -32,21 +39,23 @@ export async function signIn(db: AppDatabase, email: string, password: string, n
     await tx.insert(dashboardSessions).values({
       id: newId('session'), userId: user.id, accountId: user.accountId, tokenHash: hashSecret(sessionToken), csrfToken,
       createdAt: now.toISOString(), expiresAt: expiresAt.toISOString(),
+      clientAddress: origin.clientAddress, userAgent: origin.userAgent, lastSeenAt: now.toISOString(),
     });
+    await recordAudit(tx, { accountId: user.accountId, userId: user.id, email: user.email, ...origin }, 'session.sign_in', now);
   });
   return { sessionToken, csrfToken, expiresAt, accountId: user.accountId, userId: user.id, email: user.email, locale: user.locale };
 }
 
 /**
- * Sign-in with the brakes on (DECISIONS "Sign-in and token limits"). The attempt counts against the
+ * Sign-in with the brakes on (docs/decisions.md "Sign-in and token limits"). The attempt counts against the
  * client address before the password is checked, so a burst cannot run more checks than the address's
  * window allows. Per email, each failure makes the next check wait longer (one check at a time), but an
  * attempt from an address with nothing against it is never refused for the email's sake: failures from
  * elsewhere cannot lock the right person out.
  */
-export async function signInLimited(s: Services, email: string, password: string, address: string): Promise<SignedIn> {
+export async function signInLimited(s: Services, email: string, password: string, origin: ClientOrigin): Promise<SignedIn> {
   const key = email.trim().toLowerCase();
-  return passwordAttempt(s, key, address, () => signIn(s.db, key, password, s.clock.now()), new DomainError('UNAUTHORIZED', 'wrong email or password'));
+  return passwordAttempt(s, key, origin.clientAddress, () => signIn(s.db, key, password, s.clock.now(), origin), new DomainError('UNAUTHORIZED', 'wrong email or password'));
 }
 
 /**
@@ -64,7 +73,7 @@ export async function confirmPassword(s: Services, userId: string, password: str
 
 /** The one place password attempts are counted and slowed down: `check` answers null on a wrong password. */
 async function passwordAttempt<T>(s: Services, email: string, clientAddress: string, check: () => Promise<T | null>, miss: DomainError): Promise<T> {
-  // IPv6 clients count per /64 (issue-10's addressKey)
+  // IPv6 clients count per /64, since one can pick any address in it (addressKey, server/rate-limit.ts)
   const address = addressKey(clientAddress);
   const limits = s.limits.signIn;
   const wait = await limits.begin(address, email);
@@ -96,18 +105,98 @@ export async function signOut(db: AppDatabase, sessionToken: string, now: Date) 
   });
 }
 
-export interface SessionAuth { accountId: string; userId: string; email: string; csrfToken: string; locale: DashboardLocale }
+export interface SessionAuth { sessionId: string; accountId: string; userId: string; email: string; csrfToken: string; locale: DashboardLocale; lastSeenAt: string | null }
 
 export async function sessionFor(db: DrizzleDb, sessionToken: string, now: Date): Promise<SessionAuth | null> {
   if (!sessionToken.startsWith('ses_') || sessionToken.length > 200) return null;
   const hash = hashSecret(sessionToken);
   const row = await first(db.select({
-    accountId: dashboardSessions.accountId, userId: dashboardSessions.userId, csrfToken: dashboardSessions.csrfToken,
+    sessionId: dashboardSessions.id, lastSeenAt: dashboardSessions.lastSeenAt, accountId: dashboardSessions.accountId, userId: dashboardSessions.userId, csrfToken: dashboardSessions.csrfToken,
     tokenHash: dashboardSessions.tokenHash, email: dashboardUsers.email, locale: dashboardUsers.locale,
   }).from(dashboardSessions).innerJoin(dashboardUsers, eq(dashboardUsers.id, dashboardSessions.userId))
     .where(and(eq(dashboardSessions.tokenHash, hash), isNull(dashboardSessions.revokedAt), gt(dashboardSessions.expiresAt, now.toISOString()))));
   if (!row || !safeEqualHex(hash, row.tokenHash)) return null;
-  return { accountId: row.accountId, userId: row.userId, email: row.email, csrfToken: row.csrfToken, locale: row.locale };
+  return { sessionId: row.sessionId, accountId: row.accountId, userId: row.userId, email: row.email, csrfToken: row.csrfToken, locale: row.locale, lastSeenAt: row.lastSeenAt };
+}
+
+/** "Last seen" is this coarse: a session costs one write every few minutes, not one per request. */
+export const LAST_SEEN_EVERY_MS = 5 * 60_000;
+
+/** Notes that a session is in use, unless it was noted less than LAST_SEEN_EVERY_MS ago. */
+export async function noteSessionSeen(s: Services, session: SessionAuth) {
+  const now = s.clock.now();
+  if (session.lastSeenAt && now.getTime() - Date.parse(session.lastSeenAt) < LAST_SEEN_EVERY_MS) return;
+  await s.db.write(async (tx) => {
+    await tx.update(dashboardSessions).set({ lastSeenAt: now.toISOString() }).where(eq(dashboardSessions.id, session.sessionId));
+  });
+}
+
+/** Revokes every live session that `scope` selects except the one the person acts through; inside a write job. */
+export async function endOtherSessions(tx: DrizzleDb, scope: SQL, keepSessionId: string, at: Date): Promise<number> {
+  return touched(tx.update(dashboardSessions).set({ revokedAt: at.toISOString() })
+    .where(and(scope, ne(dashboardSessions.id, keepSessionId), isNull(dashboardSessions.revokedAt), gt(dashboardSessions.expiresAt, at.toISOString())))
+    .returning({ id: dashboardSessions.id }));
+}
+
+/** Sessions of one account (rotating the client token ends them), for endOtherSessions. */
+export const sessionsOfAccount = (accountId: string) => eq(dashboardSessions.accountId, accountId);
+
+/**
+ * "Sign out everywhere": after the password, every other session of this person ends (the one they act
+ * through stays: they are at it). Recorded in the audit trail.
+ */
+export async function signOutEverywhere(s: Services, who: DashboardActor, password: string) {
+  await confirmPassword(s, who.userId, password, who.clientAddress);
+  const ended = await s.db.write(async (tx) => {
+    const now = s.clock.now();
+    const n = await endOtherSessions(tx, eq(dashboardSessions.userId, who.userId), who.sessionId, now);
+    await recordAudit(tx, who, 'session.sign_out_everywhere', now);
+    return n;
+  });
+  return { ended_sessions: ended };
+}
+
+/**
+ * A new password, after the current one (under the sign-in limits). Every other session of the person
+ * ends with the old password; the new one must follow the rules of account:create (server/domain/sign-in-rules.ts,
+ * checked by the procedure's schema) and differ from the current one.
+ */
+export async function changePassword(s: Services, who: DashboardActor, password: string, newPassword: string) {
+  // refused before the password is checked: nothing counted, nothing changed
+  if (newPassword === password) throw validationError([{ path: 'new_password', message: 'must differ from the current password' }]);
+  await confirmPassword(s, who.userId, password, who.clientAddress);
+  // scrypt before the write job: the writer never waits on slow work
+  const passwordHash = await hashPassword(newPassword);
+  const ended = await s.db.write(async (tx) => {
+    const now = s.clock.now();
+    await tx.update(dashboardUsers).set({ passwordHash }).where(eq(dashboardUsers.id, who.userId));
+    const n = await endOtherSessions(tx, eq(dashboardSessions.userId, who.userId), who.sessionId, now);
+    await recordAudit(tx, who, 'password.change', now);
+    return n;
+  });
+  return { ended_sessions: ended };
+}
+
+export interface SessionView { current: boolean; client_address: string | null; user_agent: string | null; created_at: string; last_seen_at: string | null; expires_at: string }
+
+/** At most this many sessions are listed (a person rarely has more than a few; sessions last 12 hours). */
+export const MAX_LISTED_SESSIONS = 100;
+
+/** The person's live sessions, newest first: where each was opened and when it was last seen. */
+export async function listSessions(s: Services, who: Pick<DashboardActor, 'userId' | 'sessionId'>): Promise<{ data: SessionView[] }> {
+  const now = s.clock.now().toISOString();
+  const rows = await s.db.read.select({
+    id: dashboardSessions.id, clientAddress: dashboardSessions.clientAddress, userAgent: dashboardSessions.userAgent,
+    createdAt: dashboardSessions.createdAt, lastSeenAt: dashboardSessions.lastSeenAt, expiresAt: dashboardSessions.expiresAt,
+  }).from(dashboardSessions)
+    .where(and(eq(dashboardSessions.userId, who.userId), isNull(dashboardSessions.revokedAt), gt(dashboardSessions.expiresAt, now)))
+    .orderBy(desc(dashboardSessions.createdAt), desc(dashboardSessions.id)).limit(MAX_LISTED_SESSIONS);
+  return {
+    data: rows.map((r) => ({
+      current: r.id === who.sessionId, client_address: r.clientAddress, user_agent: r.userAgent,
+      created_at: r.createdAt, last_seen_at: r.lastSeenAt, expires_at: r.expiresAt,
+    })),
+  };
 }
 
 /** Mutations made with a session cookie must echo the CSRF token (double submit), so another site cannot forge them. */

@@ -1,6 +1,6 @@
 // Pure constants (no database): the statement's zod contract imports them.
 
-/** DECISIONS "Statement": what a movement of the available book is. */
+/** docs/decisions.md "Statement": what a movement of the available book is. */
 export const STATEMENT_TYPES = [
   'topup', 'charge_approved', 'withdrawal_requested', 'withdrawal_returned',
   'refund_requested', 'refund_returned', 'dispute_hold', 'dispute_released',

@@ -28,7 +28,7 @@ export function createApiHandler(services: Services, router: AnyRouter) {
     basePath: '/api/trpc/',
     createContext: createTrpcHttpContext(services) as never,
     maxBodySize: MAX_BODY_BYTES,
-    // one request cannot fan out into hundreds of calls (DECISIONS "Sign-in and token limits")
+    // one request cannot fan out into hundreds of calls (docs/decisions.md "Sign-in and token limits")
     maxBatchSize: MAX_BATCH_CALLS,
     responseMeta({ ctx, errors }) {
       const headers: Record<string, string | string[]> = { 'cache-control': 'no-store' };

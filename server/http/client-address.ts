@@ -3,7 +3,7 @@ import type { TLSSocket } from 'node:tls';
 import ipaddr from 'ipaddr.js';
 
 /**
- * Who is on the other end (DECISIONS "Client addresses"). The socket's peer address, unless that peer
+ * Who is on the other end (docs/decisions.md "Client addresses"). The socket's peer address, unless that peer
  * is a proxy listed in TRUSTED_PROXIES: then the right-most address of X-Forwarded-For that is not
  * itself a trusted proxy (the left part of the header is whatever the client chose to send), and
  * X-Forwarded-Proto says whether the request came over https. Otherwise both headers are ignored, so a

@@ -6,7 +6,7 @@ import { log } from '../log';
  * REST and tRPC cannot disagree. Domain code never builds a wire envelope.
  */
 
-/** Which error envelope a REST procedure answers in (DECISIONS "Errors"); declared per procedure. */
+/** Which error envelope a REST procedure answers in (docs/decisions.md "Errors"); declared per procedure. */
 export type Envelope = 'payments' | 'webhooks';
 
 export interface RestAnswer {
@@ -22,7 +22,7 @@ const REASON: Record<number, string> = {
   429: 'Too Many Requests', 500: 'Internal Server Error',
 };
 
-/** The REST error bodies of DECISIONS ("Errors"): one shape for the payments paths, one for the webhook API. */
+/** The REST error bodies of docs/decisions.md "Errors": one shape for the payments paths, one for the webhook API. */
 export function restErrorBody(err: DomainError, envelope: Envelope, now: Date): Record<string, unknown> {
   const status = err.status;
   const timestamp = now.toISOString();

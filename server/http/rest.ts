@@ -40,7 +40,7 @@ export interface RestRequest {
   /** Path and query, e.g. /withdraw?identifier=wd_… */
   target: string;
   headers: Record<string, string | undefined>;
-  /** The client address and whether it came over https (DECISIONS "Client addresses"). */
+  /** The client address and whether it came over https (docs/decisions.md "Client addresses"). */
   ip: string;
   https: boolean;
   /** The raw body, or the error reading it raised (too large), or null for none. */
@@ -49,7 +49,7 @@ export interface RestRequest {
   record?: RequestRecord;
 }
 
-/** The published example labels the transaction query POST (DECISIONS "Transactions"). */
+/** The published example labels the transaction query POST (docs/decisions.md "Transactions"). */
 const TRANSACTION_QUERY_KEYS = ['id', 'identifier', 'endtoend', 'external_ref'];
 
 const escapeRegExp = (s: string) => s.replace(/[.*+?^$()|[\]\\]/g, '\\$&');

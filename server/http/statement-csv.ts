@@ -1,6 +1,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { once } from 'node:events';
 import { createContextInner, requestOrigin } from '../context';
+import { csvText } from '../domain/exports';
 import { accountStatement, type StatementMovement } from '../domain/statement';
 import { STATEMENT_MAX_LIMIT } from '../domain/statement-types';
 import { appRouter } from '../routers';
@@ -14,15 +15,19 @@ const createCaller = createCallerFactory(appRouter);
 
 const HEADER = ['id', 'created_at', 'type', 'amount_cents', 'balance_after_cents', 'resource_type', 'resource_id', 'description'];
 
-/** RFC 4180 quoting; text that a spreadsheet would run as a formula is prefixed with a quote. */
-function field(v: string | number): string {
+/**
+ * RFC 4180 quoting; text neutralised as the dashboard's exports do (csvText: a quote before a formula
+ * character at the start or behind a separator). Its text is the server's own (ids, entry types,
+ * ledger descriptions), so it is quoted only when it must be, which keeps the columns plain to split.
+ */
+export function statementField(v: string | number): string {
   if (typeof v === 'number') return String(v);
-  const safe = /^[=+\-@\t\r]/.test(v) ? `'${v}` : v;
-  return /[",\r\n]/.test(safe) ? `"${safe.replace(/"/g, '""')}"` : safe;
+  const safe = csvText(v);
+  return /[",;\t\r\n]/.test(safe) ? `"${safe.replace(/"/g, '""')}"` : safe;
 }
 
 function row(m: StatementMovement): string {
-  return [m.id, m.created_at, m.type, m.amount, m.balance_after, m.resource.type, m.resource.id, m.description].map(field).join(',') + '\r\n';
+  return [m.id, m.created_at, m.type, m.amount, m.balance_after, m.resource.type, m.resource.id, m.description].map(statementField).join(',') + '\r\n';
 }
 
 /**

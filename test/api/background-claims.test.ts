@@ -16,11 +16,12 @@ import { callerFor, makeAccount, makeTestServices, secondInstance, type TestServ
 import { txBody } from '../support/transactions';
 
 /**
- * Issue 12 item 4: background work is claimed row by row, so several instances share it without doing
- * anything twice, and the work of one that dies is taken over when its lease runs out. Two instances
- * here: on PostgreSQL (vitest.pg.config.ts) two Services over the same database, each with its own pool
- * and writer; on SQLite, whose one writer serializes every job, the second instance shares the first's
- * database under another name (as two claims of one process would). One clock for both, moved by hand.
+ * Shared state across instances (docs/decisions.md "Engines"): background work is claimed row by row, so
+ * several instances share it without doing anything twice, and the work of one that dies is taken over when
+ * its lease runs out. Two instances here: on PostgreSQL (vitest.pg.config.ts) two Services over the same
+ * database, each with its own pool and writer; on SQLite, whose one writer serializes every job, the second
+ * instance shares the first's database under another name (as two claims of one process would). One clock
+ * for both, moved by hand.
  */
 const DELAY = 1_000;
 const LEASE = 30_000;

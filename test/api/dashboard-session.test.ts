@@ -135,7 +135,7 @@ describe('session.signIn / signOut', () => {
     expect(await as({ cookie }).api.session.me()).toMatchObject({ email: EMAIL, account_name: 'Shop' });
     expect((await failure(as({}).api.session.me())).code).toBe('UNAUTHORIZED');
     expect((await failure(as({ cookie }).api.session.signOut())).code).toBe('FORBIDDEN');
-    expect((await failure(as({ cookie, 'x-csrf-token': 'csrf_wrong' }).api.dashboard.rotateToken())).code).toBe('FORBIDDEN');
+    expect((await failure(as({ cookie, 'x-csrf-token': 'csrf_wrong' }).api.dashboard.rotateToken({ password: PASSWORD }))).code).toBe('FORBIDDEN');
 
     const out = as({ cookie, 'x-csrf-token': jar.pp_csrf });
     await out.api.session.signOut();
@@ -212,7 +212,7 @@ describe('every procedure', () => {
       expect((await failure(call(as({ cookie, 'x-csrf-token': `${jar.pp_csrf}x` }).api, path, {}))).code, path).toBe('FORBIDDEN');
     }
     // with the token the same calls get past authentication (and stop at their input: nothing was sent)
-    for (const { path } of mutations.filter((m) => m.path !== 'session.signOut' && m.path !== 'dashboard.rotateToken' && m.path !== 'auth.revoke')) {
+    for (const { path } of mutations.filter((m) => m.path !== 'session.signOut' && m.path !== 'auth.revoke')) {
       expect((await failure(call(as({ cookie, 'x-csrf-token': jar.pp_csrf }).api, path, {}))).code, path).toBe('BAD_REQUEST');
     }
     for (const { path } of PROCEDURES.filter((p) => p.type === 'query' && p.path.startsWith('dashboard.'))) {
@@ -276,8 +276,8 @@ describe('dashboard procedures', () => {
     const { cookie, jar, acc } = await signedIn();
     const api = as({ cookie, 'x-csrf-token': jar.pp_csrf }).api;
     expect(await api.dashboard.developers()).toEqual({ account_id: acc.account_id, account_name: 'Shop', code: acc.code, api_key: acc.api_key });
-    expect((await api.dashboard.postbackSecret()).postback_secret).toMatch(/^whsec_[A-Za-z0-9+/]{43}=$/);
-    const rotated = await api.dashboard.rotateToken();
+    expect((await api.dashboard.postbackSecret({ password: PASSWORD })).postback_secret).toMatch(/^whsec_[A-Za-z0-9+/]{43}=$/);
+    const rotated = await api.dashboard.rotateToken({ password: PASSWORD });
     expect(rotated.code).toBe(acc.code);
     expect(rotated.token).toMatch(/^sk_/);
     expect((await failure(as().api.auth.token({ code: acc.code, token: acc.token }))).code).toBe('UNAUTHORIZED');

@@ -1,21 +1,23 @@
-import { asc, eq, isNull, sql } from 'drizzle-orm';
+import { and, asc, eq, isNotNull, isNull, sql } from 'drizzle-orm';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { onPostgres } from '../../db/dialect';
 import { deliveries, deliveryAttempts, events } from '../../db/schema';
 import { ManualClock } from '../../server/clock';
 import { recordEvent } from '../../server/domain/events';
-import { DELIVERY_LEASE_MS, claimDueHeads, recordAttempts, renewLeases } from '../../server/domain/webhooks/deliveries';
+import { DELIVERY_LEASE_MS, chooseDue, claimDueHeads, recordAttempts, renewLeases } from '../../server/domain/webhooks/deliveries';
+import { SlotUse } from '../../server/domain/webhooks/fair-share';
 import { dispatchPendingEvents } from '../../server/domain/webhooks/dispatcher';
 import type { SendWebhookResult } from '../../server/domain/webhooks/sender';
 import type { Services } from '../../server/services';
 import { callerFor, makeAccount, makeTestServices, secondInstance, type TestServices } from '../support/services';
 
 /**
- * Issue 12 item 4, webhook and postback delivery: on PostgreSQL several instances send at once, each
- * claiming the queue heads it sends (FOR UPDATE OF d SKIP LOCKED and a lease). Two instances here: two
- * Services over one database, each with its own pool, on one clock moved by hand. The claim is
- * PostgreSQL's (SQLite's single delivering process keeps what it sends in memory), so those cases run on
- * PostgreSQL only; the late record that must not un-deliver is the same code on both engines.
+ * Shared state across instances (docs/decisions.md "Engines"), webhook and postback delivery: on PostgreSQL
+ * several instances send at once, each claiming the queue heads it sends (FOR UPDATE OF d SKIP LOCKED and a
+ * lease). Two instances here: two Services over one database, each with its own pool, on one clock moved by
+ * hand. The claim is PostgreSQL's (SQLite's single delivering process keeps what it sends in memory), so
+ * those cases run on PostgreSQL only; the late record that must not un-deliver is the same code on both
+ * engines.
  */
 const SCHEDULE = [0, 60, 600];
 let clock: ManualClock;
@@ -90,6 +92,38 @@ describe.runIf(onPostgres)('delivery claims across instances (PostgreSQL)', () =
     // no renewal came (A stalled or died): past the lease, instance B takes them over
     clock.advance(2);
     expect((await claim(b, 100)).map((d) => d.id).sort()).toEqual(mine);
+  });
+});
+
+describe('fair claims between accounts (one merchant\'s backlog cannot take every delivery slot)', () => {
+  it("an account's backlog gets at most its cap per pass and another account's due head is taken beside it; on PostgreSQL two instances take disjoint ones", async () => {
+    await queue(40);
+    const other = (await makeAccount(a)).account_id;
+    await callerFor(a, other, 'webhook-api').webhooks.create({ url: 'http://127.0.0.1:8/other', events: ['transaction'] });
+    await a.db.write((tx) => recordEvent(tx, { accountId: other, type: 'transaction.created', resourceId: 'other-1', payload: {}, at: clock.now() }));
+    expect((await dispatchPendingEvents(a)).deliveries).toBe(1);
+    const pass = () => ({ use: new SlotUse({ total: 10, perAccount: 4, perHost: 100 }), after: null });
+    const byAccount = async (ids: string[]) => {
+      const rows = await a.db.read.select({ id: deliveries.id, accountId: deliveries.accountId }).from(deliveries);
+      const owner = new Map(rows.map((r) => [r.id, r.accountId]));
+      return { mine: ids.filter((id) => owner.get(id) === accountId).length, other: ids.filter((id) => owner.get(id) === other).length };
+    };
+    if (!onPostgres) {
+      const chosen = await chooseDue(a.db.read, clock.now().toISOString(), [], pass());
+      expect(await byAccount(chosen.map((d) => d.id))).toEqual({ mine: 4, other: 1 });
+      return;
+    }
+    const claimWith = (s: Services) => s.db.write((tx) => claimDueHeads(tx, clock.now(), [], 10, DELIVERY_LEASE_MS, pass()));
+    const [x, y] = await Promise.all([claimWith(a), claimWith(b)]);
+    const ids = [...x, ...y].map((d) => d.id);
+    expect(new Set(ids).size).toBe(ids.length);
+    // each instance within its own caps: at most 4 of the backlog each, and the other account's one head claimed once
+    expect((await byAccount(x.map((d) => d.id))).mine).toBeLessThanOrEqual(4);
+    expect((await byAccount(y.map((d) => d.id))).mine).toBeLessThanOrEqual(4);
+    expect((await byAccount(ids)).other).toBe(1);
+    // what was not claimed stays due and unleased: the next pass takes it
+    const left = await a.db.read.select({ id: deliveries.id }).from(deliveries).where(and(isNull(deliveries.leaseExpiresAt), eq(deliveries.status, 'PENDING'), isNotNull(deliveries.nextAttemptAt)));
+    expect(left.length).toBe(41 - ids.length + 1);
   });
 });
 

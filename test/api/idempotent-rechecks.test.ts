@@ -12,8 +12,9 @@ import { makeAccount, makeTestServices, type TestServices } from '../support/ser
 import { txBody } from '../support/transactions';
 
 /**
- * Issue 10 item 5: the checks that live outside the writer (URL/DNS, rules that change) are skipped
- * for a genuine replay and only for one, i.e. an answer found inside the write job itself.
+ * A replay answers what was stored even if a rule or a DNS answer changed since (docs/decisions.md
+ * "Idempotency": byte for byte): the checks that live outside the writer (URL/DNS, rules that change) are
+ * skipped for a genuine replay and only for one, i.e. an answer found inside the write job itself.
  */
 let s: TestServices;
 let clock: ManualClock;

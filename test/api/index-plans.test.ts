@@ -8,14 +8,16 @@ import { runRefundPass } from '../../server/domain/transactions/refunds';
 import { sandboxRail } from '../../server/domain/rails/sandbox';
 import { runSettlementPass } from '../../server/domain/withdrawals/settle';
 import { dispatchPendingEvents } from '../../server/domain/webhooks/dispatcher';
+import { chooseDue } from '../../server/domain/webhooks/deliveries';
+import { SlotUse } from '../../server/domain/webhooks/fair-share';
 import { withdrawalView, withdrawalViewByBatch, withdrawalWithBatchesQuery } from '../../server/domain/withdrawals/view';
 import { withdrawalBatches, withdrawals } from '../../db/schema';
 import { callerFor, makeAccount, makeTestServices, type TestServices } from '../support/services';
 
 /**
- * Every secondary index is kept because a query plan needs it (issue 11): the list and search pages
- * are proven by the *-scale tests; these are the background passes and the audit. Each test runs the
- * domain function itself, records the SQL it sends to SQLite, and asserts the plan of that SQL.
+ * Every secondary index is kept because a query plan needs it (every index costs each insert): the list and
+ * search pages are proven by the *-scale tests; these are the background passes and the audit. Each test
+ * runs the domain function itself, records the SQL it sends to SQLite, and asserts the plan of that SQL.
  * (Indexes that no plan used were dropped: events_resource_idx, deliveries_event_idx.)
  */
 let s: TestServices;
@@ -72,6 +74,23 @@ describe('the plans of the background passes', () => {
     expect(planOf(plans, /from "withdrawals" where "withdrawals"."id" in/)).toMatch(/SEARCH withdrawals USING INDEX sqlite_autoindex_withdrawals_1 \(id=\?\)/);
     // the fan-out did happen (a webhook and a postback for withdraw.requested)
     expect(await s.db.read.$count((await import('../../db/schema')).deliveries)).toBe(2);
+  });
+
+  it('fair delivery: the accounts with due work by a loose scan of deliveries_account_due_idx, and each account\'s oldest due heads by a seek on it', async () => {
+    const read = clientOf(s.db.read);
+    const pass = { use: new SlotUse({ total: 64, perAccount: 16, perHost: 16 }), after: null };
+    let chosen: { id: string }[] = [];
+    const plans = await plansOf([read], async () => { chosen = await chooseDue(s.db.read, new Date().toISOString(), [], pass); });
+    const walk = planOf(plans, /WITH RECURSIVE pending/);
+    expect(walk).toMatch(/SEARCH (x|deliveries) USING (COVERING )?INDEX deliveries_account_due_idx \(status=\? AND account_id>\?\)/);
+    expect(walk).toMatch(/SEARCH d (EXISTS )?USING (COVERING )?INDEX deliveries_account_due_idx \(status=\? AND account_id=\? AND next_attempt_at<\?\)/);
+    expect(walk).not.toMatch(/SCAN deliveries|SCAN x|SCAN d\b/);
+    const heads = planOf(plans, /SELECT \* FROM \(\s*SELECT d\.id/);
+    expect(heads).toMatch(/SEARCH d USING INDEX deliveries_account_due_idx \(status=\? AND account_id=\? AND next_attempt_at<\?\)/);
+    // (ties on next_attempt_at are put in id order within the seek: "TEMP B-TREE FOR LAST TERM", never a whole sort)
+    expect(heads).not.toMatch(/TEMP B-TREE FOR ORDER BY|SCAN d\b/);
+    // the withdrawal's webhook and postback deliveries of the dispatcher test above, both due
+    expect(chosen).toHaveLength(2);
   });
 
   it('expiry: due charges by transactions_expiry_idx, in expiry order', async () => {

@@ -216,7 +216,7 @@ describe('refunds: bad input changes nothing', () => {
   });
 });
 
-describe('refunds and disputes (DECISIONS "Refunds")', () => {
+describe('refunds and disputes (docs/decisions.md "Refunds")', () => {
   it('a dispute holds the total minus refunds; refunds are refused while it is open; after a win the rest is refundable', async () => {
     const acc = await makeAccount(s);
     const c = as(acc.account_id);
@@ -298,7 +298,7 @@ describe('refunds under concurrency', () => {
   });
 });
 
-describe('refunds that fail after a dispute opened (DECISIONS "Refunds": refunds + hold = total, whatever the order)', () => {
+describe('refunds that fail after a dispute opened (docs/decisions.md "Refunds": refunds + hold = total, whatever the order)', () => {
   const failingCharge = (c: ReturnType<typeof as>) => c.transactions.create(txBody('CARD', {
     amount: 100_000, items: [{ title: 'TV', unitPrice: 100_000, quantity: 1 }], customer: { ...txBody().customer, email: 'fail@sandbox.test' },
   }));

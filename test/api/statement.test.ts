@@ -124,6 +124,10 @@ describe('GET /balance/statement (account.statement)', () => {
     // a bare `to` date covers that day
     expect(await wholeStatement(acc.account_id, { from: '2026-03-10', to: '2026-03-10' })).toEqual(all);
     expect(await wholeStatement(acc.account_id, { to: '2026-03-09' })).toEqual([]);
+    // the widest range the dates allow: the day after 9999-12-31 has a five-digit year in ISO form
+    expect(await wholeStatement(acc.account_id, { from: '0001-01-01', to: '9999-12-31' })).toEqual(all);
+    expect(await wholeStatement(acc.account_id, { from: '0000-01-01T00:00:00+01:00', to: '9999-12-31T23:00:00-05:00' })).toEqual(all);
+    expect(await wholeStatement(acc.account_id, { from: '9999-12-31T23:00:00-05:00' })).toEqual([]);
   });
 
   it('refuses a from after to, unparseable dates, bad limits and foreign cursors with 400', async () => {

@@ -142,7 +142,7 @@ describe('webhook subscriptions (tRPC)', () => {
   });
 });
 
-describe('idempotency-key on create (DECISIONS "Idempotency")', () => {
+describe('idempotency-key on create (docs/decisions.md "Idempotency")', () => {
   const createCaller = createCallerFactory(appRouter);
   const keyed = (key: string | undefined, transport: 'caller' | 'rest' = 'caller') => {
     const ctx = createContextInner({ services: s, auth: { kind: 'webhook-api', accountId }, headers: key === undefined ? {} : { 'idempotency-key': key }, transport });

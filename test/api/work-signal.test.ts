@@ -13,7 +13,8 @@ import { callerFor, makeAccount, makeTestServices, serverServices, waitFor, type
 import { startReceiver, type Receiver } from '../support/webhook-receiver';
 
 /**
- * Issue 12 item 4, "a commit wakes the others (LISTEN/NOTIFY)": two instances over one PostgreSQL
+ * Shared state across instances (docs/decisions.md "Engines"), "a commit wakes the others
+ * (LISTEN/NOTIFY)": two instances over one PostgreSQL
  * database. Instance B runs the background loops with JOB_POLL_MS at one minute, so that only a
  * notification can explain B acting on A's commit within seconds; A runs no loops at all. On SQLite
  * there is no one else to wake: the database offers no listener.

@@ -6,8 +6,9 @@ import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { removeDir, startServer, type RunningServer } from '../support/server';
 
-// Issue 14 item 5: the tarball of `npm run client:pack`, installed into a project outside the
-// repository, type-checks a correct call, refuses a wrong one, and runs against the real server.
+// The typed client other TypeScript services install (docs/api.md): the tarball of `npm run client:pack`,
+// installed into a project outside the repository, type-checks a correct call, refuses a wrong one, and
+// runs against the real server.
 
 const run = promisify(execFile);
 const ROOT = new URL('../..', import.meta.url).pathname;

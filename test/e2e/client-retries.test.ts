@@ -3,8 +3,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createPaymentsClient } from '@/server/client';
 import { api, removeDir, startServer, type RunningServer } from '../support/server';
 
-// Issue 14 item 5: the client's retries (stripe-node's maxNetworkRetries), its idempotency keys and its
-// re-authentication, against the real server. A fetch wrapper plays the unreliable network.
+// The typed client other TypeScript services install (docs/api.md): its retries (stripe-node's
+// maxNetworkRetries), its idempotency keys and its re-authentication, against the real server. A fetch
+// wrapper plays the unreliable network.
 
 let srv: RunningServer;
 

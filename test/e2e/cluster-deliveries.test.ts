@@ -10,11 +10,11 @@ import { waitFor } from '../support/services';
 import { startReceiver, type Receiver } from '../support/webhook-receiver';
 
 /**
- * Issue 12 item 4, webhook delivery on several instances: 3 instances (npm run cluster, on this file's
- * PostgreSQL), every one of them dispatching events and sending deliveries (scripts/cluster.ts). 100
- * withdrawals through the balancer make 200 events (withdraw.requested, then withdraw.paid, per
- * withdrawal), each delivered to a receiver on 127.0.0.1: exactly once, in order per withdrawal, and
- * sent by more than one instance. Then the ledger audit.
+ * Shared state across instances (docs/decisions.md "Engines"), webhook delivery on several instances: 3
+ * instances (npm run cluster, on this file's PostgreSQL), every one of them dispatching events and sending
+ * deliveries (scripts/cluster.ts). 100 withdrawals through the balancer make 200 events
+ * (withdraw.requested, then withdraw.paid, per withdrawal), each delivered to a receiver on 127.0.0.1:
+ * exactly once, in order per withdrawal, and sent by more than one instance. Then the ledger audit.
  */
 const WITHDRAWALS = 100;
 const WORKERS = 8;

@@ -10,13 +10,14 @@ import { api, SERVER_TEST_TIMEOUT_MS } from '../support/server';
 import { waitFor } from '../support/services';
 
 /**
- * Issue 12 item 6, webhook delivery through a crash: 3 delivering instances (npm run cluster --keep-going,
- * on this file's PostgreSQL) and a receiver on 127.0.0.1 that holds every request unanswered. Once the
- * victim instance has sends held at the receiver (known by the connection's port, which belongs to one of
- * the victim's sockets), it is killed with SIGKILL and the receiver answers everything. The survivors'
- * sends are recorded at once; the victim's are claimed again when their lease runs out (10 s) and sent
- * again by a survivor. At least once: every event arrives, the only repeats are the sends the victim
- * died holding, each arrives again, and per-resource order holds throughout. Then the audits.
+ * An instance that dies loses only its leases (docs/decisions.md "Engines"), webhook delivery through a
+ * crash: 3 delivering instances (npm run cluster --keep-going, on this file's PostgreSQL) and a receiver on
+ * 127.0.0.1 that holds every request unanswered. Once the victim instance has sends held at the receiver
+ * (known by the connection's port, which belongs to one of the victim's sockets), it is killed with SIGKILL
+ * and the receiver answers everything. The survivors' sends are recorded at once; the victim's are claimed
+ * again when their lease runs out (10 s) and sent again by a survivor. At least once: every event arrives,
+ * the only repeats are the sends the victim died holding, each arrives again, and per-resource order holds
+ * throughout. Then the audits.
  */
 const INSTANCES = 3;
 const MAX_WITHDRAWALS = 60;

@@ -9,10 +9,11 @@ import { api, SERVER_TEST_TIMEOUT_MS } from '../support/server';
 import { waitFor } from '../support/services';
 
 /**
- * Issue 12 item 6: kill -9 one of 3 instances (npm run cluster --keep-going, on this file's PostgreSQL)
- * in the middle of a burst of withdrawals and their settlements. Every acknowledged withdrawal is there,
- * the surviving instances settle the dead one's claimed batches once its lease runs out, nothing is paid
- * or credited twice, and the ledger audit is clean.
+ * An instance that dies loses only its leases (docs/decisions.md "Engines"): kill -9 one of 3 instances
+ * (npm run cluster --keep-going, on this file's PostgreSQL) in the middle of a burst of withdrawals and
+ * their settlements. Every acknowledged withdrawal is there, the surviving instances settle the dead one's
+ * claimed batches once its lease runs out, nothing is paid or credited twice, and the ledger audit is
+ * clean.
  *
  * The sandbox rail takes SANDBOX_RAIL_LATENCY_MS per call, as a PSP would, so an instance holds claimed
  * batches for that long: the kill waits (by condition) until the victim holds some, so it lands with

@@ -6,7 +6,8 @@ import { startCluster, type RunningCluster } from '../support/cluster';
 import { SERVER_TEST_TIMEOUT_MS } from '../support/server';
 
 /**
- * Issue 12 item 4 over HTTP: 2 instances (npm run cluster) on this file's PostgreSQL share their limits
+ * Shared limits across instances (docs/decisions.md "Engines") over HTTP: 2 instances (npm run cluster) on
+ * this file's PostgreSQL share their limits
  * (db/pg/rate-limits.ts). Requests of one account spread over both instances are accepted at the
  * configured rate, not twice it; sign-in failures recorded by one instance slow the next attempt on the
  * other, and one address's window counts its attempts on both.

@@ -15,9 +15,10 @@ import { loadMasterKey } from '../../server/domain/master-key';
 import { accessToken, api, removeDir, SERVER_TEST_TIMEOUT_MS } from '../support/server';
 
 /**
- * Issue 12 items 5 and 6: `npm run cluster` (scripts/cluster.ts) with 3 instances behind HAProxy, on
- * this file's PostgreSQL (vitest.pg.config.ts), and the money guarantees through the balancer. HAProxy's
- * own per-server counters (its stats page on 127.0.0.1) show the requests really went to every instance.
+ * Several stateless instances behind a balancer (docs/decisions.md "Engines"; docs/postgresql.md): `npm run
+ * cluster` (scripts/cluster.ts) with 3 instances behind HAProxy, on this file's PostgreSQL
+ * (vitest.pg.config.ts), and the money guarantees through the balancer. HAProxy's own per-server counters
+ * (its stats page on 127.0.0.1) show the requests really went to every instance.
  */
 const ROOT = new URL('../..', import.meta.url).pathname;
 const INSTANCES = 3;

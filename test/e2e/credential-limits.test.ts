@@ -3,7 +3,8 @@ import { SIGN_IN_ATTEMPTS_PER_ADDRESS, TOKEN_ATTEMPTS_PER_ADDRESS } from '../../
 import { removeDir, startServer, type RunningServer } from '../support/server';
 
 /**
- * Issue 10 items 1, 2 and 6 (cookie) over HTTP: limits counted before the check, per client address,
+ * docs/decisions.md "Sign-in and token limits" and "Client addresses" (and the session cookie's Secure
+ * flag) over HTTP: limits counted before the check, per client address,
  * with the client address taken from X-Forwarded-For only behind a trusted proxy.
  */
 let proxied: RunningServer; // TRUSTED_PROXIES=127.0.0.1: the test plays the proxy

@@ -6,13 +6,14 @@ import { accessToken, api, removeDir, startServer, type RunningServer } from '..
 import { startReceiver, type Receiver } from '../support/webhook-receiver';
 
 /**
- * Issue 15 items 1 and 10 across the whole dashboard: every page, with realistic data (two weeks of
- * sales, a refused card, an expired charge, a boleto, a dispute, a paid and a failed payout, a webhook
- * with deliveries), at 1280 px and at 390 px, in Portuguese and in English. Each page must show no
+ * What a Brazilian merchant expects (the numbers of test/e2e/dashboard-br.test.ts: 1 language and
+ * words, 2 search, 10 a phone's screen) across the whole dashboard: every page, with realistic data (two
+ * weeks of sales, a refused card, an expired charge, a boleto, a dispute, a paid and a failed payout, a
+ * webhook with deliveries), at 1280 px and at 390 px, in Portuguese and in English. Each page must show no
  * text of the other language's catalog, no raw API code (card_declined, transaction.approved,
- * KEY_NOT_FOUND), no cents figure, and nothing reaching past the right edge of the screen.
- * Screenshots go to test/artifacts/page-<lang>-<page>-<size>.png, for a person to look at.
- * One browser, one server and one sign-in for the file (the phone shares the session).
+ * KEY_NOT_FOUND), no cents figure, and nothing reaching past the right edge of the screen. Screenshots go
+ * to test/artifacts/page-<lang>-<page>-<size>.png, for a person to look at. One browser, one server and one
+ * sign-in for the file (the phone shares the session).
  */
 const CPF = '529.982.247-25';
 const DAY = 86_400_000;

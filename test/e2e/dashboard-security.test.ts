@@ -8,9 +8,10 @@ import { txBody } from '../support/transactions';
 import { waitFor } from '../support/services';
 
 /**
- * Issue 10 item 6 with the pages served (Next handles everything that is not the API): odd request
- * targets, security headers, and the dashboard and /docs still working in Chromium under the CSP, with
- * no violation reported. Item 3: a negative available balance shown plainly.
+ * The edge (docs/operations.md "The edge") with the pages served (Next handles everything that is not
+ * the API): odd request targets, security headers, and the dashboard and /docs still working in Chromium
+ * under the CSP, with no violation reported. Also a negative available balance shown plainly
+ * (docs/decisions.md "Disputes").
  */
 const ROOT = new URL('../..', import.meta.url).pathname;
 const CHROMIUM = '/usr/bin/chromium';

@@ -7,11 +7,11 @@ import { removeDir, startServer, type RunningServer } from '../support/server';
 import { startReceiver, type Receiver } from '../support/webhook-receiver';
 
 /**
- * Issue 15 item 9 in Chromium, in Portuguese: the Webhooks page operates an endpoint (test event,
- * attempts with the receiver's status and first 1 KiB of its answer, payload, failed-only filter,
- * resend feedback, edit, pause/resume, reveal and rotate behind the password, a wrong password
- * refused and counted like a failed sign-in). The receiver is a 127.0.0.1 server this file starts.
- * Screenshots at 1280 and 390 px go to test/artifacts/webhooks-*.png.
+ * Operating a webhook from the dashboard (docs/api.md "Webhooks"), in Chromium, in Portuguese: the Webhooks
+ * page operates an endpoint (test event, attempts with the receiver's status and first 1 KiB of its answer,
+ * payload, failed-only filter, resend feedback, edit, pause/resume, reveal and rotate behind the password,
+ * a wrong password refused and counted like a failed sign-in). The receiver is a 127.0.0.1 server this file
+ * starts. Screenshots at 1280 and 390 px go to test/artifacts/webhooks-*.png.
  */
 let srv: RunningServer;
 let browser: Browser;

@@ -93,9 +93,11 @@ describe('dashboard in Chromium', { timeout: 60_000 }, () => {
       expect(await page.content(), path).not.toContain('Demo Merchant');
     }
     // the procedures refuse too, not only the pages (every one of them: test/api/dashboard-session.test.ts)
-    for (const proc of ['dashboard.overview', 'dashboard.developers', 'dashboard.postbackSecret', 'withdrawals.list', 'transactions.list', 'webhooks.list', 'session.me']) {
+    for (const proc of ['dashboard.overview', 'dashboard.developers', 'withdrawals.list', 'transactions.list', 'webhooks.list', 'session.me']) {
       expect((await api(srv.url, `/api/trpc/${proc}`)).status, proc).toBe(401);
     }
+    // the postback secret is a mutation that takes the password: POSTed, still 401 for a stranger
+    expect((await api(srv.url, '/api/trpc/dashboard.postbackSecret', { body: { password: 'x' } })).status).toBe(401);
   });
 
   it('signs in with the keyboard; the session cookie is HttpOnly and SameSite=Lax', async () => {
@@ -181,12 +183,17 @@ describe('dashboard in Chromium', { timeout: 60_000 }, () => {
     await see(page, `code:has-text("${srv.demo.apiKey}")`);
     await page.getByRole('button', { name: 'Copiar chave da api' }).click();
     await expect.poll(() => page.evaluate(() => navigator.clipboard.readText()), WAIT).toBe(srv.demo.apiKey);
+    // both ask for the password first
     await page.getByRole('button', { name: 'Mostrar segredo de postback' }).click();
+    const ask = page.getByRole('dialog', { name: 'Ver o segredo dos postbacks' });
+    await ask.getByLabel('Sua senha').fill(srv.demo.password);
+    await ask.getByRole('button', { name: 'Mostrar segredo' }).click();
     await expect.poll(() => page.getByLabel('Segredo de postback').textContent(), WAIT).toMatch(/^whsec_/);
     await shot(page, 'developers');
 
     await page.getByRole('button', { name: 'Trocar o token do cliente' }).click();
-    await page.getByRole('dialog').getByRole('button', { name: 'Trocar token' }).click();
+    await page.getByRole('dialog', { name: 'Trocar o token do cliente?' }).getByLabel('Sua senha').fill(srv.demo.password);
+    await page.getByRole('dialog', { name: 'Trocar o token do cliente?' }).getByRole('button', { name: 'Trocar token' }).click();
     const fresh = page.getByLabel('Token do cliente', { exact: true });
     await expect.poll(() => fresh.textContent(), WAIT).toMatch(/^sk_/);
     const newToken = (await fresh.textContent())!;

@@ -5,9 +5,9 @@ import { accessToken, api, removeDir, SERVER_TEST_TIMEOUT_MS, startServer, type 
 import { waitFor } from '../support/services';
 
 /**
- * Issue 12 "Bad input": losing the database while running answers 503 with retry-after (never 500),
- * and the instance recovers by itself when the database returns. PostgreSQL only (vitest.pg.config.ts):
- * this file runs a PostgreSQL of its own, so that it can take it away.
+ * docs/decisions.md "Engines", when the database goes away: losing the database while running answers 503
+ * with retry-after (never 500), and the instance recovers by itself when the database returns. PostgreSQL
+ * only (vitest.pg.config.ts): this file runs a PostgreSQL of its own, so that it can take it away.
  */
 let pg: ThrowawayPostgres;
 let srv: RunningServer;

@@ -6,7 +6,7 @@ import { api, removeDir, startServer, type RunningServer } from '../support/serv
 import { txBody } from '../support/transactions';
 import { accountInServer, phoneWithdrawal, readServerDb } from '../support/withdrawals';
 
-/** DECISIONS "Disputes" and "Money" over HTTP: a dispute is always recorded; the ceiling is refused inside the write. */
+/** docs/decisions.md "Disputes" and "Money" over HTTP: a dispute is always recorded; the ceiling is refused inside the write. */
 let srv: RunningServer;
 let dbView: ReturnType<typeof readServerDb>;
 

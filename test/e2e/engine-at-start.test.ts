@@ -21,7 +21,7 @@ afterAll(() => {
   rmSync(dir, { recursive: true, force: true });
 });
 
-/** Runs `entry` with DATABASE_URL, as the README's commands do (tsx), and collects what it printed. */
+/** Runs `entry` with DATABASE_URL, as the documented npm commands do (tsx), and collects what it printed. */
 function run(entry: string, databaseUrl: string): Promise<{ code: number | null; stdout: string; stderr: string }> {
   return new Promise((resolve) => {
     const child = spawn(process.execPath, ['--import', 'tsx', entry], {

@@ -145,6 +145,10 @@ describe('GET /balance/statement over HTTP', () => {
     const types = new Set(all.map((m: { type: string }) => m.type));
     for (const t of ['topup', 'charge_approved', 'refund_requested', 'dispute_hold']) expect(types).toContain(t);
     expect((await api(srv.url, '/balance/statement', { token })).json.data).toHaveLength(Math.min(50, all.length));
+    // the widest dates accepted (the day after 9999-12-31 is `+010000-01-01` in ISO form)
+    const widest = await api(srv.url, '/balance/statement?from=0001-01-01&to=9999-12-31&limit=200', { token });
+    expect(widest.status).toBe(200);
+    expect(widest.json.data).toEqual(all.slice(0, 200));
   });
 
   it('answers 400 for from after to, unparseable dates, bad limits and foreign cursors; 401 without a token', async () => {

@@ -75,7 +75,7 @@ describe('restore drill', () => {
     const restore = await command('restore', ['--from', backupFile], restoredDb);
     expect(restore.code).toBe(0);
     expect(restore.stdout).toMatch(/restored from .*backup\.db/);
-    // the signing key travels separately from the database (README); the drill brings it along
+    // the signing key travels separately from the database (docs/operations.md); the drill brings it along
     copyFileSync(join(live.dir, 'secrets.key'), join(restoredDir, 'secrets.key'));
     expect((await command('audit', [], restoredDb)).code).toBe(0);
 

@@ -13,7 +13,8 @@ import { serverServices, waitFor } from '../support/services';
 import { accessToken, api, removeDir, startServer, type RunningServer } from '../support/server';
 import { startReceiver, type Receiver } from '../support/webhook-receiver';
 
-// Issue 14 item 3 (deliveries and the test event over REST) and issue 15 item 9 (operating a webhook),
+// docs/decisions.md "Webhook deliveries over REST" (deliveries and the test event) and operating a webhook
+// (docs/api.md "Webhooks": edit, pause, resume, rotate, resend),
 // against the real server over HTTP with a receiver on 127.0.0.1.
 
 let srv: RunningServer;

@@ -183,3 +183,41 @@ export async function seedScaleDatabase(rows = SCALE_ROWS): Promise<ScaleDatabas
     },
   };
 }
+
+/**
+ * `entries` balanced ledger entries (2 lines each) moving 1,00 from the system book to the `available`
+ * book of `accountId`, straight into SQLite's file while no server has it open: the lines' indexes and
+ * the ledger triggers are dropped for the bulk insert and put back from their own definitions, and each
+ * line's balance_after and the two books' balances are set as the triggers would have left them, so the
+ * audit passes. Returns how many lines the ledger then has.
+ */
+export function seedLedgerLines(path: string, o: { accountId: string; entries: number }): number {
+  const conn = new Database(path);
+  try {
+    conn.pragma('synchronous = OFF');
+    conn.pragma('cache_size = -262144');
+    const merchant = (conn.prepare(`SELECT id, balance FROM ledger_books WHERE account_id = ? AND kind = 'available'`).get(o.accountId) as { id: string; balance: number });
+    const system = (conn.prepare(`SELECT id, balance FROM ledger_books WHERE account_id IS NULL ORDER BY id LIMIT 1`).get() as { id: string; balance: number });
+    const guards = conn.prepare(`SELECT type, name, sql FROM sqlite_master WHERE sql IS NOT NULL AND tbl_name IN ('ledger_lines', 'ledger_entries', 'ledger_books')
+      AND (type = 'trigger' OR (type = 'index' AND tbl_name IN ('ledger_lines', 'ledger_entries')))`).all() as { type: string; name: string; sql: string }[];
+    const p = { account: o.accountId, merchant: merchant.id, system: system.id, mb: merchant.balance, sb: system.balance, last: o.entries - 1 };
+    const seq = `WITH RECURSIVE n(i) AS (SELECT 0 UNION ALL SELECT i + 1 FROM n WHERE i < @last)`;
+    // dated in 2025, before anything the application wrote, one second apart
+    const at = `strftime('%Y-%m-%dT%H:%M:%fZ', ${Date.parse('2025-01-01T00:00:00.000Z') / 1000} + i, 'unixepoch')`;
+    conn.transaction(() => {
+      for (const g of guards) conn.exec(`DROP ${g.type.toUpperCase()} "${g.name}"`);
+      conn.prepare(`INSERT INTO ledger_entries (id, account_id, kind, created_at) ${seq}
+        SELECT 'lje_seed_' || printf('%012d', i), @account, 'sandbox_topup', ${at} FROM n`).run(p);
+      conn.prepare(`INSERT INTO ledger_lines (entry_id, book_id, amount, balance_after, created_at) ${seq}, line(i, book, amount, balance_after) AS (
+          SELECT i, @system, -100, @sb - 100 * (i + 1) FROM n UNION ALL SELECT i, @merchant, 100, @mb + 100 * (i + 1) FROM n)
+        SELECT 'lje_seed_' || printf('%012d', i), book, amount, balance_after, ${at} FROM line ORDER BY i, amount`).run(p);
+      conn.prepare(`UPDATE ledger_books SET balance = balance + CASE id WHEN @merchant THEN 100 ELSE -100 END * (@last + 1),
+        last_line_id = (SELECT max(id) FROM ledger_lines WHERE book_id = ledger_books.id) WHERE id IN (@merchant, @system)`).run(p);
+      for (const g of guards) conn.exec(g.sql);
+    })();
+    conn.pragma('wal_checkpoint(TRUNCATE)');
+    return (conn.prepare('SELECT count(*) AS n FROM ledger_lines').get() as { n: number }).n;
+  } finally {
+    conn.close();
+  }
+}

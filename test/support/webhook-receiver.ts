@@ -17,6 +17,9 @@ export type Answer = { status: number; body?: string; headers?: Record<string, s
 export async function startReceiver(answer: (r: Omit<Received, 'status' | 'at'>, n: number) => Answer = () => ({ status: 200 })) {
   const received: Received[] = [];
   const hung: http.ServerResponse[] = [];
+  // requests held open unanswered right now, and the most at once (what a stalled receiver holds of the sender)
+  let open = 0;
+  let maxOpen = 0;
   let respond = answer;
   const server = http.createServer((req, res) => {
     const chunks: Buffer[] = [];
@@ -28,6 +31,9 @@ export async function startReceiver(answer: (r: Omit<Received, 'status' | 'at'>,
       const a = respond(r, received.length);
       if (a === 'hang') {
         hung.push(res);
+        open += 1;
+        maxOpen = Math.max(maxOpen, open);
+        res.on('close', () => { open -= 1; });
         received.push({ ...r, status: 0, at: Date.now() });
         return;
       }
@@ -44,6 +50,8 @@ export async function startReceiver(answer: (r: Omit<Received, 'status' | 'at'>,
     /** Requests carrying this webhook-id, in arrival order. */
     byId: (id: string) => received.filter((r) => r.headers['webhook-id'] === id),
     setAnswer(fn: typeof answer) { respond = fn; },
+    /** Requests answered 'hang' whose connection is still open, and the most ever open at once. */
+    hanging: () => ({ open, maxOpen }),
     async close() {
       for (const r of hung) r.destroy();
       server.closeAllConnections();

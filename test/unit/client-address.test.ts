@@ -5,7 +5,7 @@ import { cameOverHttps, clientAddress, parseTrustedProxies } from '../../server/
 const req = (peer: string, headers: Record<string, string> = {}, encrypted = false) =>
   ({ socket: { remoteAddress: peer, encrypted }, headers } as unknown as IncomingMessage);
 
-describe('client address (DECISIONS "Client addresses")', () => {
+describe('client address (docs/decisions.md "Client addresses")', () => {
   const none = parseTrustedProxies('');
   const trusted = parseTrustedProxies('127.0.0.1, 10.0.0.0/8, ::1');
 

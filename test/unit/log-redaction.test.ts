@@ -32,6 +32,13 @@ describe('log redaction', () => {
     expect(JSON.parse(out).body.code).toBe('cli_x'); // a public identifier stays readable
   });
 
+  it('redacts the password change\'s new password and a revealed postback secret', () => {
+    const { lines, logger } = capture();
+    logger.info({ input: { password: SECRETS.password, new_password: 'a brand new secret' }, answer: { postback_secret: SECRETS.whsec } }, 'a call');
+    const out = lines.join('');
+    for (const s of [SECRETS.password, 'a brand new secret', SECRETS.whsec]) expect(out).not.toContain(s);
+  });
+
   it('masks secrets inside error messages and stacks (free text), and card numbers by their Luhn shape', () => {
     const { lines, logger } = capture();
     const err = new Error(`upstream refused card ${SECRETS.card} with Authorization: Bearer ${SECRETS.bearer}; secret ${SECRETS.whsec}; token ${SECRETS.clientToken}`);

@@ -7,9 +7,9 @@ import { makeTestServices } from '../support/services';
 import { burstFor, growingDelayMs, MemoryRateLimits, SIGN_IN_ATTEMPTS_PER_ADDRESS, TOKEN_ATTEMPTS_PER_ADDRESS } from '../../server/rate-limit';
 
 /**
- * Issue 12 item 4: the limits as rows of one PostgreSQL (db/pg/rate-limits.ts), on an injected clock.
- * Two handles on two pools play two instances. PostgreSQL only (vitest.pg.config.ts gives this file its
- * migrated database in DATABASE_URL).
+ * Shared limits across instances (docs/decisions.md "Engines"): the limits as rows of one PostgreSQL
+ * (db/pg/rate-limits.ts), on an injected clock. Two handles on two pools play two instances. PostgreSQL
+ * only (vitest.pg.config.ts gives this file its migrated database in DATABASE_URL).
  */
 let t = Date.UTC(2026, 10, 23, 12, 0, 0);
 const now = () => t;

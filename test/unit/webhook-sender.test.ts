@@ -174,6 +174,17 @@ describe('sendWebhook', () => {
     expect(r.error).toMatch(/timeout/);
   });
 
+  it('gives up on a receiver that sends no response headers after headersTimeoutMs, well before the whole timeout', async () => {
+    const r = await post(`${base}/hang`, { timeoutMs: 30_000, headersTimeoutMs: 150, connectTimeoutMs: 100 });
+    expect(r).toMatchObject({ ok: false, status: null, error: 'no response headers after 150 ms' });
+    expect(r.durationMs).toBeLessThan(10_000);
+  });
+
+  it('once the headers are in, only the whole timeout bounds the body (and a connect timeout does not fire on a connected socket)', async () => {
+    const r = await post(`${base}/hang-body`, { timeoutMs: 400, headersTimeoutMs: 150, connectTimeoutMs: 100 });
+    expect(r).toMatchObject({ ok: false, status: 200, error: 'timeout after 400 ms' });
+  });
+
   it('refuses a loopback literal without connecting when private URLs are not allowed', async () => {
     const before = seen.length;
     const beforeConn = connections;

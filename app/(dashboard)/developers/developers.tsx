@@ -2,18 +2,20 @@
 import { useMutation, useQuery } from '@tanstack/react-query';
 import { useTranslations } from 'next-intl';
 import { useEffect, useState } from 'react';
-import { ConfirmDialog, CopyValue, ErrorState, FormError, Loading, PageHeader } from '../../_components/ui';
+import { CopyValue, ErrorState, Loading, PageHeader } from '../../_components/ui';
+import { PasswordDialog } from '../../_components/password-dialog';
 import { useTRPC } from '../../_lib/trpc';
 
 export function Developers() {
   const t = useTranslations('developers');
   const trpc = useTRPC();
   const creds = useQuery(trpc.dashboard.developers.queryOptions());
-  const [showSecret, setShowSecret] = useState(false);
-  // fetched only when asked for, and never kept in the cache afterwards
-  const secret = useQuery({ ...trpc.dashboard.postbackSecret.queryOptions(), enabled: showSecret, gcTime: 0, staleTime: 0 });
-  const [confirming, setConfirming] = useState(false);
-  const rotate = useMutation(trpc.dashboard.rotateToken.mutationOptions({ onSettled: () => setConfirming(false) }));
+  // the postback secret and a new client token are answered only after the password (a mutation each,
+  // never cached): the dialog asks for it, and closes once the answer is in
+  const [asking, setAsking] = useState<'secret' | 'rotate' | null>(null);
+  const secret = useMutation(trpc.dashboard.postbackSecret.mutationOptions({ onSuccess: () => setAsking(null) }));
+  const rotate = useMutation(trpc.dashboard.rotateToken.mutationOptions({ onSuccess: () => setAsking(null) }));
+  const ask = (what: 'secret' | 'rotate') => { secret.reset(); rotate.reset(); setAsking(what); };
   const [origin, setOrigin] = useState('');
   useEffect(() => setOrigin(window.location.origin), []);
 
@@ -42,24 +44,27 @@ export function Developers() {
                 <CopyValue value={rotate.data.token} label={t('tokenLabel')} />
               </div>
             ) : null}
-            <FormError error={rotate.isError ? rotate.error : null} />
-            <button type="button" className="button danger" onClick={() => setConfirming(true)}>{t('rotate')}</button>
-            <ConfirmDialog open={confirming} title={t('rotateTitle')} confirmLabel={t('rotateConfirm')} busy={rotate.isPending}
-              onCancel={() => setConfirming(false)} onConfirm={() => rotate.mutate()}>
+            <button type="button" className="button danger" onClick={() => ask('rotate')}>{t('rotate')}</button>
+            <PasswordDialog open={asking === 'rotate'} title={t('rotateTitle')} confirmLabel={t('rotateConfirm')} busy={rotate.isPending}
+              error={rotate.isError ? rotate.error : null} onCancel={() => setAsking(null)} onConfirm={(password) => rotate.mutate({ password })}>
               <p>{t('rotateText')}</p>
-            </ConfirmDialog>
+            </PasswordDialog>
           </section>
           <section className="card" aria-labelledby="postback-title">
             <h2 id="postback-title">{t('postbackTitle')}</h2>
             <p className="muted">{t('postbackText')}</p>
-            {!showSecret ? (
-              <button type="button" className="button secondary" onClick={() => setShowSecret(true)}>{t('showSecret')}</button>
-            ) : secret.isPending ? <Loading label={t('decrypting')} /> : secret.isError ? <ErrorState error={secret.error} /> : (
+            {!secret.isSuccess ? (
+              <button type="button" className="button secondary" onClick={() => ask('secret')}>{t('showSecret')}</button>
+            ) : (
               <>
                 <CopyValue value={secret.data.postback_secret} label={t('postbackSecret')} />
-                <button type="button" className="button small secondary spaced" onClick={() => setShowSecret(false)}>{t('hide')}</button>
+                <button type="button" className="button small secondary spaced" onClick={() => secret.reset()}>{t('hide')}</button>
               </>
             )}
+            <PasswordDialog open={asking === 'secret'} title={t('showSecretTitle')} confirmLabel={t('showSecretConfirm')} busy={secret.isPending}
+              error={secret.isError ? secret.error : null} onCancel={() => setAsking(null)} onConfirm={(password) => secret.mutate({ password })}>
+              <p>{t('showSecretText')}</p>
+            </PasswordDialog>
           </section>
           <section className="card" aria-labelledby="quick-title">
             <h2 id="quick-title">{t('quickStart')}</h2>

@@ -6,6 +6,7 @@ import { useState } from 'react';
 import { DASHBOARD_LOCALES, type DashboardLocale } from '@/db/schema/accounts';
 import { FormError, PageHeader } from '../../_components/ui';
 import { useTRPC } from '../../_lib/trpc';
+import { Security } from './security';
 
 export function Settings({ locale }: { locale: DashboardLocale }) {
   const t = useTranslations('settings');
@@ -37,6 +38,7 @@ export function Settings({ locale }: { locale: DashboardLocale }) {
           {save.isSuccess && !save.isPending ? <span role="status" className="muted">{t('saved')}</span> : null}
         </div>
       </form>
+      <Security />
     </>
   );
 }

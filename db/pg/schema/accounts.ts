@@ -1,6 +1,6 @@
 import { sql } from 'drizzle-orm';
 import { check, index, pgTable, text, uniqueIndex } from 'drizzle-orm/pg-core';
-import { DASHBOARD_LOCALES, DEFAULT_LOCALE } from '../../schema/accounts';
+import { AUDIT_ACTIONS, DASHBOARD_LOCALES, DEFAULT_LOCALE } from '../../schema/accounts';
 import { timestamp } from './columns';
 
 // Mirrors db/schema/accounts.ts (test/unit/pg-schema-parity.test.ts keeps the two equal).
@@ -52,4 +52,26 @@ export const dashboardSessions = pgTable('dashboard_sessions', {
   createdAt: timestamp('created_at').notNull(),
   expiresAt: timestamp('expires_at').notNull(),
   revokedAt: timestamp('revoked_at'),
-}, (t) => [uniqueIndex('dashboard_sessions_hash_uq').on(t.tokenHash)]);
+  clientAddress: text('client_address'),
+  userAgent: text('user_agent'),
+  lastSeenAt: timestamp('last_seen_at'),
+}, (t) => [
+  uniqueIndex('dashboard_sessions_hash_uq').on(t.tokenHash),
+  index('dashboard_sessions_user_idx').on(t.userId),
+  index('dashboard_sessions_account_idx').on(t.accountId),
+]);
+
+export const auditTrail = pgTable('audit_trail', {
+  id: text('id').primaryKey(),
+  accountId: text('account_id').notNull().references(() => accounts.id),
+  userId: text('user_id').references(() => dashboardUsers.id),
+  actorEmail: text('actor_email').notNull(),
+  action: text('action', { enum: AUDIT_ACTIONS }).notNull(),
+  subject: text('subject'),
+  clientAddress: text('client_address').notNull(),
+  userAgent: text('user_agent'),
+  createdAt: timestamp('created_at').notNull(),
+}, (t) => [
+  index('audit_trail_account_idx').on(t.accountId, t.createdAt, t.id),
+  check('audit_trail_action_ck', sql`${t.action} IN (${sql.raw(AUDIT_ACTIONS.map((a) => `'${a}'`).join(', '))})`),
+]);

@@ -46,6 +46,7 @@ export const deliveries = pgTable('deliveries', {
   updatedAt: timestamp('updated_at').notNull(),
 }, (t) => [
   index('deliveries_due_idx').on(t.status, t.nextAttemptAt),
+  index('deliveries_account_due_idx').on(t.status, t.accountId, t.nextAttemptAt),
   index('deliveries_order_idx').on(t.url, t.resourceId, t.status, t.eventSeq),
   index('deliveries_webhook_idx').on(t.webhookId, t.createdAt),
   index('deliveries_account_target_idx').on(t.accountId, t.target, t.createdAt),

@@ -57,9 +57,9 @@ CREATE TRIGGER ledger_lines_check_running BEFORE INSERT ON ledger_lines FOR EACH
 -- The running balance moves with every line, in the same statement, so it always equals the sum of
 -- the book's lines; the CHECK on ledger_books and this trigger then refuse any line that would overdraw
 -- a merchant, and this trigger refuses money arriving across the ceiling. `available` may go below
--- zero through a dispute hold and no other way (DECISIONS "Disputes"): a debit that leaves it negative
+-- zero through a dispute hold and no other way (docs/decisions.md "Disputes"): a debit that leaves it negative
 -- is refused unless its entry is a dispute hold, while a credit is always welcome (it covers the
--- shortfall first). The ceiling (DECISIONS "Money", BALANCE_CEILING_ENTRY_KINDS in db/schema/ledger.ts)
+-- shortfall first). The ceiling (docs/decisions.md "Money", BALANCE_CEILING_ENTRY_KINDS in db/schema/ledger.ts)
 -- refuses only money ARRIVING from outside the merchant's books: returns, releases and holds always pass.
 CREATE FUNCTION ledger_lines_apply() RETURNS trigger LANGUAGE plpgsql AS $$
 DECLARE b ledger_books%ROWTYPE; entry_kind text;
@@ -191,7 +191,7 @@ END $$;
 --> statement-breakpoint
 CREATE TRIGGER disputes_check_update BEFORE UPDATE ON disputes FOR EACH ROW EXECUTE FUNCTION disputes_check_update();
 --> statement-breakpoint
--- A transaction is credited once (DECISIONS "Transactions"), whatever the number of instances: a
+-- A transaction is credited once (docs/decisions.md "Transactions"), whatever the number of instances: a
 -- second `transaction_credit` entry for the same charge breaks this index (as on SQLite).
 CREATE UNIQUE INDEX ledger_entries_one_credit_uq ON ledger_entries (resource_id) WHERE kind = 'transaction_credit';
 --> statement-breakpoint
@@ -221,7 +221,8 @@ END $$;
 --> statement-breakpoint
 CREATE TRIGGER withdrawals_name_words AFTER INSERT ON withdrawals FOR EACH ROW EXECUTE FUNCTION withdrawals_name_words();
 --> statement-breakpoint
--- A commit wakes the other instances (issue 12 "Stateless instances"): each statement that adds or
+-- A commit wakes the other instances (instances are stateless, so work one commits must reach the
+-- others without waiting for their poll): each statement that adds or
 -- changes background work notifies channel pix_work with its table's name, delivered at COMMIT (and
 -- folded into one per table and transaction by PostgreSQL). db/pg/notify.ts listens and wakes the job
 -- loops of that table; the instance's own commits wake its loops directly as well. PostgreSQL only:

@@ -7,7 +7,7 @@ import type { PixKeyType } from '../pix/keys';
 import { pickReceiverBank } from '../pix/participants';
 import type { PixKeyEntry } from './rail';
 
-/** Magic EMAIL key of DECISIONS ("Pix key lookup and receipts"): not in the directory. */
+/** Magic EMAIL key of docs/decisions.md "Pix key lookup and receipts": not in the directory. */
 export const SANDBOX_UNKNOWN_KEY = 'unknown@sandbox.test';
 
 // first and middle names go together by gender: no "Gustavo Aparecida"

@@ -5,7 +5,7 @@ import { sandboxDirectoryEntry } from './sandbox-directory';
 
 export { SANDBOX_UNKNOWN_KEY } from './sandbox-directory';
 
-/** Magic EMAIL keys of DECISIONS ("Withdrawals"): every batch fails / all but the first fail. */
+/** Magic EMAIL keys of docs/decisions.md "Withdrawals": every batch fails / all but the first fail. */
 export const SANDBOX_FAIL_KEY = 'fail@sandbox.test';
 export const SANDBOX_PARTIAL_KEY = 'partial@sandbox.test';
 

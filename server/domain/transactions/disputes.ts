@@ -40,7 +40,7 @@ export async function openDispute(s: Services, accountId: string, transactionId:
     }
     const existing = await first(tx.select({ id: disputes.id }).from(disputes).where(eq(disputes.transactionId, t.id)));
     if (existing) throw new DomainError('CONFLICT', `this transaction already has a dispute (${existing.id})`);
-    // DECISIONS "Refunds": the hold is what refunds have not already given back (a trigger checks it too)
+    // docs/decisions.md "Refunds": the hold is what refunds have not already given back (a trigger checks it too)
     const hold = t.amount - t.refundedAmount;
     if (hold <= 0) throw new DomainError('INVALID_STATE', 'the transaction is fully refunded: nothing is left to dispute');
     const id = newId('dispute');

@@ -39,7 +39,7 @@ const lookups = perConnection((db) => ({
 }));
 
 /**
- * What can still be refunded of a charge, or why nothing can. DECISIONS "Refunds": only APPROVED
+ * What can still be refunded of a charge, or why nothing can. docs/decisions.md "Refunds": only APPROVED
  * charges; while a dispute is open, and after it is lost, none; otherwise total minus refunds so far
  * (a won dispute holds nothing). Run inside the job that refunds, so the answer cannot go stale.
  */
@@ -201,7 +201,7 @@ export async function applyRefundOutcome(s: Services, order: RefundOrder, outcom
 
 /**
  * Where a failed refund's amount goes. Normally back to `available`. A dispute opened while it was
- * pending held the charge's total minus refunds counting this one (DECISIONS "Refunds"), so the amount
+ * pending held the charge's total minus refunds counting this one (docs/decisions.md "Refunds"), so the amount
  * the refund no longer gives back must be disputed too: into the hold (`blocked`) while the dispute is
  * open, to the chargeback once it is lost; either way refunds plus the hold stay equal to the total.
  * The dispute's amount grows by it in the same statement (trigger refunds_failed).

@@ -17,7 +17,7 @@ export type { RefundStatus } from '../enums';
 import type { RefundStatus } from '../enums';
 import { first } from '../../../db/query';
 
-/** DECISIONS "Refunds": one refund as the transaction's query shape lists it. */
+/** docs/decisions.md "Refunds": one refund as the transaction's query shape lists it. */
 export interface RefundView {
   id: string;
   amount: number;

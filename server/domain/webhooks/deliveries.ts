@@ -2,12 +2,13 @@ import { and, asc, desc, eq, inArray, lt, or, sql, type SQL } from 'drizzle-orm'
 import { log } from '../../log';
 import type { DrizzleDb } from '../../../db';
 import { deliveries, deliveryAttempts, events, webhooks } from '../../../db/schema';
-import { first, oneSnapshot, rawChanges, rawRows, skipLockedOf } from '../../../db/query';
+import { first, oneSnapshot, rawChanges, rawExec, rawRows, skipLockedOf } from '../../../db/query';
 import { onPostgres } from '../../../db/dialect';
 import { DomainError } from '../../errors';
 import type { Services } from '../../services';
 import { eventEnvelope, type StoredEventCategory } from '../events';
 import { decryptSecret } from './secrets';
+import { hostOf, pickFairly, rotation, SlotUse } from './fair-share';
 import { sendWebhook, type SendWebhookResult } from './sender';
 import { signDelivery } from './signing';
 import { hasOrphanedWaits, holdBehindEarlier, promoteQueueHeads, releaseOrphanedWaits } from './queues';
@@ -16,7 +17,7 @@ import { decodeCursor, encodeCursor } from '../cursor';
 import { ID_PREFIX, newId } from '../ids';
 
 /*
- * Delivery rules (DECISIONS "Events and deliveries"):
+ * Delivery rules (docs/decisions.md "Events and deliveries"):
  * - A delivery is one event to one target URL. Deliveries of one resource to one URL form a queue
  *   ordered by event seq: only its head is sent, so a later event waits while an earlier one is
  *   pending or being retried. A FAILED delivery (retries exhausted) no longer holds its queue.
@@ -36,8 +37,6 @@ import { ID_PREFIX, newId } from '../ids';
  * them into one commit). At-least-once: a crash between send and record sends again after a restart.
  */
 
-/** Deliveries sent at once (across different queues); the sender's pool allows 64 sockets per origin. */
-export const MAX_IN_FLIGHT = 64;
 /** How often the sender checks for waiting deliveries that nothing is ahead of any more (a safety net). */
 const SWEEP_EVERY_MS = 60_000;
 /** After the database refused to record an attempt, that delivery is not sent again for this long. */
@@ -57,6 +56,9 @@ interface DueDelivery {
   previous_secret_enc: string | null;
   /** The request whose change the event reports, for the delivery's log line. */
   request_id: string | null;
+  account_id: string;
+  /** next_attempt_at: oldest first within an account. */
+  due_at: string;
 }
 
 export type AttemptOutcomeLabel = 'delivered' | 'http_error' | 'network_error';
@@ -89,14 +91,68 @@ const notInFlight = (exclude: string[]) => (exclude.length ? sql`AND d.id NOT IN
 /** No live claim on it: never leased, or its lease has run out (PostgreSQL). */
 const leaseFree = (now: string) => sql`(d.lease_expires_at IS NULL OR d.lease_expires_at <= ${now})`;
 
-/** Due heads of their queues, oldest due first, leaving out those this process is already sending (SQLite). */
-function dueHeads(db: DrizzleDb, now: string, exclude: string[], limit: number): Promise<DueDelivery[]> {
-  return rawRows<DueDelivery>(db, sql`
-    SELECT ${dueColumns(now)}
+/**
+ * The accounts that have a due delivery (PostgreSQL: one no live lease holds), in account order: a loose
+ * index scan over deliveries_account_due_idx (status, account_id, next_attempt_at), one seek per account
+ * with PENDING deliveries, so a merchant with a backlog of thousands costs what one without does.
+ */
+export async function accountsWithDueWork(db: DrizzleDb, now: string): Promise<string[]> {
+  const rows = await rawRows<{ account_id: string }>(db, sql`
+    WITH RECURSIVE pending(account_id) AS (
+      SELECT (SELECT account_id FROM deliveries WHERE status = 'PENDING' ORDER BY account_id LIMIT 1)
+      UNION ALL
+      SELECT (SELECT x.account_id FROM deliveries x WHERE x.status = 'PENDING' AND x.account_id > pending.account_id
+              ORDER BY x.account_id LIMIT 1)
+      FROM pending WHERE pending.account_id IS NOT NULL)
+    SELECT p.account_id FROM pending p
+    WHERE p.account_id IS NOT NULL AND EXISTS (
+      SELECT 1 FROM deliveries d WHERE d.status = 'PENDING' AND d.account_id = p.account_id AND d.next_attempt_at <= ${now}
+        ${onPostgres ? sql`AND ${leaseFree(now)}` : sql``})`);
+  return rows.map((r) => r.account_id);
+}
+
+/**
+ * Each account's oldest due queue heads, at most `limit` of each (leaving out what this process is
+ * sending), in one statement: one arm per account, each a seek on deliveries_account_due_idx. On
+ * PostgreSQL each arm locks its rows (FOR UPDATE OF d SKIP LOCKED) and leaves out leased ones, so
+ * instances claiming at once see disjoint candidates; the caller's write job leases those it starts.
+ */
+async function dueCandidates(db: DrizzleDb, now: string, accounts: { id: string; limit: number }[], exclude: string[]): Promise<DueDelivery[]> {
+  if (accounts.length === 0) return [];
+  const arms = accounts.map((a, i) => sql`SELECT * FROM (
+    SELECT ${dueColumns(now)}, d.account_id, d.next_attempt_at AS due_at
     ${dueFrom()}
-    WHERE ${DUE_HEAD(now)} ${notInFlight(exclude)}
-    ORDER BY d.next_attempt_at
-    LIMIT ${limit}`);
+    WHERE d.account_id = ${a.id} AND ${DUE_HEAD(now)} ${onPostgres ? sql`AND ${leaseFree(now)}` : sql``} ${notInFlight(exclude)}
+    ORDER BY d.next_attempt_at, d.id
+    LIMIT ${a.limit}
+    ${skipLockedOf('d')}) ${sql.raw(`c${i}`)}`);
+  const rows = await rawRows<DueDelivery>(db, sql.join(arms, sql` UNION ALL `));
+  // oldest first within each account (the arms' order is not the compound's promise)
+  return rows.sort((x, y) => (x.due_at < y.due_at ? -1 : x.due_at > y.due_at ? 1 : x.id < y.id ? -1 : x.id > y.id ? 1 : 0));
+}
+
+/** One pass of the fair scheduler: what is in flight, and the account served last (the rotation goes on after it). */
+export interface FairPass {
+  use: SlotUse;
+  after: string | null;
+  /** The accounts with due work, when the caller has just read them. */
+  accounts?: string[];
+}
+
+/** A pass that only bounds the total (the claim on its own, as tests call it): one account may take every slot. */
+const soloPass = (limit: number): FairPass => ({ use: new SlotUse({ total: limit, perAccount: limit, perHost: limit }), after: null });
+
+/** Up to the pass's free slots of due heads, round-robin between accounts within their caps and their hosts' (fair-share.ts). */
+export async function chooseDue(db: DrizzleDb, now: string, exclude: string[], pass: FairPass): Promise<DueDelivery[]> {
+  const { use } = pass;
+  if (use.room === 0) return [];
+  const accounts = rotation(pass.accounts ?? await accountsWithDueWork(db, now), pass.after, use, use.room);
+  // An account's room, and a few more while some host is full (its heads are passed over, left due). No
+  // more than that: on PostgreSQL every candidate is locked until the claim commits, and a concurrent
+  // claim skips what this one locked and did not take.
+  const extra = use.anyHostFull() ? 4 : 0;
+  const candidates = await dueCandidates(db, now, accounts.map((id) => ({ id, limit: Math.min(use.accountRoom(id), use.room) + extra })), exclude);
+  return pickFairly(accounts, candidates, use);
 }
 
 /** How long a claimed delivery stays out of the other instances' reach (PostgreSQL), renewed while its send is in flight. */
@@ -106,36 +162,21 @@ export const DELIVERY_LEASE_RENEW_MS = 3_300;
 
 /**
  * PostgreSQL, several instances: in one write job, takes up to `limit` due queue heads whose lease (if
- * any) has run out, skipping the rows another instance's claim holds (FOR UPDATE OF d SKIP LOCKED), stamps
- * their lease and returns what sending them needs. A claimed head stays PENDING, so the next delivery of
- * its queue is not due before this one is recorded: per-resource order holds across instances. When the
+ * any) has run out, chosen fairly between accounts (`pass`: this instance's caps and what it has in
+ * flight), skipping the rows another instance's claim holds (FOR UPDATE OF d SKIP LOCKED), stamps their
+ * lease and returns what sending them needs. A claimed head stays PENDING, so the next delivery of its
+ * queue is not due before this one is recorded: per-resource order holds across instances. When the
  * instance dies mid-send, the lease runs out and another instance's claim takes the delivery over.
+ * The caps hold per instance: N instances send at most N times one account's cap at once.
  */
-export async function claimDueHeads(tx: DrizzleDb, now: Date, exclude: string[], limit: number, leaseMs = DELIVERY_LEASE_MS): Promise<DueDelivery[]> {
+export async function claimDueHeads(tx: DrizzleDb, now: Date, exclude: string[], limit: number, leaseMs = DELIVERY_LEASE_MS, pass: FairPass = soloPass(limit)): Promise<DueDelivery[]> {
   const at = now.toISOString();
   const leaseUntil = new Date(now.getTime() + leaseMs).toISOString();
-  const claimed = await rawRows<{ id: string }>(tx, sql`
-    UPDATE deliveries SET lease_expires_at = ${leaseUntil}
-    WHERE id IN (
-      SELECT d.id FROM deliveries d
-      LEFT JOIN webhooks w ON w.id = d.webhook_id
-      WHERE ${DUE_HEAD(at)} AND ${leaseFree(at)} ${notInFlight(exclude)}
-      ORDER BY d.next_attempt_at
-      LIMIT ${limit}
-      ${skipLockedOf('d')})
-    RETURNING id`);
-  if (claimed.length === 0) return [];
-  return rawRows<DueDelivery>(tx, sql`
-    SELECT ${dueColumns(at)}
-    ${dueFrom()}
-    WHERE d.id IN (${ids(claimed.map((c) => c.id))})
-    ORDER BY d.next_attempt_at`);
-}
-
-/** Whether any queue head is due now with no live lease on it (a cheap read before the claim's write). */
-async function anyClaimable(db: DrizzleDb, now: string): Promise<boolean> {
-  return (await rawRows(db, sql`SELECT 1 FROM deliveries d LEFT JOIN webhooks w ON w.id = d.webhook_id
-    WHERE ${DUE_HEAD(now)} AND ${leaseFree(now)} LIMIT 1`)).length > 0;
+  const chosen = (await chooseDue(tx, at, exclude, pass)).slice(0, limit);
+  if (chosen.length === 0) return [];
+  // (the candidates' row locks, taken above, hold until this job commits)
+  await rawExec(tx, sql`UPDATE deliveries SET lease_expires_at = ${leaseUntil} WHERE id IN (${ids(chosen.map((c) => c.id))})`);
+  return chosen;
 }
 
 /** Moves the leases of these deliveries, still being sent by this instance, to now + lease (PostgreSQL). */
@@ -243,8 +284,9 @@ export async function recordAttempts(tx: DrizzleDb, outcomes: AttemptOutcome[], 
 const DISABLED_410 = 'webhook disabled after HTTP 410';
 
 /**
- * Sends due deliveries, at most MAX_IN_FLIGHT at once, each outside any write job; finished attempts
- * are recorded together in one write job per flush.
+ * Sends due deliveries, each outside any write job, within the caps of fair-share.ts (WEBHOOK_MAX_IN_FLIGHT
+ * in all, …_PER_ACCOUNT, …_PER_HOST), taking accounts round-robin; finished attempts are recorded
+ * together in one write job per flush.
  * - SQLite: which deliveries are in flight lives in memory: run one delivering process per database
  *   (the server, or `npm run worker` with RUN_DISPATCHER=false in the server).
  * - PostgreSQL: any number of instances deliver at once. Each claims the heads it sends (claimDueHeads:
@@ -262,11 +304,22 @@ export class DeliveryEngine {
   /** PostgreSQL: the deliveries this instance has claimed and not yet recorded, whose leases it renews. */
   private readonly leased = new Set<string>();
   private renewTimer: NodeJS.Timeout | null = null;
+  /** The slots held by sends in flight, by account and by host (a slot is given back once its attempt is recorded). */
+  private readonly slots: SlotUse;
+  /** The account served last: the next pass's rotation starts after it. */
+  private lastServed: string | null = null;
 
   constructor(
     private readonly s: Services,
     private readonly opts: { maxInFlight?: number; onSettled?: () => void; onAttempt?: (a: { target: 'webhook' | 'postback'; outcome: AttemptOutcomeLabel }) => void } = {},
-  ) {}
+  ) {
+    const c = s.config;
+    this.slots = new SlotUse({
+      total: opts.maxInFlight ?? c.webhookMaxInFlight,
+      perAccount: c.webhookMaxInFlightPerAccount,
+      perHost: c.webhookMaxInFlightPerHost,
+    });
+  }
 
   get busy(): number { return this.inFlight.size; }
 
@@ -280,22 +333,31 @@ export class DeliveryEngine {
         if (released) log.warn({ job: 'delivery', released }, 'released waiting deliveries with nothing ahead of them');
       }
     }
-    const room = (this.opts.maxInFlight ?? MAX_IN_FLIGHT) - this.inFlight.size;
+    const room = this.slots.room;
     if (room <= 0) return 0;
+    const now = this.s.clock.now();
+    const at = now.toISOString();
+    // which accounts have due work: a read, so an idle pass (or one where only full accounts wait) writes nothing
+    const accounts = await accountsWithDueWork(this.s.db.read, at);
+    const pass: FairPass = { use: this.slots, after: this.lastServed, accounts };
+    if (rotation(accounts, pass.after, this.slots, room).length === 0) return 0;
     let due: DueDelivery[];
     if (onPostgres) {
-      const now = this.s.clock.now();
-      // an idle pass writes nothing
-      if (!(await anyClaimable(this.s.db.read, now.toISOString()))) return 0;
-      due = await this.s.db.write((tx) => claimDueHeads(tx, now, [...this.inFlight.keys()], room));
+      due = await this.s.db.write((tx) => claimDueHeads(tx, now, [...this.inFlight.keys()], room, DELIVERY_LEASE_MS, pass));
       for (const d of due) this.leased.add(d.id);
       if (this.leased.size > 0) this.keepLeases();
     } else {
-      due = await dueHeads(this.s.db.read, this.s.clock.now().toISOString(), [...this.inFlight.keys()], room);
+      due = await chooseDue(this.s.db.read, at, [...this.inFlight.keys()], pass);
     }
     let started = 0;
     // (a tick that overlapped this one's read may have started some of them already)
-    for (const d of due) if (!this.inFlight.has(d.id)) { this.inFlight.set(d.id, this.deliver(d)); started += 1; }
+    for (const d of due) {
+      if (this.inFlight.has(d.id)) continue;
+      this.slots.take(d.id, d.account_id, hostOf(d.url));
+      this.lastServed = d.account_id;
+      this.inFlight.set(d.id, this.deliver(d));
+      started += 1;
+    }
     return started;
   }
 
@@ -349,7 +411,10 @@ export class DeliveryEngine {
         eventId: d.event_id, timestamp: this.s.clock.now(), body, secret: this.secret(d.secret_enc),
         previousSecret: d.previous_secret_enc ? this.secret(d.previous_secret_enc) : null, eventCategory: d.event_category,
       });
-      result = await sendWebhook({ url: d.url, headers, body, timeoutMs: config.webhookTimeoutMs, allowPrivate: config.webhookAllowPrivateUrls });
+      result = await sendWebhook({
+        url: d.url, headers, body, allowPrivate: config.webhookAllowPrivateUrls,
+        timeoutMs: config.webhookTimeoutMs, connectTimeoutMs: config.webhookConnectTimeoutMs, headersTimeoutMs: config.webhookHeadersTimeoutMs,
+      });
     } catch {
       result = { ok: false, status: null, durationMs: 0, responseExcerpt: '', error: 'cannot sign: the signing secret is unreadable' };
     }
@@ -385,6 +450,8 @@ export class DeliveryEngine {
         for (const b of batch) {
           // recorded: the lease is cleared; not recorded: it is left to run out
           this.leased.delete(b.deliveryId);
+          // either way the send is over: its account's and host's slot goes to the next due delivery
+          this.slots.give(b.deliveryId);
           if (recorded) {
             this.inFlight.delete(b.deliveryId);
           } else {

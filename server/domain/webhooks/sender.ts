@@ -7,7 +7,14 @@ export interface SendWebhookInput {
   url: string;
   headers: Record<string, string>;
   body: string;
+  /** The whole exchange: connect, send, headers and the excerpt read. */
   timeoutMs: number;
+  /**
+   * Shorter deadlines for the first steps (from the attempt's start, within timeoutMs): a receiver that
+   * cannot be reached, or accepts and never answers, gives its slot back after these instead of timeoutMs.
+   */
+  connectTimeoutMs?: number;
+  headersTimeoutMs?: number;
   allowPrivate: boolean;
 }
 
@@ -31,8 +38,9 @@ export const RESPONSE_EXCERPT_BYTES = 1024;
  * connected, and stay bound to that checked IP, so reuse does not weaken the SSRF guard; the
  * allowPrivate flag is part of the key so a socket opened under the permissive policy is never
  * lent to a strict one.
- *  - maxSockets 64 per origin: caps what one receiver can take from us while allowing
- *    enough parallel in-flight requests for >1k deliveries/s on loopback.
+ *  - maxSockets 64 per origin: a backstop; the delivery engine's per-host cap
+ *    (WEBHOOK_MAX_IN_FLIGHT_PER_HOST, fair-share.ts) keeps below it, so no request waits in the
+ *    pool with its connect timer running.
  *  - timeout 4 s idle (free sockets only are destroyed on it): below Node's default server
  *    keepAliveTimeout (5 s), so we rarely write to a socket the peer is closing.
  *  - lifo: surplus sockets go idle and time out after a burst.
@@ -111,12 +119,16 @@ function attempt(url: URL, host: string, input: SendWebhookInput, remainingMs: n
     let settled = false;
     let res: http.IncomingMessage | undefined;
     let timer: NodeJS.Timeout | undefined;
+    let connectTimer: NodeJS.Timeout | undefined;
+    let headersTimer: NodeJS.Timeout | undefined;
 
     const excerpt = () => utf8Prefix(Buffer.concat(chunks), RESPONSE_EXCERPT_BYTES);
     const settle = (error: string | null, staleSocket = false) => {
       if (settled) return;
       settled = true;
       clearTimeout(timer);
+      clearTimeout(connectTimer);
+      clearTimeout(headersTimer);
       resolve({ status, excerpt: excerpt(), error, staleSocket });
     };
 
@@ -132,12 +144,26 @@ function attempt(url: URL, host: string, input: SendWebhookInput, remainingMs: n
       lookup: guardedLookup(input.allowPrivate),
     });
 
-    // One deadline for the whole exchange: connect, send, headers and the excerpt read.
-    timer = setTimeout(() => {
-      settle(`timeout after ${input.timeoutMs} ms`);
+    const giveUp = (error: string) => () => {
+      settle(error);
       res?.destroy();
       req.destroy();
-    }, Math.max(0, remainingMs));
+    };
+    // One deadline for the whole exchange: connect, send, headers and the excerpt read.
+    timer = setTimeout(giveUp(`timeout after ${input.timeoutMs} ms`), Math.max(0, remainingMs));
+    // Shorter ones for the steps a stalled receiver never gets past (only when shorter than what is left).
+    const { connectTimeoutMs, headersTimeoutMs } = input;
+    if (connectTimeoutMs !== undefined && connectTimeoutMs < remainingMs) {
+      connectTimer = setTimeout(giveUp(`connect timeout after ${connectTimeoutMs} ms`), connectTimeoutMs);
+      req.on('socket', (socket) => {
+        // a pooled keep-alive socket is connected already
+        if (req.reusedSocket) clearTimeout(connectTimer);
+        else socket.once(protocol === 'https:' ? 'secureConnect' : 'connect', () => clearTimeout(connectTimer));
+      });
+    }
+    if (headersTimeoutMs !== undefined && headersTimeoutMs < remainingMs) {
+      headersTimer = setTimeout(giveUp(`no response headers after ${headersTimeoutMs} ms`), headersTimeoutMs);
+    }
 
     req.on('error', (err: NodeJS.ErrnoException) => {
       const stale = req.reusedSocket && !gotResponse && (err.code === 'ECONNRESET' || err.code === 'EPIPE');
@@ -145,6 +171,7 @@ function attempt(url: URL, host: string, input: SendWebhookInput, remainingMs: n
     });
 
     req.on('response', (r) => {
+      clearTimeout(headersTimer);
       res = r;
       gotResponse = true;
       status = r.statusCode ?? null;

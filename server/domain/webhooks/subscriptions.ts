@@ -14,6 +14,7 @@ import { checkWebhookUrl } from './url-guard';
 import type { z } from 'zod';
 import type { webhookView } from '../../routers/webhooks/schemas';
 import { confirmPassword } from '../sessions';
+import { recordAudit, recordDisclosure, type DashboardActor } from '../audit-trail';
 
 export { MAX_WEBHOOK_URL_LENGTH, WEBHOOK_CATEGORIES } from './categories';
 
@@ -214,7 +215,7 @@ export async function resumeWebhook(s: Services, accountId: string, id: string, 
  * The answer carries the new secret in plain: whoever may rotate may read it (the dashboard asks for
  * the password first).
  */
-export async function rotateWebhookSecret(s: Services, accountId: string, id: string) {
+export async function rotateWebhookSecret(s: Services, accountId: string, id: string, alongside?: (tx: DrizzleDb, at: Date) => Promise<void>) {
   const secret = newWebhookSecret();
   const secretEnc = encryptSecret(secret, s.masterKey);
   const row = await s.db.write(async (tx) => {
@@ -225,14 +226,25 @@ export async function rotateWebhookSecret(s: Services, accountId: string, id: st
       previousSecretExpiresAt: new Date(now.getTime() + ROTATION_OVERLAP_MS).toISOString(), updatedAt: now.toISOString(),
     };
     await tx.update(webhooks).set(set).where(eq(webhooks.id, id));
+    await alongside?.(tx, now);
     return { ...hook, ...set };
   });
   return answer(s, row, 'plain');
 }
 
-/** The current signing secret, after the person re-entered their password (a miss counts as a failed sign-in). */
-export async function revealWebhookSecret(s: Services, who: { accountId: string; userId: string; ip: string }, id: string, password: string) {
-  await confirmPassword(s, who.userId, password, who.ip);
+/** The dashboard's rotation: after the password, and recorded in the audit trail in the rotation's own write job. */
+export async function rotateWebhookSecretConfirmed(s: Services, who: DashboardActor, id: string, password: string) {
+  await confirmPassword(s, who.userId, password, who.clientAddress);
+  return rotateWebhookSecret(s, who.accountId, id, (tx, at) => recordAudit(tx, who, 'webhook_secret.rotate', at, id));
+}
+
+/**
+ * The current signing secret, after the person re-entered their password (a miss counts as a failed
+ * sign-in); recorded before it is answered. Another account's webhook is a 404 and records nothing.
+ */
+export async function revealWebhookSecret(s: Services, who: DashboardActor, id: string, password: string) {
+  await confirmPassword(s, who.userId, password, who.clientAddress);
   const hook = await liveWebhook(s.db.read, who.accountId, id);
+  await recordDisclosure(s, who, 'webhook_secret.reveal', id);
   return answer(s, hook, 'plain');
 }

@@ -1,4 +1,4 @@
-// The pure rules of a withdrawal (DECISIONS "Withdrawals"): how an amount is split into batches and
+// The pure rules of a withdrawal (docs/decisions.md "Withdrawals"): how an amount is split into batches and
 // what the withdrawal's status is given its batches'. No database here, so they are unit-tested alone.
 
 export { WITHDRAWAL_STATUSES, type BatchStatus, type WithdrawalStatus } from '../enums';

@@ -25,7 +25,7 @@ export const accountRouter = router({
     .query(({ ctx, input }) => accountStatement(ctx.services, ctx.auth.accountId, input)),
 
   sandboxTopUp: merchantProcedure
-    .meta({ auth: 'bearer', envelope: 'payments', successStatus: 201, openapi: { method: 'POST', path: '/sandbox/topup', tags: ['sandbox'], summary: 'Add sandbox money to the balance through the ledger', errorResponses: { 400: 'Invalid input', 401: 'Missing or invalid access token', 404: 'Sandbox is off' } } })
+    .meta({ auth: 'bearer', envelope: 'payments', successStatus: 201, openapi: { method: 'POST', path: '/sandbox/topup', tags: ['sandbox'], summary: 'Add sandbox money to the balance through the ledger', errorResponses: { 400: 'Invalid input', 401: 'Missing or invalid access token', 404: 'Sandbox is off', 422: 'The balance would cross its ceiling' } } })
     .input(topUpRequest)
     .output(balanceResponse)
     .mutation(({ ctx, input }) => sandboxTopUpAccount(ctx.services, ctx.auth.accountId, input.amount)),

@@ -1,13 +1,21 @@
-import { z } from 'zod';
 import { developerCredentials, overview, postbackSecret, rotateToken } from '../../domain/dashboard';
-import { dashboardProcedure, router } from '../../trpc';
-import { developersResponse, overviewResponse, postbackSecretResponse, rotateTokenResponse } from './schemas';
+import { listAuditTrail } from '../../domain/audit-trail';
+import { dashboardProcedure, personProcedure, router } from '../../trpc';
+import {
+  auditTrailRequest, auditTrailResponse, developersResponse, overviewResponse, passwordConfirmation, postbackSecretResponse, rotateTokenResponse,
+} from './schemas';
 
 /** Reads and actions only a signed-in person has (no REST path, no bearer access). */
 export const dashboardRouter = router({
   overview: dashboardProcedure.output(overviewResponse).query(({ ctx }) => overview(ctx.services, ctx.auth.accountId)),
+  // code and api_key are public halves (docs/decisions.md "Accounts and credentials"): no password to read them
   developers: dashboardProcedure.output(developersResponse).query(({ ctx }) => developerCredentials(ctx.services, ctx.auth.accountId)),
-  postbackSecret: dashboardProcedure.output(postbackSecretResponse).query(({ ctx }) => postbackSecret(ctx.services, ctx.auth.accountId)),
-  rotateToken: dashboardProcedure.input(z.strictObject({}).optional()).output(rotateTokenResponse)
-    .mutation(({ ctx }) => rotateToken(ctx.services, ctx.auth.accountId)),
+  /** A mutation, not a query: the password must not travel in a URL, and the reveal is recorded. */
+  postbackSecret: personProcedure.input(passwordConfirmation).output(postbackSecretResponse)
+    .mutation(({ ctx, input }) => postbackSecret(ctx.services, ctx.actor, input.password)),
+  rotateToken: personProcedure.input(passwordConfirmation).output(rotateTokenResponse)
+    .mutation(({ ctx, input }) => rotateToken(ctx.services, ctx.actor, input.password)),
+  /** The account's audit trail, newest first. */
+  auditTrail: dashboardProcedure.input(auditTrailRequest).output(auditTrailResponse)
+    .query(({ ctx, input }) => listAuditTrail(ctx.services, ctx.auth.accountId, { cursor: input?.cursor, limit: input?.limit })),
 });

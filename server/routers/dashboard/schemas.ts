@@ -1,3 +1,7 @@
+import { AUDIT_ACTIONS } from '../../../db/schema/accounts';
+import { AUDIT_PAGE_DEFAULT, type AuditEntryView } from '../../domain/audit-trail';
+import { presentedPassword } from '../../domain/sign-in-rules';
+import { strictInt } from '../common';
 import { z } from 'zod';
 
 const periodMoney = z.object({
@@ -35,3 +39,26 @@ export const overviewResponse = z.object({
 export const developersResponse = z.object({ account_id: z.string(), account_name: z.string(), code: z.string(), api_key: z.string() });
 export const postbackSecretResponse = z.object({ postback_secret: z.string() });
 export const rotateTokenResponse = z.object({ code: z.string(), token: z.string() });
+
+/** What a procedure that answers a secret or a new credential takes: the person's password again. */
+export const passwordConfirmation = z.strictObject({
+  password: presentedPassword.describe('The signed-in person\'s dashboard password'),
+});
+
+export const AUDIT_MAX_LIMIT = 200;
+export const auditTrailRequest = z.strictObject({
+  cursor: z.string().max(200, 'at most 200 characters').describe('next_cursor of the previous page').optional(),
+  limit: strictInt(1, AUDIT_MAX_LIMIT).describe(`1–${AUDIT_MAX_LIMIT}, default ${AUDIT_PAGE_DEFAULT}`).optional(),
+}).optional();
+
+export const auditEntry = z.object({
+  id: z.string(),
+  action: z.enum(AUDIT_ACTIONS),
+  actor_email: z.string(),
+  subject: z.string().nullable().describe('What it was done to, when not the account (a webhook)'),
+  client_address: z.string(),
+  user_agent: z.string().nullable(),
+  created_at: z.string(),
+}) satisfies z.ZodType<AuditEntryView>;
+
+export const auditTrailResponse = z.object({ data: z.array(auditEntry), next_cursor: z.string().nullable() });

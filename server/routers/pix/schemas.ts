@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { PIX_KEY_TYPES } from '../../domain/enums';
 import { checkPixKey, pixKeyField, pixKeyTypeField } from '../withdrawals/schemas';
 
-/** The zod contract of GET /pix/keys (DECISIONS "Pix key lookup and receipts"). */
+/** The zod contract of GET /pix/keys (docs/decisions.md "Pix key lookup and receipts"). */
 
 export const pixKeyLookupInput = z.strictObject({
   key: pixKeyField.describe('The Pix key to look up (CPF/CNPJ punctuated or not, phone as +55…)'),

@@ -2,10 +2,13 @@ import { z } from 'zod';
 import { getAccount } from '../../domain/accounts';
 import { signedInUser } from '../../domain/dashboard';
 import { DomainError } from '../../errors';
-import { parseCookies, SESSION_COOKIE, setUserLocale, signInLimited, signOut } from '../../domain/sessions';
-import { dashboardProcedure, publicProcedure, router } from '../../trpc';
+import { userAgentOf } from '../../domain/audit-trail';
+import { changePassword, listSessions, parseCookies, SESSION_COOKIE, setUserLocale, signInLimited, signOut, signOutEverywhere } from '../../domain/sessions';
+import { dashboardProcedure, personProcedure, publicProcedure, router } from '../../trpc';
 import { clearedSessionCookies, cookiesAreSecure, localeCookie, sessionCookies } from './cookies';
-import { sessionUser, signInRequest, signOutResponse, userSettings } from './schemas';
+import {
+  changePasswordRequest, sessionList, sessionsEnded, sessionUser, signInRequest, signOutEverywhereRequest, signOutResponse, userSettings,
+} from './schemas';
 
 export const sessionRouter = router({
   /** Email + password → httpOnly session cookie and a readable CSRF cookie. */
@@ -14,7 +17,7 @@ export const sessionRouter = router({
     .output(sessionUser)
     .mutation(async ({ ctx, input }) => {
       const s = ctx.services;
-      const session = await signInLimited(s, input.email, input.password, ctx.ip);
+      const session = await signInLimited(s, input.email, input.password, { clientAddress: ctx.ip, userAgent: userAgentOf(ctx.headers['user-agent']) });
       const maxAgeSeconds = Math.max(0, Math.floor((session.expiresAt.getTime() - s.clock.now().getTime()) / 1000));
       const secure = cookiesAreSecure(s.config, ctx.https);
       for (const c of [
@@ -47,6 +50,21 @@ export const sessionRouter = router({
       ctx.resHeaders.append('set-cookie', localeCookie(input.locale, cookiesAreSecure(ctx.services.config, ctx.https)));
       return { locale: input.locale };
     }),
+
+  /** Ends every other session of this person (this one stays), after the password. */
+  signOutEverywhere: personProcedure
+    .input(signOutEverywhereRequest)
+    .output(sessionsEnded)
+    .mutation(({ ctx, input }) => signOutEverywhere(ctx.services, ctx.actor, input.password)),
+
+  /** A new password after the current one; every other session of this person ends. */
+  changePassword: personProcedure
+    .input(changePasswordRequest)
+    .output(sessionsEnded)
+    .mutation(({ ctx, input }) => changePassword(ctx.services, ctx.actor, input.password, input.new_password)),
+
+  /** This person's live sessions: where each signed in, and when it was last seen. */
+  sessions: personProcedure.output(sessionList).query(({ ctx }) => listSessions(ctx.services, ctx.actor)),
 
   /** Who is signed in. */
   me: dashboardProcedure.output(sessionUser).query(({ ctx }) => signedInUser(ctx.services, ctx.auth)),

@@ -1,10 +1,12 @@
 import { z } from 'zod';
 import { DASHBOARD_LOCALES } from '../../../db/schema/accounts';
+import type { SessionView } from '../../domain/sessions';
+import { dashboardEmail, newPassword, presentedPassword } from '../../domain/sign-in-rules';
 
 /** The sign-in form and the procedure validate with this same schema. */
 export const signInRequest = z.strictObject({
-  email: z.string({ error: 'is required' }).trim().toLowerCase().min(1, 'is required').max(254, 'at most 254 characters').email('must be an email address'),
-  password: z.string({ error: 'is required' }).min(1, 'is required').max(200, 'at most 200 characters'),
+  email: dashboardEmail,
+  password: presentedPassword,
 });
 export type SignInRequest = z.input<typeof signInRequest>;
 
@@ -23,3 +25,27 @@ export const userSettings = z.strictObject({
 });
 
 export const signOutResponse = z.object({ signed_out: z.literal(true) });
+
+/** Sign out everywhere: the password again, so a stolen session cannot throw its owner out. */
+export const signOutEverywhereRequest = z.strictObject({
+  password: presentedPassword.describe('The signed-in person\'s dashboard password'),
+});
+export const sessionsEnded = z.object({ ended_sessions: z.number().int().describe('How many other sessions ended') });
+
+/** The form and the procedure check the new password with the rule of account:create. */
+export const changePasswordRequest = z.strictObject({
+  password: presentedPassword.describe('The current password'),
+  new_password: newPassword,
+});
+export type ChangePasswordRequest = z.input<typeof changePasswordRequest>;
+
+export const sessionList = z.object({
+  data: z.array(z.object({
+    current: z.boolean().describe('The session this request came with'),
+    client_address: z.string().nullable().describe('Where it signed in (null for sessions opened before 0.2)'),
+    user_agent: z.string().nullable(),
+    created_at: z.string(),
+    last_seen_at: z.string().nullable().describe('Refreshed at most every 5 minutes'),
+    expires_at: z.string(),
+  }) satisfies z.ZodType<SessionView>),
+});

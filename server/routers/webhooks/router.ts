@@ -1,13 +1,12 @@
 import { z } from 'zod';
 import { getDelivery, listDeliveries, listPostbackDeliveries, resendDelivery, sendTestEvent } from '../../domain/webhooks/deliveries';
-import { confirmPassword } from '../../domain/sessions';
 import type { Context } from '../../context';
 import { DomainError, validationError } from '../../errors';
 import {
-  createWebhook, deleteWebhook, listWebhooks, pauseWebhook, resumeWebhook, revealWebhookSecret, rotateWebhookSecret, updateWebhook,
+  createWebhook, deleteWebhook, listWebhooks, pauseWebhook, resumeWebhook, revealWebhookSecret, rotateWebhookSecret, rotateWebhookSecretConfirmed, updateWebhook,
   type SecretDisclosure,
 } from '../../domain/webhooks/subscriptions';
-import { dashboardProcedure, markReplayed, router, webhookApiProcedure, type AuthedContext } from '../../trpc';
+import { markReplayed, personProcedure, router, webhookApiProcedure, type AuthedContext } from '../../trpc';
 import {
   createWebhookHeaders, createWebhookRequest, deliveryFound, deliveryIdInput, deliveryList, deliveryPage, deliveryResent, listDeliveriesInput,
   listPostbackDeliveriesInput, revealSecretRequest, testEventSent, updateWebhookRequest, webhookCreated, webhookDeleted, webhookIdInput,
@@ -41,7 +40,7 @@ export const webhooksRouter = router({
     .output(webhookCreated)
     .mutation(async ({ ctx, input }) => {
       const idempotencyKey = ctx.headers['idempotency-key'];
-      // REST requires the key (DECISIONS "Idempotency"); tRPC callers (the dashboard) may omit it
+      // REST requires the key (docs/decisions.md "Idempotency"); tRPC callers (the dashboard) may omit it
       if (idempotencyKey === undefined && ctx.transport === 'rest') throw validationError([{ path: 'idempotency-key', message: 'header is required' }]);
       const { webhook, replayed } = await createWebhook(ctx.services, ctx.auth.accountId, input, { idempotencyKey });
       markReplayed(ctx, replayed);
@@ -111,20 +110,18 @@ export const webhooksRouter = router({
     }),
 
   /** Dashboard: rotate after re-entering the password (a miss counts as a failed sign-in). */
-  rotateSecretConfirmed: dashboardProcedure
-    .input(revealSecretRequest)
-    .output(webhookUpdated)
-    .mutation(async ({ ctx, input }) => {
-      await confirmPassword(ctx.services, ctx.auth.userId!, input.password, ctx.ip);
-      return envelope(200, await rotateWebhookSecret(ctx.services, ctx.auth.accountId, input.magic_id), 'Webhook secret rotated', now(ctx));
-    }),
-
-  /** Dashboard: the signing secret again, after re-entering the password (a miss counts as a failed sign-in). */
-  revealSecret: dashboardProcedure
+  rotateSecretConfirmed: personProcedure
     .input(revealSecretRequest)
     .output(webhookUpdated)
     .mutation(async ({ ctx, input }) => envelope(200,
-      await revealWebhookSecret(ctx.services, { accountId: ctx.auth.accountId, userId: ctx.auth.userId!, ip: ctx.ip }, input.magic_id, input.password),
+      await rotateWebhookSecretConfirmed(ctx.services, ctx.actor, input.magic_id, input.password), 'Webhook secret rotated', now(ctx))),
+
+  /** Dashboard: the signing secret again, after re-entering the password (a miss counts as a failed sign-in). */
+  revealSecret: personProcedure
+    .input(revealSecretRequest)
+    .output(webhookUpdated)
+    .mutation(async ({ ctx, input }) => envelope(200,
+      await revealWebhookSecret(ctx.services, ctx.actor, input.magic_id, input.password),
       'Webhook secret revealed', now(ctx))),
 
   test: webhookApiProcedure

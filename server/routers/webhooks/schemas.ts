@@ -1,3 +1,4 @@
+import { presentedPassword } from '../../domain/sign-in-rules';
 import { z } from 'zod';
 import { MAX_WEBHOOK_URL_LENGTH, WEBHOOK_CATEGORIES } from '../../domain/webhooks/categories';
 import { DELIVERY_STATUSES, DELIVERY_TARGETS } from '../../domain/enums';
@@ -28,7 +29,7 @@ export const updateWebhookRequest = z.strictObject({
 
 export const revealSecretRequest = z.strictObject({
   magic_id: magicId,
-  password: z.string().min(1, 'is required').max(200).describe('The signed-in person\'s dashboard password'),
+  password: presentedPassword.describe('The signed-in person\'s dashboard password'),
 });
 
 export const webhookView = z.object({

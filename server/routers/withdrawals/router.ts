@@ -16,7 +16,7 @@ function withdrawRequest({ withdrawal, batches }: WithdrawalCreated): Withdrawal
   };
 }
 
-/** A balance that does not cover the withdrawal answers the body DECISIONS fixes (WITHDRAW_FAIL, 422). */
+/** A balance that does not cover the withdrawal answers the body docs/decisions.md "Withdrawals" fixes (WITHDRAW_FAIL, 422). */
 function withdrawFail(err: unknown): never {
   if (err instanceof DomainError && err.code === 'INSUFFICIENT_FUNDS') {
     throw new DomainError(err.code, err.detail, {
@@ -29,7 +29,7 @@ function withdrawFail(err: unknown): never {
 export const withdrawalsRouter = router({
   create: merchantProcedure
     .meta({
-      auth: 'bearer', envelope: 'payments', successStatus: 201,
+      auth: 'bearer', envelope: 'payments', successStatus: 201, restErrorBodies: { 422: 'WithdrawFail' },
       openapi: {
         method: 'POST', path: '/withdraw/pix', tags: ['withdrawals'], summary: 'Request a Pix withdrawal',
         description: 'Debits the amount at once and splits it into batches of at most PIX_MAX_BATCH_CENTS. Send `idempotency-key` to make retries safe.',

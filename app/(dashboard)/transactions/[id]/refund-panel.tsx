@@ -27,7 +27,7 @@ function RefundBadge({ status }: { status: RefundStatus }) {
  * Refunds of an APPROVED charge: the ones made so far and a form for a partial or full refund, which
  * asks for confirmation before sending. The server decides what is refundable (a dispute, the balance);
  * this only spares a round trip for what it can see. While a dispute is open, or once it is lost, the
- * form stays in sight but disabled, with the reason (DECISIONS "Refunds": those refunds answer 422).
+ * form stays in sight but disabled, with the reason (docs/decisions.md "Refunds": those refunds answer 422).
  */
 export function RefundPanel({ t: x, dispute, onRefunded }: { t: Transaction; dispute: 'OPEN' | 'LOST' | null; onRefunded: () => Promise<void> }) {
   const t = useTranslations('refunds');

@@ -1,0 +1,1 @@
+CREATE INDEX `deliveries_account_due_idx` ON `deliveries` (`status`,`account_id`,`next_attempt_at`);
