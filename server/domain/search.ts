@@ -165,27 +165,53 @@ export async function planWordWalk(
   return { kind: 'words', stem, key: rarest.word, others, ...(floor ? { floor } : {}) };
 }
 
-/** Where a bounded word walk stopped without filling its page: its floor, when it read that far. */
-export function walkStop(rows: unknown[], limit: number, reading: SearchReading | null): { createdAt: string; id: string } | null {
-  return reading?.kind === 'words' && reading.floor && rows.length <= limit ? reading.floor : null;
+/** A row of a walk, where a bounded walk stops (inclusive): the WALK_CAP-th row of its index. */
+export type WalkFloor = { createdAt: string; id: string };
+
+/**
+ * The most index rows one page of any other walk reads when a filter its index does not serve (a
+ * status or method beside an amount, a Pix key, a document; a status with a method) may reject them:
+ * the same bound as the word walk's, so no search or export reads a stem, an amount or a status to its end.
+ */
+export const WALK_CAP = WORD_WALK_CAP;
+
+/**
+ * Where the merged page must stop: of the walks that reached their floor without filling their page,
+ * the newest floor (an older one would skip the rows the stopped walk never read down to it).
+ */
+export function walkStop(pages: unknown[][], floors: (WalkFloor | null | undefined)[], limit: number): WalkFloor | null {
+  let stop: WalkFloor | null = null;
+  floors.forEach((f, i) => {
+    if (!f || pages[i].length > limit) return;
+    if (!stop || f.createdAt > stop.createdAt || (f.createdAt === stop.createdAt && f.id > stop.id)) stop = f;
+  });
+  return stop;
+}
+
+/** The word walk's floor of a reading (planWordWalk), if it is one. */
+export const wordFloor = (r: SearchReading | null | undefined) => (r?.kind === 'words' ? r.floor ?? null : null);
+
+/** The 400 a page that found nothing within its cap answers: on `q`, or on the filter the walk could not serve. */
+export function refineSearch(byWords: boolean, path = 'q'): { path: string; message: string } {
+  return byWords
+    ? { path, message: `too many names to look through: add a word, a status or dates to narrow the search (a page reads at most ${WORD_WALK_CAP.toLocaleString('en')} names)` }
+    : { path, message: `refine your search: none of the ${WALK_CAP.toLocaleString('en')} rows a page looks through matched; add dates or another filter to narrow it` };
 }
 
 /**
- * A page of merged readings (mergePages' `limit + 1` rows) and where the next one starts. When the word
- * walk stopped at its floor (`stop`) before filling the page, the page keeps what it found down to there
+ * A page of merged readings (mergePages' `limit + 1` rows) and where the next one starts. When a walk
+ * stopped at its floor (`stop`) before filling the page, the page keeps what it found down to there
  * and its cursor is the floor, so the next page goes on from where this one stopped; a page that found
- * nothing at all is a 400 on `q`, so the merchant narrows the search rather than paging through nothing.
+ * nothing at all is a 400 (`refusal`), so the merchant narrows the search rather than paging through nothing.
  */
-export function boundedPage<R extends { id: string; createdAt: string }>(rows: R[], limit: number, stop: { createdAt: string; id: string } | null): { page: R[]; next: { createdAt: string; id: string } | null } {
-  const olderThan = (r: R, c: { createdAt: string; id: string }) => r.createdAt < c.createdAt || (r.createdAt === c.createdAt && r.id < c.id);
+export function boundedPage<R extends { id: string; createdAt: string }>(rows: R[], limit: number, stop: WalkFloor | null, refusal: { path: string; message: string } = refineSearch(true)): { page: R[]; next: WalkFloor | null } {
+  const olderThan = (r: R, c: WalkFloor) => r.createdAt < c.createdAt || (r.createdAt === c.createdAt && r.id < c.id);
   const kept = stop ? rows.filter((r) => !olderThan(r, stop)) : rows;
   if (!stop || kept.length > limit) {
     const page = kept.slice(0, limit);
     const last = page[page.length - 1];
     return { page, next: kept.length > limit && last ? { createdAt: last.createdAt, id: last.id } : null };
   }
-  if (!kept.length) {
-    throw validationError([{ path: 'q', message: `too many names to look through: add a word, a status or dates to narrow the search (a page reads at most ${WORD_WALK_CAP.toLocaleString('en')} names)` }]);
-  }
+  if (!kept.length) throw validationError([refusal]);
   return { page: kept, next: stop };
 }

@@ -4,7 +4,7 @@ import { nameWords, withdrawalBatches, withdrawals } from '../../../db/schema';
 import { contains, onPostgres } from '../../../db/dialect';
 import { decodeCursor, encodeCursor } from '../cursor';
 import { ID_PREFIX } from '../ids';
-import { boundedPage, localDayRange, mergePages, planWordWalk, readSearch, walkStop, WORD_WALK_CAP, type SearchReading } from '../search';
+import { boundedPage, localDayRange, mergePages, planWordWalk, readSearch, refineSearch, walkStop, WALK_CAP, WORD_WALK_CAP, wordFloor, type SearchReading, type WalkFloor } from '../search';
 import type { WithdrawalStatus } from './rules';
 import { viewedWithdrawalColumns, withdrawalViews, type WithdrawalView } from './view';
 
@@ -58,7 +58,7 @@ export interface SearchCondition { where: SQL; single: boolean; byWords?: boolea
  * naming one withdrawal (id, batch, end-to-end id, reference) has no ORDER BY: otherwise SQLite, with no
  * statistics, would rather walk the account's rows in order than look the one row up.
  */
-export function withdrawalSearchQuery(db: DrizzleDb, accountId: string, f: WithdrawalSearch, condition: SearchCondition | null) {
+export function withdrawalSearchQuery(db: DrizzleDb, accountId: string, f: WithdrawalSearch, condition: SearchCondition | null, floor: WalkFloor | null = null) {
   const limit = f.limit ?? 20;
   const range = localDayRange(f.from, f.to);
   // a word search walks name_words, whose (created_at, owner_id) are the withdrawal's: order, dates and
@@ -75,6 +75,8 @@ export function withdrawalSearchQuery(db: DrizzleDb, accountId: string, f: Withd
     const c = decodeCursor(f.cursor, ID_PREFIX.withdrawal);
     where.push(sql`(${createdAt}, ${id}) < (${c.createdAt}, ${c.id})`);
   }
+  // the bounded walk of another reading (withdrawalWalkFloor): its index down to the floor and no further
+  if (floor) where.push(sql`(${createdAt}, ${id}) >= (${floor.createdAt}, ${floor.id})`);
   const r = condition?.reading;
   if (byWords && onPostgres && r?.kind === 'words') {
     // PostgreSQL, left to join name_words and withdrawals itself, hash-joined the capped walk's rows to
@@ -101,6 +103,28 @@ export function withdrawalSearchQuery(db: DrizzleDb, accountId: string, f: Withd
 }
 
 const SINGLE = new Set<SearchReading['kind']>(['id', 'batch', 'endtoend', 'reference']);
+/** Readings whose index is (account, column, created_at, id): a status filter beside them is not served by it. */
+const WALKED = new Set<SearchReading['kind']>(['amount', 'email', 'document']);
+
+/**
+ * The floor of a walk that the status filter may reject row after row (an amount, Pix key or document
+ * walked in its index while a status is asked): the WALK_CAP-th row of that index, read from it alone;
+ * null when the index serves every filter or the walk ends within the cap. Word walks have their own.
+ */
+export async function withdrawalWalkFloor(db: DrizzleDb, accountId: string, f: WithdrawalSearch, condition: SearchCondition | null): Promise<WalkFloor | null> {
+  if (!f.status || !condition?.reading || !WALKED.has(condition.reading.kind)) return null;
+  const where: SQL[] = [eq(withdrawals.accountId, accountId), condition.where];
+  const range = localDayRange(f.from, f.to);
+  if (range.since) where.push(gte(withdrawals.createdAt, range.since));
+  if (range.until) where.push(lt(withdrawals.createdAt, range.until));
+  if (f.cursor) {
+    const c = decodeCursor(f.cursor, ID_PREFIX.withdrawal);
+    where.push(sql`(${withdrawals.createdAt}, ${withdrawals.id}) < (${c.createdAt}, ${c.id})`);
+  }
+  const [r] = await db.select({ createdAt: withdrawals.createdAt, id: withdrawals.id }).from(withdrawals).where(and(...where))
+    .orderBy(desc(withdrawals.createdAt), desc(withdrawals.id)).limit(1).offset(WALK_CAP - 1);
+  return r ?? null;
+}
 
 function conditionsOf(accountId: string, readings: SearchReading[]): SearchCondition[] {
   return readings.flatMap((r) => readingConditions(accountId, r).map((where) => ({ where, single: SINGLE.has(r.kind), byWords: r.kind === 'words', reading: r })));
@@ -122,9 +146,11 @@ export async function searchWithdrawals(db: DrizzleDb, accountId: string, f: Wit
       : r)))).filter((r) => r !== 'empty')
     : null;
   const conditions = readings ? conditionsOf(accountId, readings) : [null];
-  const pages = await Promise.all(conditions.map((c) => withdrawalSearchQuery(db, accountId, f, c)));
-  const stop = conditions.map((c, i) => walkStop(pages[i], limit, c?.reading ?? null)).find((s) => s) ?? null;
-  const { page, next } = boundedPage(mergePages(pages, limit), limit, stop);
+  const floors = await Promise.all(conditions.map(async (c) => wordFloor(c?.reading) ?? withdrawalWalkFloor(db, accountId, f, c)));
+  const pages = await Promise.all(conditions.map((c, i) => withdrawalSearchQuery(db, accountId, f, c, wordFloor(c?.reading) ? null : floors[i])));
+  const stop = walkStop(pages, floors, limit);
+  const byWords = conditions.some((c) => c?.reading?.kind === 'words' && c.reading.floor && c.reading.floor === stop);
+  const { page, next } = boundedPage(mergePages(pages, limit), limit, stop, refineSearch(byWords));
   return {
     items: await withdrawalViews(db, page),
     next_cursor: next ? encodeCursor(next) : null,
