@@ -1,4 +1,4 @@
-import { and, desc, eq, gte, inArray, lt, sql, type SQL } from 'drizzle-orm';
+import { and, desc, eq, gte, inArray, lt, lte, sql, type SQL } from 'drizzle-orm';
 import type { DrizzleDb } from '../../../db';
 import { customers, disputes, nameWords, transactions } from '../../../db/schema';
 import { contains } from '../../../db/dialect';
@@ -55,7 +55,11 @@ export function transactionSearchQuery(db: DrizzleDb, accountId: string, f: Tran
   // a word search walks name_words, whose (created_at, owner_id) are the charge's: order, dates and
   // cursor go on its columns so that its index serves them
   const byWords = reading?.kind === 'words';
-  const createdAt = byWords ? nameWords.createdAt : transactions.createdAt;
+  // likewise an e-mail or document search walks the customer index: every charge has a customer of its
+  // own stamped with the charge's created_at (create.ts), so order, dates, cursor and floor go on the
+  // customer's, and the charges are then reached by customer, never by a range of the account's charges
+  const byCustomer = reading !== null && BY_CUSTOMER.has(reading.kind);
+  const createdAt = byWords ? nameWords.createdAt : byCustomer ? customers.createdAt : transactions.createdAt;
   const id = byWords ? nameWords.ownerId : transactions.id;
   const where: SQL[] = [eq(byWords ? nameWords.accountId : transactions.accountId, accountId)];
   if (reading) {
@@ -89,9 +93,10 @@ export function transactionSearchQuery(db: DrizzleDb, accountId: string, f: Tran
  * reading walks (amount; with no reading, the status index when a method is asked too), read from the
  * index alone; null when its index serves every filter (nothing is rejected, the page stops at `limit`)
  * or when the walk ends within the cap. Word walks have their own (planWordWalk); an e-mail or document
- * reading goes through the customer index and is left as it was (see docs/dashboard.md).
+ * reading has customerWalkFloor.
  */
 export async function transactionWalkFloor(db: DrizzleDb, accountId: string, f: TransactionSearch, reading: SearchReading | null): Promise<WalkFloor | null> {
+  if (reading && BY_CUSTOMER.has(reading.kind)) return customerWalkFloor(db, accountId, f, reading);
   const where: SQL[] = [eq(transactions.accountId, accountId)];
   if (reading === null && f.status && f.method) where.push(eq(transactions.status, f.status));
   else if (reading?.kind === 'amount' && (f.status || f.method)) where.push(eq(transactions.amount, reading.value));
@@ -106,6 +111,24 @@ export async function transactionWalkFloor(db: DrizzleDb, accountId: string, f: 
   const [r] = await db.select({ createdAt: transactions.createdAt, id: transactions.id }).from(transactions).where(and(...where))
     .orderBy(desc(transactions.createdAt), desc(transactions.id)).limit(1).offset(WALK_CAP - 1);
   return r ?? null;
+}
+
+/**
+ * The floor of an e-mail or document reading: the WALK_CAP-th of the account's customers with that e-mail
+ * or document, newest first, read from the customer index (account, e-mail or document, created_at)
+ * alone. Every charge has a customer of its own stamped with the charge's created_at (create.ts), so
+ * the page then joins and sorts at most that many charges, however many share the e-mail. The floor's
+ * id sorts before every real id, so that the rows of its instant all belong to this page, none to the next.
+ */
+async function customerWalkFloor(db: DrizzleDb, accountId: string, f: TransactionSearch, reading: SearchReading): Promise<WalkFloor | null> {
+  const where: SQL[] = [eq(customers.accountId, accountId), readingCondition(reading)!];
+  const range = localDayRange(f.from, f.to);
+  if (range.since) where.push(gte(customers.createdAt, range.since));
+  if (range.until) where.push(lt(customers.createdAt, range.until));
+  if (f.cursor) where.push(lte(customers.createdAt, decodeCursor(f.cursor, ID_PREFIX.transaction).createdAt));
+  const [r] = await db.select({ createdAt: customers.createdAt }).from(customers).where(and(...where))
+    .orderBy(desc(customers.createdAt)).limit(1).offset(WALK_CAP - 1);
+  return r ? { createdAt: r.createdAt, id: `${ID_PREFIX.transaction}_0` } : null;
 }
 
 /** The dispute a charge shows: an open one first, else the latest. */
