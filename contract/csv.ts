@@ -69,11 +69,15 @@ export function csvStream(header: string[], nextPage: (cursor: string | null) =>
         controller.enqueue(enc.encode(`\ufeff${csvRow(header)}`));
         return;
       }
-      if (done) { controller.close(); return; }
-      const page = await nextPage(cursor);
-      if (page.rows.length) controller.enqueue(enc.encode(page.rows.map(csvRow).join('')));
-      cursor = page.nextCursor;
-      if (!cursor) done = true;
+      // a pull must enqueue or close: one that does neither is never called again, and the download
+      // hangs (an export whose search matched nothing did), so an empty page goes on to the next
+      for (;;) {
+        if (done) { controller.close(); return; }
+        const page = await nextPage(cursor);
+        cursor = page.nextCursor;
+        if (!cursor) done = true;
+        if (page.rows.length) { controller.enqueue(enc.encode(page.rows.map(csvRow).join(''))); return; }
+      }
     },
   });
 }

@@ -46,5 +46,7 @@ if [ "$#" -eq 0 ]; then
   echo "== vitest, alone"
   node node_modules/vitest/vitest.mjs run -c vitest.alone.config.ts
   echo "== vitest on PostgreSQL"
-  exec node node_modules/vitest/vitest.mjs run -c vitest.pg.config.ts
+  node node_modules/vitest/vitest.mjs run -c vitest.pg.config.ts
+  echo "== vitest on PostgreSQL, alone"
+  exec node node_modules/vitest/vitest.mjs run -c vitest.pg.alone.config.ts
 fi

@@ -23,8 +23,9 @@ export const customers = sqliteTable('customers', {
 }, (t) => [
   index('customers_account_idx').on(t.accountId),
   // the dashboard's search: by name prefix, e-mail and CPF/CNPJ, each an index search of the account's customers
-  index('customers_account_email_idx').on(t.accountId, t.emailSearch),
-  index('customers_account_document_idx').on(t.accountId, t.document),
+  // created_at last: an e-mail or document search reads its newest customers first and stops at its floor
+  index('customers_account_email_idx').on(t.accountId, t.emailSearch, t.createdAt),
+  index('customers_account_document_idx').on(t.accountId, t.document, t.createdAt),
 ]);
 
 export const transactions = sqliteTable('transactions', {

@@ -1,6 +1,8 @@
 // The dashboard's search box: one text, read the way a merchant means it. Each reading becomes a
 // predicate that one index answers in (created_at, id) order; a text with several readings (a bare
 // number may be an amount or a reference) runs one keyset query per reading and merges them.
+import type { DrizzleDb } from '../../db';
+import { sampleStemWalk, stemWalkFloor, type StemWalk } from '../../db/name-words';
 import { FOLDED_LETTERS, STEM_LENGTH, WORD_SEPARATORS } from '../../db/schema/search';
 import { validationError } from '../errors';
 import { ID_PREFIX } from './ids';
@@ -16,10 +18,12 @@ export type SearchReading =
   | { kind: 'amount'; value: number }
   | { kind: 'reference'; value: string }
   /**
-   * Word prefixes of a name ("silva" or "mar sil" for "Maria da Silva"): the longest typed word `key`
-   * walks its stem in name_words; every other typed word must begin a word of the same name.
+   * Word prefixes of a name ("silva" or "mar sil" for "Maria da Silva"): the typed word `key` walks its
+   * stem in name_words (the longest as read, the rarest once planWordWalk has looked); every other typed
+   * word must begin a word of the same name. `floor`, set by planWordWalk, is the oldest row the walk may
+   * read (inclusive), so that a page reads at most WORD_WALK_CAP rows of the stem.
    */
-  | { kind: 'words'; stem: string; key: string; others: string[] };
+  | { kind: 'words'; stem: string; key: string; others: string[]; floor?: { createdAt: string; id: string } };
 
 const FOLD = new Map(FOLDED_LETTERS);
 
@@ -125,4 +129,89 @@ export function mergePages<R extends { id: string; createdAt: string }>(pages: R
     if (out.length > limit) break;
   }
   return out;
+}
+
+/**
+ * The most rows of name_words one page of a word search reads (and joins to its charge or withdrawal).
+ * Measured on a 2-core machine: a row the key word matches but another word or filter rejects costs
+ * about 5 µs on SQLite (two primary-key lookups), so a page stays within about 10 ms of the event loop.
+ */
+export const WORD_WALK_CAP = 2_000;
+/** How many rows of each typed word's stem are read to tell which word is the rarest. */
+export const WORD_SAMPLE = 500;
+
+/**
+ * Before a word search walks name_words: a bounded sample of each typed word's stem (WORD_SAMPLE rows
+ * of the covering index) picks the rarest word as the key, and a word whose stem's rows, read to their
+ * end, hold none of it answers 'empty' without walking anything ("maria zzzz"). The walk then gets its
+ * floor: the WORD_WALK_CAP-th row of the key's stem, past which one page does not read.
+ */
+export async function planWordWalk(
+  db: DrizzleDb, reading: Extract<SearchReading, { kind: 'words' }>,
+  walk: Omit<StemWalk, 'stem'>,
+): Promise<Extract<SearchReading, { kind: 'words' }> | 'empty'> {
+  const typed = [reading.key, ...reading.others];
+  const candidates = [...new Set(typed.filter((w) => w.length >= STEM_LENGTH))];
+  const samples = await Promise.all(candidates.map(async (word) => ({ word, ...await sampleStemWalk(db, { ...walk, stem: word.slice(0, STEM_LENGTH) }, word, WORD_SAMPLE) })));
+  // a sample that reached the stem's end is its exact count; any other ranks after it, by its share of matches
+  const score = (s: (typeof samples)[number]) => (s.examined < WORD_SAMPLE ? s.matched : WORD_SAMPLE + s.matched);
+  if (samples.some((s) => s.examined < WORD_SAMPLE && s.matched === 0)) return 'empty';
+  // ties keep the longest word, as read
+  const rarest = samples.reduce((a, b) => (score(b) < score(a) || (score(b) === score(a) && b.word.length > a.word.length) ? b : a));
+  const others = [...typed];
+  others.splice(typed.indexOf(rarest.word), 1);
+  const stem = rarest.word.slice(0, STEM_LENGTH);
+  const floor = await stemWalkFloor(db, { ...walk, stem }, WORD_WALK_CAP);
+  return { kind: 'words', stem, key: rarest.word, others, ...(floor ? { floor } : {}) };
+}
+
+/** A row of a walk, where a bounded walk stops (inclusive): the WALK_CAP-th row of its index. */
+export type WalkFloor = { createdAt: string; id: string };
+
+/**
+ * The most index rows one page of any other walk reads when a filter its index does not serve (a
+ * status or method beside an amount, a Pix key, a document; a status with a method) may reject them:
+ * the same bound as the word walk's, so no search or export reads a stem, an amount or a status to its end.
+ */
+export const WALK_CAP = WORD_WALK_CAP;
+
+/**
+ * Where the merged page must stop: of the walks that reached their floor without filling their page,
+ * the newest floor (an older one would skip the rows the stopped walk never read down to it).
+ */
+export function walkStop(pages: unknown[][], floors: (WalkFloor | null | undefined)[], limit: number): WalkFloor | null {
+  let stop: WalkFloor | null = null;
+  floors.forEach((f, i) => {
+    if (!f || pages[i].length > limit) return;
+    if (!stop || f.createdAt > stop.createdAt || (f.createdAt === stop.createdAt && f.id > stop.id)) stop = f;
+  });
+  return stop;
+}
+
+/** The word walk's floor of a reading (planWordWalk), if it is one. */
+export const wordFloor = (r: SearchReading | null | undefined) => (r?.kind === 'words' ? r.floor ?? null : null);
+
+/** The 400 a page that found nothing within its cap answers: on `q`, or on the filter the walk could not serve. */
+export function refineSearch(byWords: boolean, path = 'q'): { path: string; message: string } {
+  return byWords
+    ? { path, message: `too many names to look through: add a word, a status or dates to narrow the search (a page reads at most ${WORD_WALK_CAP.toLocaleString('en')} names)` }
+    : { path, message: `refine your search: none of the ${WALK_CAP.toLocaleString('en')} rows a page looks through matched; add dates or another filter to narrow it` };
+}
+
+/**
+ * A page of merged readings (mergePages' `limit + 1` rows) and where the next one starts. When a walk
+ * stopped at its floor (`stop`) before filling the page, the page keeps what it found down to there
+ * and its cursor is the floor, so the next page goes on from where this one stopped; a page that found
+ * nothing at all is a 400 (`refusal`), so the merchant narrows the search rather than paging through nothing.
+ */
+export function boundedPage<R extends { id: string; createdAt: string }>(rows: R[], limit: number, stop: WalkFloor | null, refusal: { path: string; message: string } = refineSearch(true)): { page: R[]; next: WalkFloor | null } {
+  const olderThan = (r: R, c: WalkFloor) => r.createdAt < c.createdAt || (r.createdAt === c.createdAt && r.id < c.id);
+  const kept = stop ? rows.filter((r) => !olderThan(r, stop)) : rows;
+  if (!stop || kept.length > limit) {
+    const page = kept.slice(0, limit);
+    const last = page[page.length - 1];
+    return { page, next: kept.length > limit && last ? { createdAt: last.createdAt, id: last.id } : null };
+  }
+  if (!kept.length) throw validationError([refusal]);
+  return { page: kept, next: stop };
 }

@@ -37,8 +37,14 @@ beforeAll(async () => {
     body: JSON.stringify({ email: srv.demo.email, password: srv.demo.password }),
   });
   expect(signIn.status).toBe(200);
-  const cookie = signIn.headers.getSetCookie().map((c) => c.split(';')[0]).join('; ');
-  const shown = await fetch(`${srv.url}/api/trpc/dashboard.postbackSecret`, { headers: { cookie } });
+  const cookies = signIn.headers.getSetCookie().map((c) => c.split(';')[0]);
+  const cookie = cookies.join('; ');
+  const csrf = decodeURIComponent(cookies.find((c) => c.startsWith('pp_csrf='))!.slice('pp_csrf='.length));
+  // revealing it takes the password again (a mutation, with the session's CSRF token)
+  const shown = await fetch(`${srv.url}/api/trpc/dashboard.postbackSecret`, {
+    method: 'POST', headers: { cookie, 'x-csrf-token': csrf, 'content-type': 'application/json' },
+    body: JSON.stringify({ password: srv.demo.password }),
+  });
   expect(shown.status).toBe(200);
   postbackSecret = ((await shown.json()) as { result: { data: { postback_secret: string } } }).result.data.postback_secret;
   expect(postbackSecret).toMatch(/^whsec_/);

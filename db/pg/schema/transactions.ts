@@ -20,8 +20,9 @@ export const customers = pgTable('customers', {
   nameWords: text('name_words').generatedAlwaysAs(wordsSql('name')),
 }, (t) => [
   index('customers_account_idx').on(t.accountId),
-  index('customers_account_email_idx').on(t.accountId, t.emailSearch),
-  index('customers_account_document_idx').on(t.accountId, t.document),
+  // created_at last: an e-mail or document search reads its newest customers first and stops at its floor
+  index('customers_account_email_idx').on(t.accountId, t.emailSearch, t.createdAt),
+  index('customers_account_document_idx').on(t.accountId, t.document, t.createdAt),
 ]);
 
 export const transactions = pgTable('transactions', {

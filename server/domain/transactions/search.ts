@@ -1,10 +1,10 @@
-import { and, desc, eq, gte, inArray, lt, sql, type SQL } from 'drizzle-orm';
+import { and, desc, eq, gte, inArray, lt, lte, sql, type SQL } from 'drizzle-orm';
 import type { DrizzleDb } from '../../../db';
 import { customers, disputes, nameWords, transactions } from '../../../db/schema';
 import { contains } from '../../../db/dialect';
 import { decodeCursor, encodeCursor } from '../cursor';
 import { ID_PREFIX } from '../ids';
-import { localDayRange, mergePages, readSearch, type SearchReading } from '../search';
+import { boundedPage, localDayRange, mergePages, planWordWalk, readSearch, refineSearch, walkStop, WALK_CAP, wordFloor, type SearchReading, type WalkFloor } from '../search';
 import { selectTransactionViews, toTransactionView, viewColumns, type TransactionMethod, type TransactionStatus, type TransactionView } from './view';
 
 export interface TransactionSearch {
@@ -49,13 +49,17 @@ const BY_CUSTOMER = new Set<SearchReading['kind']>(['email', 'document']);
  * One keyset page of one reading (or of no search at all), newest first. Exported for the plan test:
  * every variant is an index search of the account's rows, never a scan.
  */
-export function transactionSearchQuery(db: DrizzleDb, accountId: string, f: TransactionSearch, reading: SearchReading | null) {
+export function transactionSearchQuery(db: DrizzleDb, accountId: string, f: TransactionSearch, reading: SearchReading | null, floor: WalkFloor | null = null) {
   const limit = f.limit ?? 20;
   const range = localDayRange(f.from, f.to);
   // a word search walks name_words, whose (created_at, owner_id) are the charge's: order, dates and
   // cursor go on its columns so that its index serves them
   const byWords = reading?.kind === 'words';
-  const createdAt = byWords ? nameWords.createdAt : transactions.createdAt;
+  // likewise an e-mail or document search walks the customer index: every charge has a customer of its
+  // own stamped with the charge's created_at (create.ts), so order, dates, cursor and floor go on the
+  // customer's, and the charges are then reached by customer, never by a range of the account's charges
+  const byCustomer = reading !== null && BY_CUSTOMER.has(reading.kind);
+  const createdAt = byWords ? nameWords.createdAt : byCustomer ? customers.createdAt : transactions.createdAt;
   const id = byWords ? nameWords.ownerId : transactions.id;
   const where: SQL[] = [eq(byWords ? nameWords.accountId : transactions.accountId, accountId)];
   if (reading) {
@@ -72,6 +76,9 @@ export function transactionSearchQuery(db: DrizzleDb, accountId: string, f: Tran
     const c = decodeCursor(f.cursor, ID_PREFIX.transaction);
     where.push(sql`(${createdAt}, ${id}) < (${c.createdAt}, ${c.id})`);
   }
+  // the bounded walk (planWordWalk, transactionWalkFloor): this page reads its index down to the floor and no further
+  const stopAt = wordFloor(reading) ?? floor;
+  if (stopAt) where.push(sql`(${createdAt}, ${id}) >= (${stopAt.createdAt}, ${stopAt.id})`);
   const base = byWords
     ? db.select(viewColumns).from(nameWords).crossJoin(transactions).crossJoin(customers).where(and(...where)).$dynamic()
     : reading && BY_CUSTOMER.has(reading.kind)
@@ -79,6 +86,49 @@ export function transactionSearchQuery(db: DrizzleDb, accountId: string, f: Tran
       : selectTransactionViews(db).where(and(...where)).$dynamic();
   if (reading && SINGLE.has(reading.kind)) return base.limit(limit + 1);
   return base.orderBy(desc(createdAt), desc(id)).limit(limit + 1);
+}
+
+/**
+ * The floor of a walk that a filter may reject row after row: the WALK_CAP-th row of the index the
+ * reading walks (amount; with no reading, the status index when a method is asked too), read from the
+ * index alone; null when its index serves every filter (nothing is rejected, the page stops at `limit`)
+ * or when the walk ends within the cap. Word walks have their own (planWordWalk); an e-mail or document
+ * reading has customerWalkFloor.
+ */
+export async function transactionWalkFloor(db: DrizzleDb, accountId: string, f: TransactionSearch, reading: SearchReading | null): Promise<WalkFloor | null> {
+  if (reading && BY_CUSTOMER.has(reading.kind)) return customerWalkFloor(db, accountId, f, reading);
+  const where: SQL[] = [eq(transactions.accountId, accountId)];
+  if (reading === null && f.status && f.method) where.push(eq(transactions.status, f.status));
+  else if (reading?.kind === 'amount' && (f.status || f.method)) where.push(eq(transactions.amount, reading.value));
+  else return null;
+  const range = localDayRange(f.from, f.to);
+  if (range.since) where.push(gte(transactions.createdAt, range.since));
+  if (range.until) where.push(lt(transactions.createdAt, range.until));
+  if (f.cursor) {
+    const c = decodeCursor(f.cursor, ID_PREFIX.transaction);
+    where.push(sql`(${transactions.createdAt}, ${transactions.id}) < (${c.createdAt}, ${c.id})`);
+  }
+  const [r] = await db.select({ createdAt: transactions.createdAt, id: transactions.id }).from(transactions).where(and(...where))
+    .orderBy(desc(transactions.createdAt), desc(transactions.id)).limit(1).offset(WALK_CAP - 1);
+  return r ?? null;
+}
+
+/**
+ * The floor of an e-mail or document reading: the WALK_CAP-th of the account's customers with that e-mail
+ * or document, newest first, read from the customer index (account, e-mail or document, created_at)
+ * alone. Every charge has a customer of its own stamped with the charge's created_at (create.ts), so
+ * the page then joins and sorts at most that many charges, however many share the e-mail. The floor's
+ * id sorts before every real id, so that the rows of its instant all belong to this page, none to the next.
+ */
+async function customerWalkFloor(db: DrizzleDb, accountId: string, f: TransactionSearch, reading: SearchReading): Promise<WalkFloor | null> {
+  const where: SQL[] = [eq(customers.accountId, accountId), readingCondition(reading)!];
+  const range = localDayRange(f.from, f.to);
+  if (range.since) where.push(gte(customers.createdAt, range.since));
+  if (range.until) where.push(lt(customers.createdAt, range.until));
+  if (f.cursor) where.push(lte(customers.createdAt, decodeCursor(f.cursor, ID_PREFIX.transaction).createdAt));
+  const [r] = await db.select({ createdAt: customers.createdAt }).from(customers).where(and(...where))
+    .orderBy(desc(customers.createdAt)).limit(1).offset(WALK_CAP - 1);
+  return r ? { createdAt: r.createdAt, id: `${ID_PREFIX.transaction}_0` } : null;
 }
 
 /** The dispute a charge shows: an open one first, else the latest. */
@@ -94,15 +144,23 @@ async function disputeMarks(db: DrizzleDb, ids: string[]): Promise<Map<string, D
 /** The dashboard's transaction search: readings of `q` merged, filters, Brasília date range, keyset pages. */
 export async function searchTransactions(db: DrizzleDb, accountId: string, f: TransactionSearch): Promise<{ items: TransactionSearchItem[]; next_cursor: string | null }> {
   const limit = f.limit ?? 20;
-  const readings: (SearchReading | null)[] = f.q?.trim() ? readSearch(f.q) : [null];
-  const pages = await Promise.all(readings.map((r) => transactionSearchQuery(db, accountId, f, r) ?? []));
-  const rows = mergePages(pages, limit);
-  const page = rows.slice(0, limit);
-  const last = page[page.length - 1];
+  const read: (SearchReading | null)[] = f.q?.trim() ? readSearch(f.q) : [null];
+  // a word reading first picks its rarest word and the floor of its walk (or finds it has no match)
+  const range = localDayRange(f.from, f.to);
+  const before = f.cursor ? decodeCursor(f.cursor, ID_PREFIX.transaction) : undefined;
+  const readings = (await Promise.all(read.map((r) => (r?.kind === 'words'
+    ? planWordWalk(db, r, { accountId, subject: 'transaction', ...range, before })
+    : r)))).filter((r) => r !== 'empty');
+  const floors = await Promise.all(readings.map(async (r) => wordFloor(r) ?? transactionWalkFloor(db, accountId, f, r)));
+  const pages = await Promise.all(readings.map((r, i) => transactionSearchQuery(db, accountId, f, r, floors[i]) ?? []));
+  const stop = walkStop(pages, floors, limit);
+  // a word walk that stopped is refused on `q` as before; another on `q` too, or on `method` when no `q` was typed
+  const byWords = readings.some((r) => r?.kind === 'words' && r.floor && stop && r.floor === stop);
+  const { page, next } = boundedPage(mergePages(pages, limit), limit, stop, refineSearch(byWords, f.q?.trim() ? 'q' : 'method'));
   const marks = await disputeMarks(db, page.map((r) => r.id));
   return {
     items: page.map((r) => ({ ...toTransactionView(r), dispute: marks.get(r.id) ?? null })),
-    next_cursor: rows.length > limit && last ? encodeCursor({ createdAt: last.createdAt, id: last.id }) : null,
+    next_cursor: next ? encodeCursor(next) : null,
   };
 }
 

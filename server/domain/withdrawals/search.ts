@@ -1,10 +1,10 @@
 import { and, desc, eq, gte, inArray, lt, sql, type SQL } from 'drizzle-orm';
 import type { DrizzleDb } from '../../../db';
 import { nameWords, withdrawalBatches, withdrawals } from '../../../db/schema';
-import { contains } from '../../../db/dialect';
+import { contains, onPostgres } from '../../../db/dialect';
 import { decodeCursor, encodeCursor } from '../cursor';
 import { ID_PREFIX } from '../ids';
-import { localDayRange, mergePages, readSearch, type SearchReading } from '../search';
+import { boundedPage, localDayRange, mergePages, planWordWalk, readSearch, refineSearch, walkStop, WALK_CAP, WORD_WALK_CAP, wordFloor, type SearchReading, type WalkFloor } from '../search';
 import type { WithdrawalStatus } from './rules';
 import { viewedWithdrawalColumns, withdrawalViews, type WithdrawalView } from './view';
 
@@ -31,25 +31,34 @@ function readingConditions(accountId: string, r: SearchReading): SQL[] {
     case 'amount': return [eq(withdrawals.amount, r.value)];
     case 'reference': return [eq(withdrawals.externalRef, r.value)];
     // walked in name_words (see withdrawalSearchQuery): the key word in the stem's row, the others in the name
-    case 'words': return [and(
-      eq(nameWords.subject, 'withdrawal'), eq(nameWords.stem, r.stem), contains(nameWords.words, `,${r.key}`),
-      eq(withdrawals.id, nameWords.ownerId), ...r.others.map((w) => contains(withdrawals.detailsNameWords, `"${w}`)),
-    )!];
+    case 'words': return [and(walkOfWords(r), eq(withdrawals.id, nameWords.ownerId), othersOfWords(r))!];
   }
+}
+
+/** A word reading's walk in name_words: the key word in the stem's rows, down to the floor (planWordWalk) and no further. */
+function walkOfWords(r: Extract<SearchReading, { kind: 'words' }>): SQL {
+  return and(
+    eq(nameWords.subject, 'withdrawal'), eq(nameWords.stem, r.stem), contains(nameWords.words, `,${r.key}`),
+    ...(r.floor ? [sql`(${nameWords.createdAt}, ${nameWords.ownerId}) >= (${r.floor.createdAt}, ${r.floor.id})`] : []),
+  )!;
+}
+/** The other typed words, each beginning a word of the recipient's name. */
+function othersOfWords(r: Extract<SearchReading, { kind: 'words' }>): SQL | undefined {
+  return and(...r.others.map((w) => contains(withdrawals.detailsNameWords, `"${w}`)));
 }
 
 /**
  * A search condition, whether it names at most one withdrawal (then no order is kept, see below), and
  * whether it is a word search of the recipient's name (then name_words is walked, see below).
  */
-export interface SearchCondition { where: SQL; single: boolean; byWords?: boolean }
+export interface SearchCondition { where: SQL; single: boolean; byWords?: boolean; reading?: SearchReading }
 
 /**
  * One keyset page for one condition (or none), newest first. Exported for the plan test. A condition
  * naming one withdrawal (id, batch, end-to-end id, reference) has no ORDER BY: otherwise SQLite, with no
  * statistics, would rather walk the account's rows in order than look the one row up.
  */
-export function withdrawalSearchQuery(db: DrizzleDb, accountId: string, f: WithdrawalSearch, condition: SearchCondition | null) {
+export function withdrawalSearchQuery(db: DrizzleDb, accountId: string, f: WithdrawalSearch, condition: SearchCondition | null, floor: WalkFloor | null = null) {
   const limit = f.limit ?? 20;
   const range = localDayRange(f.from, f.to);
   // a word search walks name_words, whose (created_at, owner_id) are the withdrawal's: order, dates and
@@ -66,6 +75,26 @@ export function withdrawalSearchQuery(db: DrizzleDb, accountId: string, f: Withd
     const c = decodeCursor(f.cursor, ID_PREFIX.withdrawal);
     where.push(sql`(${createdAt}, ${id}) < (${c.createdAt}, ${c.id})`);
   }
+  // the bounded walk of another reading (withdrawalWalkFloor): its index down to the floor and no further
+  if (floor) where.push(sql`(${createdAt}, ${id}) >= (${floor.createdAt}, ${floor.id})`);
+  const r = condition?.reading;
+  if (byWords && onPostgres && r?.kind === 'words') {
+    // PostgreSQL, left to join name_words and withdrawals itself, hash-joined the capped walk's rows to
+    // every withdrawal of the table (112 ms at 100 k); the walk as a subquery with its own LIMIT makes
+    // it look each withdrawal up by primary key, as SQLite does anyway (it only joins by nested loops)
+    const walkWhere: SQL[] = [eq(nameWords.accountId, accountId), walkOfWords(r)];
+    if (range.since) walkWhere.push(gte(nameWords.createdAt, range.since));
+    if (range.until) walkWhere.push(lt(nameWords.createdAt, range.until));
+    if (f.cursor) {
+      const c = decodeCursor(f.cursor, ID_PREFIX.withdrawal);
+      walkWhere.push(sql`(${nameWords.createdAt}, ${nameWords.ownerId}) < (${c.createdAt}, ${c.id})`);
+    }
+    const walk = db.select({ ownerId: nameWords.ownerId, createdAt: nameWords.createdAt }).from(nameWords).where(and(...walkWhere))
+      .orderBy(desc(nameWords.createdAt), desc(nameWords.ownerId)).limit(WORD_WALK_CAP).as('walk');
+    const rest = [othersOfWords(r), f.status ? eq(withdrawals.status, f.status) : undefined].filter((c): c is SQL => Boolean(c));
+    return db.select(viewedWithdrawalColumns).from(walk).innerJoin(withdrawals, eq(withdrawals.id, walk.ownerId))
+      .where(rest.length ? and(...rest) : undefined).orderBy(desc(walk.createdAt), desc(walk.ownerId)).limit(limit + 1);
+  }
   const q = byWords
     ? db.select(viewedWithdrawalColumns).from(nameWords).crossJoin(withdrawals).where(and(...where)).$dynamic()
     : db.select(viewedWithdrawalColumns).from(withdrawals).where(and(...where)).$dynamic();
@@ -74,23 +103,56 @@ export function withdrawalSearchQuery(db: DrizzleDb, accountId: string, f: Withd
 }
 
 const SINGLE = new Set<SearchReading['kind']>(['id', 'batch', 'endtoend', 'reference']);
+/** Readings whose index is (account, column, created_at, id): a status filter beside them is not served by it. */
+const WALKED = new Set<SearchReading['kind']>(['amount', 'email', 'document']);
+
+/**
+ * The floor of a walk that the status filter may reject row after row (an amount, Pix key or document
+ * walked in its index while a status is asked): the WALK_CAP-th row of that index, read from it alone;
+ * null when the index serves every filter or the walk ends within the cap. Word walks have their own.
+ */
+export async function withdrawalWalkFloor(db: DrizzleDb, accountId: string, f: WithdrawalSearch, condition: SearchCondition | null): Promise<WalkFloor | null> {
+  if (!f.status || !condition?.reading || !WALKED.has(condition.reading.kind)) return null;
+  const where: SQL[] = [eq(withdrawals.accountId, accountId), condition.where];
+  const range = localDayRange(f.from, f.to);
+  if (range.since) where.push(gte(withdrawals.createdAt, range.since));
+  if (range.until) where.push(lt(withdrawals.createdAt, range.until));
+  if (f.cursor) {
+    const c = decodeCursor(f.cursor, ID_PREFIX.withdrawal);
+    where.push(sql`(${withdrawals.createdAt}, ${withdrawals.id}) < (${c.createdAt}, ${c.id})`);
+  }
+  const [r] = await db.select({ createdAt: withdrawals.createdAt, id: withdrawals.id }).from(withdrawals).where(and(...where))
+    .orderBy(desc(withdrawals.createdAt), desc(withdrawals.id)).limit(1).offset(WALK_CAP - 1);
+  return r ?? null;
+}
+
+function conditionsOf(accountId: string, readings: SearchReading[]): SearchCondition[] {
+  return readings.flatMap((r) => readingConditions(accountId, r).map((where) => ({ where, single: SINGLE.has(r.kind), byWords: r.kind === 'words', reading: r })));
+}
 
 export function withdrawalSearchConditions(accountId: string, q: string | undefined): (SearchCondition | null)[] {
-  return q?.trim()
-    ? readSearch(q).flatMap((r) => readingConditions(accountId, r).map((where) => ({ where, single: SINGLE.has(r.kind), byWords: r.kind === 'words' })))
-    : [null];
+  return q?.trim() ? conditionsOf(accountId, readSearch(q)) : [null];
 }
 
 /** The dashboard's withdrawal search: readings of `q` merged, status, Brasília date range, keyset pages. */
 export async function searchWithdrawals(db: DrizzleDb, accountId: string, f: WithdrawalSearch): Promise<{ items: WithdrawalView[]; next_cursor: string | null }> {
   const limit = f.limit ?? 20;
-  const conditions = withdrawalSearchConditions(accountId, f.q);
-  const pages = await Promise.all(conditions.map((c) => withdrawalSearchQuery(db, accountId, f, c)));
-  const rows = mergePages(pages, limit);
-  const page = rows.slice(0, limit);
-  const last = page[page.length - 1];
+  // a word reading first picks its rarest word and the floor of its walk (or finds it has no match)
+  const range = localDayRange(f.from, f.to);
+  const before = f.cursor ? decodeCursor(f.cursor, ID_PREFIX.withdrawal) : undefined;
+  const readings = f.q?.trim()
+    ? (await Promise.all(readSearch(f.q).map((r) => (r.kind === 'words'
+      ? planWordWalk(db, r, { accountId, subject: 'withdrawal', ...range, before })
+      : r)))).filter((r) => r !== 'empty')
+    : null;
+  const conditions = readings ? conditionsOf(accountId, readings) : [null];
+  const floors = await Promise.all(conditions.map(async (c) => wordFloor(c?.reading) ?? withdrawalWalkFloor(db, accountId, f, c)));
+  const pages = await Promise.all(conditions.map((c, i) => withdrawalSearchQuery(db, accountId, f, c, wordFloor(c?.reading) ? null : floors[i])));
+  const stop = walkStop(pages, floors, limit);
+  const byWords = conditions.some((c) => c?.reading?.kind === 'words' && c.reading.floor && c.reading.floor === stop);
+  const { page, next } = boundedPage(mergePages(pages, limit), limit, stop, refineSearch(byWords));
   return {
     items: await withdrawalViews(db, page),
-    next_cursor: rows.length > limit && last ? encodeCursor({ createdAt: last.createdAt, id: last.id }) : null,
+    next_cursor: next ? encodeCursor(next) : null,
   };
 }

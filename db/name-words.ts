@@ -1,0 +1,50 @@
+// Bounded looks into name_words (db/schema/search.ts) for the dashboard's word search: each reads at
+// most a given number of index entries of one stem, newest first, so that a search can pick its rarest
+// word and bound its walk before it joins a single charge or withdrawal (issue 23, finding 3).
+import { and, desc, eq, gte, lt, sql, type SQL } from 'drizzle-orm';
+import type { DrizzleDb } from './client';
+import { contains } from './dialect';
+import { nameWords } from './schema';
+
+/** One stem's walk: the rows a word search would read, in its (created_at, owner_id) order. */
+export interface StemWalk {
+  accountId: string;
+  subject: 'transaction' | 'withdrawal';
+  stem: string;
+  since?: string;
+  until?: string;
+  /** The keyset cursor: only rows before it. */
+  before?: { createdAt: string; id: string };
+}
+
+function walkWhere(w: StemWalk): SQL {
+  const where: SQL[] = [eq(nameWords.accountId, w.accountId), eq(nameWords.subject, w.subject), eq(nameWords.stem, w.stem)];
+  if (w.since) where.push(gte(nameWords.createdAt, w.since));
+  if (w.until) where.push(lt(nameWords.createdAt, w.until));
+  if (w.before) where.push(sql`(${nameWords.createdAt}, ${nameWords.ownerId}) < (${w.before.createdAt}, ${w.before.id})`);
+  return and(...where)!;
+}
+
+/**
+ * The first `size` rows of the walk (the covering index only): how many there are and how many hold a
+ * word beginning with `word`. Fewer than `size` examined means the count is the stem's whole answer.
+ */
+export async function sampleStemWalk(db: DrizzleDb, w: StemWalk, word: string, size: number): Promise<{ examined: number; matched: number }> {
+  const window = db.select({ words: nameWords.words }).from(nameWords).where(walkWhere(w))
+    .orderBy(desc(nameWords.createdAt), desc(nameWords.ownerId)).limit(size).as('window');
+  const [r] = await db.select({
+    examined: sql<number>`count(*)`.mapWith(Number),
+    matched: sql<number>`count(CASE WHEN ${contains(window.words, `,${word}`)} THEN 1 END)`.mapWith(Number),
+  }).from(window);
+  return r ?? { examined: 0, matched: 0 };
+}
+
+/**
+ * The `cap`-th row of the walk, where a bounded walk stops (a search reads this row and those newer
+ * than it); null when the walk has fewer rows, so it ends by itself. Reads `cap` index entries.
+ */
+export async function stemWalkFloor(db: DrizzleDb, w: StemWalk, cap: number): Promise<{ createdAt: string; id: string } | null> {
+  const [r] = await db.select({ createdAt: nameWords.createdAt, id: nameWords.ownerId }).from(nameWords).where(walkWhere(w))
+    .orderBy(desc(nameWords.createdAt), desc(nameWords.ownerId)).limit(1).offset(cap - 1);
+  return r ?? null;
+}
