@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { onPostgres } from '../../db/dialect';
 import { rawExec } from '../../db/query';
 import { ManualClock } from '../../server/clock';
-import { csvStream } from '../../server/domain/exports';
+import { csvStream } from '../../contract/csv';
 import { WALK_CAP, WORD_WALK_CAP } from '../../server/domain/search';
 import { callerFor, makeAccount, makeTestServices, type TestServices } from '../support/services';
 
