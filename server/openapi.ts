@@ -92,12 +92,13 @@ export function buildOpenApiDocument(router: AnyRouter, baseUrl: string): OpenAP
       const schema = fixed ? { oneOf: [{ $ref: `#/components/schemas/${fixed}` }, ref] } : ref;
       op.responses[code] = { ...resp, content: { 'application/json': { schema } } };
     }
-    const errors = ['400', '401', '403', '413', '415', '429', '500'];
+    // 503: the database is away (retry-after), or the server is at its connection limit
+    const errors = ['400', '401', '403', '413', '415', '429', '500', '503'];
     for (const code of errors) {
       // 403: a dashboard session's cookie reaches these paths too, and without its CSRF token it is refused
       if ((code === '401' || code === '403') && auth === 'none') continue;
       if ((code === '413' || code === '415') && p.method === 'get') continue;
-      op.responses[code] ??= { description: ({ 400: 'Invalid input', 401: 'Missing, invalid or expired credentials', 403: 'A dashboard session without its CSRF token', 413: 'Body over 64 KiB', 415: 'Body is not JSON', 429: 'Rate limited (see retry-after)', 500: 'Internal error' } as Record<string, string>)[code], content: { 'application/json': { schema: ref } } };
+      op.responses[code] ??= { description: ({ 400: 'Invalid input', 401: 'Missing, invalid or expired credentials', 403: 'A dashboard session without its CSRF token', 413: 'Body over 64 KiB', 415: 'Body is not JSON', 429: 'Rate limited (see retry-after)', 500: 'Internal error', 503: 'The database is unavailable, or the server is at its connection limit (see retry-after)' } as Record<string, string>)[code], content: { 'application/json': { schema: ref } } };
     }
   }
   documentTransactionQueryAlias(doc);
