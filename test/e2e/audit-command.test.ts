@@ -1,9 +1,8 @@
-import { spawn } from 'node:child_process';
 import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { onPostgres } from '../../db/dialect';
 import { rawExec } from '../../db/query';
-import { api, removeDir, serverDatabaseUrl, SERVER_TEST_TIMEOUT_MS, startServer, type RunningServer } from '../support/server';
+import { api, removeDir, runTsx, serverDatabaseUrl, SERVER_TEST_TIMEOUT_MS, startServer, type Finished, type RunningServer } from '../support/server';
 import { accountInServer, readServerDb } from '../support/withdrawals';
 
 /*
@@ -11,21 +10,13 @@ import { accountInServer, readServerDb } from '../support/withdrawals';
  * command reads DATABASE_URL): it reports each check and exits 0 on a server's live database, and
  * exits 1 naming the first break when a book no longer equals its lines.
  */
-const ROOT = new URL('../..', import.meta.url).pathname;
 let srv: RunningServer;
 
-function audit(): Promise<{ code: number | null; stdout: string; stderr: string }> {
+function audit(): Promise<Finished> {
   const url = serverDatabaseUrl(srv.databasePath);
   const env: NodeJS.ProcessEnv = { ...process.env, DATABASE_PATH: srv.databasePath };
   if (url) env.DATABASE_URL = url; else delete env.DATABASE_URL;
-  return new Promise((resolve) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', 'scripts/audit.ts'], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (c) => { stdout += c; });
-    child.stderr.on('data', (c) => { stderr += c; });
-    child.on('exit', (code) => resolve({ code, stdout, stderr }));
-  });
+  return runTsx('scripts/audit.ts', [], env);
 }
 
 beforeAll(async () => { srv = await startServer(); }, SERVER_TEST_TIMEOUT_MS);

@@ -1,5 +1,5 @@
 // @engines sqlite: starts PostgreSQL clusters of its own from the SQLite run
-import { spawn, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -9,9 +9,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { checkPostgres, chooseEngine, EngineConfigError, ownTables } from '../../db/engine';
 import { migratePostgres } from '../../db/pg/migrate';
 import { startTestPostgres, type ThrowawayPostgres } from '../support/pg';
-import { accessToken, api, removeDir, SERVER_TEST_TIMEOUT_MS, startServer } from '../support/server';
+import { accessToken, api, removeDir, runTsx, SERVER_TEST_TIMEOUT_MS, startServer, type Finished } from '../support/server';
 
-const ROOT = new URL('../..', import.meta.url).pathname;
 /** Where SQLite would be: the process must not create it when DATABASE_URL is set. */
 const dir = mkdtempSync(join(tmpdir(), 'pix-engine-'));
 const SQLITE_PATH = join(dir, 'must-not-exist.db');
@@ -23,19 +22,8 @@ afterAll(() => {
 });
 
 /** Runs `entry` with DATABASE_URL, as the documented npm commands do (tsx), and collects what it printed. */
-function run(entry: string, databaseUrl: string): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  return new Promise((resolve) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', entry], {
-      cwd: ROOT, env: { ...process.env, DATABASE_URL: databaseUrl, DATABASE_PATH: SQLITE_PATH, PORT: '0', DASHBOARD: 'false' },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    started.add(child);
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (c) => { stdout += c; });
-    child.stderr.on('data', (c) => { stderr += c; });
-    child.on('exit', (code) => resolve({ code, stdout, stderr }));
-  });
+function run(entry: string, databaseUrl: string): Promise<Finished> {
+  return runTsx(entry, [], { ...process.env, DATABASE_URL: databaseUrl, DATABASE_PATH: SQLITE_PATH, PORT: '0', DASHBOARD: 'false' }, (child) => started.add(child));
 }
 
 function closedPort(): Promise<number> {

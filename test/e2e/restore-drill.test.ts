@@ -1,27 +1,16 @@
 // @engines sqlite: backup and restore copy SQLite's file (refused on PostgreSQL, tested in engine-at-start)
-import { spawn } from 'node:child_process';
 import { copyFileSync, existsSync, mkdtempSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterAll, describe, expect, it } from 'vitest';
-import { accessToken, api, removeDir, startServer, type RunningServer } from '../support/server';
+import { accessToken, api, removeDir, runTsx, startServer, type Finished, type RunningServer } from '../support/server';
 import { waitFor } from '../support/services';
 
-const ROOT = new URL('../..', import.meta.url).pathname;
 
 /** Runs one of the operations commands as `npm run <name>` would (tsx), with DATABASE_PATH. */
-function command(script: 'backup' | 'restore' | 'audit', args: string[], databasePath: string): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  return new Promise((resolve) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', `scripts/${script}.ts`, ...args], {
-      cwd: ROOT, env: { ...process.env, DATABASE_PATH: databasePath }, stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (c) => { stdout += c; });
-    child.stderr.on('data', (c) => { stderr += c; });
-    child.on('exit', (code) => resolve({ code, stdout, stderr }));
-  });
+function command(script: 'backup' | 'restore' | 'audit', args: string[], databasePath: string): Promise<Finished> {
+  return runTsx(`scripts/${script}.ts`, args, { ...process.env, DATABASE_PATH: databasePath });
 }
 
 const withdrawal = (i: number) => ({

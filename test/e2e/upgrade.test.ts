@@ -1,4 +1,3 @@
-import { spawn } from 'node:child_process';
 import { cpSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { randomBytes } from 'node:crypto';
 import { tmpdir } from 'node:os';
@@ -9,9 +8,9 @@ import { applyMigrations, openConnection } from '../../db/client';
 import { MigrationError, shippedMigrations } from '../../db/migration-history';
 import { migratePostgres, PG_MIGRATIONS } from '../../db/pg/migrate';
 import {
-  appliedMigrations, migrateAsRelease, openRaw, schemaObjects, seedRelease010, snapshot, type DatabaseTarget, type SeededRelease,
+  appliedMigrations, migrateAsRelease, openRaw, schemaObjects, seedRelease010, snapshot, type DatabaseTarget, type RawDatabase, type SeededRelease,
 } from '../support/release-database';
-import { api, logsCaughtUp, postgresDatabaseFor, removeDir, SERVER_TEST_TIMEOUT_MS, serverEnv, startServer } from '../support/server';
+import { api, logsCaughtUp, postgresDatabaseFor, removeDir, runTsx, SERVER_TEST_TIMEOUT_MS, serverEnv, startServer, type Finished } from '../support/server';
 
 /*
  * Releases upgrade in place (CHANGELOG.md): a database made by release 0.1.0 — its frozen migrations
@@ -45,17 +44,10 @@ async function newDatabase(): Promise<{ dir: string; databasePath: string; targe
 }
 
 /** Runs the server at HEAD over a database that it must refuse; what it printed and its exit code. */
-function startRefused(databasePath: string): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  return new Promise((resolve) => {
-    const env: NodeJS.ProcessEnv = { ...process.env, ...serverEnv(databasePath), PORT: '0', HOST: '127.0.0.1', DASHBOARD: 'false', SECRETS_KEY: SECRETS_KEY.toString('base64') };
-    if (!ON_POSTGRES) delete env.DATABASE_URL;
-    const child = spawn(process.execPath, ['--import', 'tsx', 'server/main.ts'], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (c) => { stdout += c; });
-    child.stderr.on('data', (c) => { stderr += c; });
-    child.on('exit', (code) => resolve({ code, stdout, stderr }));
-  });
+function startRefused(databasePath: string): Promise<Finished> {
+  const env: NodeJS.ProcessEnv = { ...process.env, ...serverEnv(databasePath), PORT: '0', HOST: '127.0.0.1', DASHBOARD: 'false', SECRETS_KEY: SECRETS_KEY.toString('base64') };
+  if (!ON_POSTGRES) delete env.DATABASE_URL;
+  return runTsx('server/main.ts', [], env);
 }
 
 function expectOneLine(r: { code: number | null; stdout: string; stderr: string }, pattern: RegExp) {
@@ -182,18 +174,25 @@ describe('upgrading a database made by release 0.1.0', () => {
     }
 
     // the ledger audit of the upgraded database, by the operator's command
-    const audit = await new Promise<{ code: number | null; out: string }>((resolve) => {
-      const env: NodeJS.ProcessEnv = { ...process.env, ...serverEnv(databasePath) };
-      if (!ON_POSTGRES) delete env.DATABASE_URL;
-      const child = spawn(process.execPath, ['--import', 'tsx', 'scripts/audit.ts'], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
-      let out = '';
-      child.stdout.on('data', (c) => { out += c; });
-      child.stderr.on('data', (c) => { out += c; });
-      child.on('exit', (code) => resolve({ code, out }));
-    });
-    expect(audit.code, audit.out).toBe(0);
+    const env: NodeJS.ProcessEnv = { ...process.env, ...serverEnv(databasePath) };
+    if (!ON_POSTGRES) delete env.DATABASE_URL;
+    const audit = await runTsx('scripts/audit.ts', [], env);
+    expect(audit.code, audit.stdout + audit.stderr).toBe(0);
   }, SERVER_TEST_TIMEOUT_MS);
 });
+
+/** The server refuses to start over this database with one line, and the database is left exactly as it was. */
+async function expectRefusedUnchanged(raw: RawDatabase, target: DatabaseTarget, databasePath: string, line: RegExp) {
+  const before = { rows: await snapshot(raw, target), schema: await schemaObjects(raw, target) };
+  await raw.close();
+  expectOneLine(await startRefused(databasePath), line);
+  const after = openRaw(target);
+  try {
+    expect({ rows: await snapshot(after, target), schema: await schemaObjects(after, target) }).toEqual(before);
+  } finally {
+    await after.close();
+  }
+}
 
 describe('start-up safety', () => {
   it('refuses a database migrated by a newer release with one line, and changes nothing', async () => {
@@ -209,18 +208,7 @@ describe('start-up safety', () => {
       await raw.run(`CREATE TABLE payouts (id text PRIMARY KEY NOT NULL)`);
       await raw.run(`INSERT INTO drizzle.__drizzle_migrations (hash, created_at) VALUES (?, ?)`, ['newer', last.when + 86_400_000]);
     }
-    const before = { rows: await snapshot(raw, target), schema: await schemaObjects(raw, target) };
-    await raw.close();
-
-    const r = await startRefused(databasePath);
-    expectOneLine(r, /the database was migrated by a newer release \(migration dated \S+ is unknown to this code, whose last is \d+_\w+\); run that release or restore a backup$/);
-
-    const after = openRaw(target);
-    try {
-      expect({ rows: await snapshot(after, target), schema: await schemaObjects(after, target) }).toEqual(before);
-    } finally {
-      await after.close();
-    }
+    await expectRefusedUnchanged(raw, target, databasePath, /the database was migrated by a newer release \(migration dated \S+ is unknown to this code, whose last is \d+_\w+\); run that release or restore a backup$/);
   }, SERVER_TEST_TIMEOUT_MS);
 
   it('a migration that fails at start stops the process with one line and leaves the 0.1.0 database as it was', async () => {
@@ -230,18 +218,7 @@ describe('start-up safety', () => {
     await seedRelease010(raw, { now: new Date(), secretsKey: SECRETS_KEY });
     // an index an operator added by hand under the name HEAD's 0002 creates: that migration fails
     await raw.run(`CREATE INDEX deliveries_account_due_idx ON webhooks (url)`);
-    const before = { rows: await snapshot(raw, target), schema: await schemaObjects(raw, target) };
-    await raw.close();
-
-    const r = await startRefused(databasePath);
-    expectOneLine(r, /migrating the database failed, nothing was changed \(pending: 0002_schema(, \d{4}_\w+)*\): .*deliveries_account_due_idx.* already exists/);
-
-    const after = openRaw(target);
-    try {
-      expect({ rows: await snapshot(after, target), schema: await schemaObjects(after, target) }).toEqual(before);
-    } finally {
-      await after.close();
-    }
+    await expectRefusedUnchanged(raw, target, databasePath, /migrating the database failed, nothing was changed \(pending: 0002_schema(, \d{4}_\w+)*\): .*deliveries_account_due_idx.* already exists/);
   }, SERVER_TEST_TIMEOUT_MS);
 
   it('all pending migrations are one transaction: one failing midway takes back those before it', async () => {

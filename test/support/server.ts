@@ -143,6 +143,26 @@ export async function logsCaughtUp(srv: RunningServer): Promise<void> {
   await waitFor(() => logLines(srv.output()).some((l) => l.req_id === id), { what: "the server's log to catch up" });
 }
 
+/** What a process run to its end printed, and how it ended. */
+export interface Finished { code: number | null; stdout: string; stderr: string }
+
+/**
+ * Runs one of the project's TypeScript entry points (a script, or the server when it is expected to
+ * stop on its own) under tsx to its end, in `env` exactly (the caller builds it from process.env).
+ * `onSpawn` sees the child at once, for a test that must be able to kill it.
+ */
+export function runTsx(entry: string, args: string[], env: NodeJS.ProcessEnv, onSpawn?: (child: ChildProcess) => void): Promise<Finished> {
+  return new Promise((resolve) => {
+    const child = spawn(process.execPath, ['--import', 'tsx', entry, ...args], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
+    onSpawn?.(child);
+    let stdout = '';
+    let stderr = '';
+    child.stdout!.on('data', (c) => { stdout += c; });
+    child.stderr!.on('data', (c) => { stderr += c; });
+    child.on('exit', (code) => resolve({ code, stdout, stderr }));
+  });
+}
+
 export function removeDir(dir: string) {
   rmSync(dir, { recursive: true, force: true });
 }
