@@ -1,10 +1,10 @@
 // Bounded looks into name_words (db/schema/search.ts) for the dashboard's word search: each reads at
 // most a given number of index entries of one stem, newest first, so that a search can pick its rarest
-// word and bound its walk before it joins a single charge or withdrawal (issue 23, finding 3).
+// word and bound its walk before it joins a single charge or withdrawal.
 import { and, desc, eq, gte, lt, sql, type SQL } from 'drizzle-orm';
 import type { DrizzleDb } from './client';
 import { contains } from './dialect';
-import { nameWords } from './schema';
+import { nameWords, transactions, withdrawals } from './schema';
 
 /** One stem's walk: the rows a word search would read, in its (created_at, owner_id) order. */
 export interface StemWalk {
@@ -46,5 +46,31 @@ export async function sampleStemWalk(db: DrizzleDb, w: StemWalk, word: string, s
 export async function stemWalkFloor(db: DrizzleDb, w: StemWalk, cap: number): Promise<{ createdAt: string; id: string } | null> {
   const [r] = await db.select({ createdAt: nameWords.createdAt, id: nameWords.ownerId }).from(nameWords).where(walkWhere(w))
     .orderBy(desc(nameWords.createdAt), desc(nameWords.ownerId)).limit(1).offset(cap - 1);
+  return r ?? null;
+}
+
+/** A keyset walk of one table's index in (created_at, id) order: the columns, and where it is (dates, cursor). */
+export interface IndexWalk {
+  table: typeof transactions | typeof withdrawals;
+  createdAt: typeof transactions.createdAt | typeof withdrawals.createdAt;
+  id: typeof transactions.id | typeof withdrawals.id;
+  since?: string;
+  until?: string;
+  /** The page's cursor: only rows older than it. */
+  before?: { createdAt: string; id: string };
+}
+
+/**
+ * The `cap`-th row, newest first, that `where` selects within the walk's dates and before its cursor,
+ * read from the walk's index alone: the floor past which one page of a search does not read (null when
+ * fewer rows are there). The same bound for every walk a filter may reject row after row.
+ */
+export async function indexWalkFloor(db: DrizzleDb, w: IndexWalk, where: SQL[], cap: number): Promise<{ createdAt: string; id: string } | null> {
+  const all = [...where];
+  if (w.since) all.push(gte(w.createdAt, w.since));
+  if (w.until) all.push(lt(w.createdAt, w.until));
+  if (w.before) all.push(sql`(${w.createdAt}, ${w.id}) < (${w.before.createdAt}, ${w.before.id})`);
+  const [r] = await db.select({ createdAt: w.createdAt, id: w.id }).from(w.table).where(and(...all))
+    .orderBy(desc(w.createdAt), desc(w.id)).limit(1).offset(cap - 1);
   return r ?? null;
 }

@@ -2,6 +2,7 @@ import { and, desc, eq, gte, inArray, lt, lte, sql, type SQL } from 'drizzle-orm
 import type { DrizzleDb } from '../../../db';
 import { customers, disputes, nameWords, transactions } from '../../../db/schema';
 import { contains } from '../../../db/dialect';
+import { indexWalkFloor } from '../../../db/name-words';
 import { decodeCursor, encodeCursor } from '../cursor';
 import { ID_PREFIX } from '../ids';
 import { boundedPage, localDayRange, mergePages, planWordWalk, readSearch, refineSearch, walkStop, WALK_CAP, wordFloor, type SearchReading, type WalkFloor } from '../search';
@@ -101,16 +102,10 @@ export async function transactionWalkFloor(db: DrizzleDb, accountId: string, f: 
   if (reading === null && f.status && f.method) where.push(eq(transactions.status, f.status));
   else if (reading?.kind === 'amount' && (f.status || f.method)) where.push(eq(transactions.amount, reading.value));
   else return null;
-  const range = localDayRange(f.from, f.to);
-  if (range.since) where.push(gte(transactions.createdAt, range.since));
-  if (range.until) where.push(lt(transactions.createdAt, range.until));
-  if (f.cursor) {
-    const c = decodeCursor(f.cursor, ID_PREFIX.transaction);
-    where.push(sql`(${transactions.createdAt}, ${transactions.id}) < (${c.createdAt}, ${c.id})`);
-  }
-  const [r] = await db.select({ createdAt: transactions.createdAt, id: transactions.id }).from(transactions).where(and(...where))
-    .orderBy(desc(transactions.createdAt), desc(transactions.id)).limit(1).offset(WALK_CAP - 1);
-  return r ?? null;
+  return indexWalkFloor(db, {
+    table: transactions, createdAt: transactions.createdAt, id: transactions.id, ...localDayRange(f.from, f.to),
+    before: f.cursor ? decodeCursor(f.cursor, ID_PREFIX.transaction) : undefined,
+  }, where, WALK_CAP);
 }
 
 /**

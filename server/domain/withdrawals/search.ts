@@ -2,6 +2,7 @@ import { and, desc, eq, gte, inArray, lt, sql, type SQL } from 'drizzle-orm';
 import type { DrizzleDb } from '../../../db';
 import { nameWords, withdrawalBatches, withdrawals } from '../../../db/schema';
 import { contains, onPostgres } from '../../../db/dialect';
+import { indexWalkFloor } from '../../../db/name-words';
 import { decodeCursor, encodeCursor } from '../cursor';
 import { ID_PREFIX } from '../ids';
 import { boundedPage, localDayRange, mergePages, planWordWalk, readSearch, refineSearch, walkStop, WALK_CAP, WORD_WALK_CAP, wordFloor, type SearchReading, type WalkFloor } from '../search';
@@ -113,17 +114,10 @@ const WALKED = new Set<SearchReading['kind']>(['amount', 'email', 'document']);
  */
 export async function withdrawalWalkFloor(db: DrizzleDb, accountId: string, f: WithdrawalSearch, condition: SearchCondition | null): Promise<WalkFloor | null> {
   if (!f.status || !condition?.reading || !WALKED.has(condition.reading.kind)) return null;
-  const where: SQL[] = [eq(withdrawals.accountId, accountId), condition.where];
-  const range = localDayRange(f.from, f.to);
-  if (range.since) where.push(gte(withdrawals.createdAt, range.since));
-  if (range.until) where.push(lt(withdrawals.createdAt, range.until));
-  if (f.cursor) {
-    const c = decodeCursor(f.cursor, ID_PREFIX.withdrawal);
-    where.push(sql`(${withdrawals.createdAt}, ${withdrawals.id}) < (${c.createdAt}, ${c.id})`);
-  }
-  const [r] = await db.select({ createdAt: withdrawals.createdAt, id: withdrawals.id }).from(withdrawals).where(and(...where))
-    .orderBy(desc(withdrawals.createdAt), desc(withdrawals.id)).limit(1).offset(WALK_CAP - 1);
-  return r ?? null;
+  return indexWalkFloor(db, {
+    table: withdrawals, createdAt: withdrawals.createdAt, id: withdrawals.id, ...localDayRange(f.from, f.to),
+    before: f.cursor ? decodeCursor(f.cursor, ID_PREFIX.withdrawal) : undefined,
+  }, [eq(withdrawals.accountId, accountId), condition.where], WALK_CAP);
 }
 
 function conditionsOf(accountId: string, readings: SearchReading[]): SearchCondition[] {
