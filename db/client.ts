@@ -12,6 +12,7 @@ import { rawRow } from './query';
 import { migrationFailed, pendingAfter, shippedMigrations } from './migration-history';
 
 import type { DrizzleDb } from './handle';
+import { handleOf, type OnHandle } from './stores/handle-of';
 
 export type { DrizzleDb, Schema } from './handle';
 
@@ -107,7 +108,8 @@ function lastShippedMigration() {
  * migration is the last one in db/migrations (db/pg/migrations on PostgreSQL). Null when current, else
  * what is missing.
  */
-export async function pendingMigrations(db: DrizzleDb): Promise<string | null> {
+export async function pendingMigrations(on: OnHandle): Promise<string | null> {
+  const db = handleOf(on);
   const last = lastShippedMigration();
   // drizzle keeps its journal in the "drizzle" schema on PostgreSQL, in the main database on SQLite
   const journal = onPostgres ? sql`drizzle.__drizzle_migrations` : sql`__drizzle_migrations`;

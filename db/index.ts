@@ -3,41 +3,18 @@ import { holdSharedUse } from './in-use';
 import { applyMigrations, drizzleOver, openConnection, type DrizzleDb } from './client';
 import { SqliteGroupCommitWriter, type Writer, type WriteJob } from './writer';
 import { onPostgres } from './dialect';
+import { Stores, storesOver, type JobContext } from './stores';
 
 // PostgreSQL's driver and handle are loaded only when this process runs on it (db/dialect.ts)
 const pg = onPostgres ? await import('./pg/open') : null;
 const pgNotify = onPostgres ? await import('./pg/notify') : null;
 
 export type { DrizzleDb } from './client';
-export type { Writer, WriteJob, GroupCommitted } from './writer';
+export type { Writer, GroupCommitted } from './writer';
+export { Stores } from './stores';
 
-/** What a running write job carries besides its transaction: who asked for it, what to do once committed. */
-interface JobContext {
-  requestId: string | null;
-  effects: (() => void)[];
-}
-
-/**
- * The context of the job running on a transaction handle. A handle runs one job at a time (SQLite's
- * writer runs its jobs one after another on its one handle; each PostgreSQL job has a connection's
- * handle to itself), so the handle names the job. Kept beside the handle rather than in
- * AsyncLocalStorage, which on Node 20 puts promise hooks on every promise of the process.
- */
-const running = new WeakMap<DrizzleDb, JobContext>();
-
-/**
- * Inside a write job: runs `fn` once that job has committed (never if it rolls back). For effects
- * outside the database, e.g. counting outcomes; outside a job (a test calling a domain function
- * directly on a transaction) they are dropped.
- */
-export function afterCommit(tx: DrizzleDb, fn: () => void): void {
-  running.get(tx)?.effects.push(fn);
-}
-
-/** Inside a write job: the id of the request that queued it (null for background work). */
-export function jobRequestId(tx: DrizzleDb): string | null {
-  return running.get(tx)?.requestId ?? null;
-}
+/** A write job as the domain writes it: over the stores of one transaction. */
+export type StoresJob<T> = (tx: Stores) => Promise<T> | T;
 
 export interface WriteOptions {
   /** The request this job serves: events it records keep the id. */
@@ -49,8 +26,8 @@ export interface WriteOptions {
  * `write` runs a job on the single writer.
  */
 export interface AppDatabase {
-  read: DrizzleDb;
-  write<T>(job: WriteJob<T>, o?: WriteOptions): Promise<T>;
+  read: Stores;
+  write<T>(job: StoresJob<T>, o?: WriteOptions): Promise<T>;
   writer: Writer;
   /**
    * PostgreSQL only (absent on SQLite, whose one process has nobody else to hear from): calls `onWork`
@@ -69,7 +46,7 @@ export interface AppDatabase {
  * try starts with no effects, so only the committed try's count.
  */
 function runJobs(writer: Writer) {
-  return <T>(job: WriteJob<T>, o?: WriteOptions): Promise<T> => {
+  return <T>(job: StoresJob<T>, o?: WriteOptions): Promise<T> => {
     const tries = { last: null as JobContext | null };
     return writer.write(inContext(job, o?.requestId ?? null, tries)).then((v) => {
       // committed: an effect that throws must not make the caller believe the write failed
@@ -79,27 +56,14 @@ function runJobs(writer: Writer) {
   };
 }
 
-// Factories rather than named closures: tsx (esbuild keepNames) names a closure made in a function on every call.
-function inContext<T>(job: WriteJob<T>, requestId: string | null, tries: { last: JobContext | null }): WriteJob<T> {
-  return (tx) => {
+// A factory rather than a named closure: tsx (esbuild keepNames) names a closure made in a function on every call.
+function inContext<T>(job: StoresJob<T>, requestId: string | null, tries: { last: JobContext | null }): WriteJob<T> {
+  return (handle) => {
+    // a fresh context per try: a retried PostgreSQL job keeps only the committed try's effects
     const context: JobContext = { requestId, effects: [] };
     tries.last = context;
-    running.set(tx, context);
-    try {
-      const out = job(tx);
-      // cleared before the writer moves on to the next job on this handle
-      if (out instanceof Promise) return out.finally(leave(tx, context));
-      running.delete(tx);
-      return out;
-    } catch (err) {
-      running.delete(tx);
-      throw err;
-    }
+    return job(new Stores(handle, context));
   };
-}
-
-function leave(tx: DrizzleDb, context: JobContext): () => void {
-  return () => { if (running.get(tx) === context) running.delete(tx); };
 }
 
 /**
@@ -116,7 +80,7 @@ export function openDatabase(path: string, o: { url?: string } = {}): AppDatabas
     const listeners = new Set<() => Promise<void>>();
     return {
       path: url.replace(/\/\/[^@/]*@/, '//'),
-      read: opened.read,
+      read: storesOver(opened.read),
       writer: opened.writer,
       write: runJobs(opened.writer),
       listenForWork(onWork) {
@@ -144,7 +108,7 @@ export function openDatabase(path: string, o: { url?: string } = {}): AppDatabas
   let closing: Promise<void> | null = null;
   return {
     path,
-    read: drizzleOver(readConn),
+    read: storesOver(drizzleOver(readConn)),
     writer,
     write: runJobs(writer),
     close() {

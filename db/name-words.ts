@@ -3,6 +3,7 @@
 // word and bound its walk before it joins a single charge or withdrawal.
 import { and, desc, eq, gte, lt, sql, type SQL } from 'drizzle-orm';
 import type { DrizzleDb } from './client';
+import { handleOf, type OnHandle } from './stores/handle-of';
 import { contains } from './dialect';
 import { nameWords, transactions, withdrawals } from './schema';
 
@@ -29,7 +30,8 @@ function walkWhere(w: StemWalk): SQL {
  * The first `size` rows of the walk (the covering index only): how many there are and how many hold a
  * word beginning with `word`. Fewer than `size` examined means the count is the stem's whole answer.
  */
-export async function sampleStemWalk(db: DrizzleDb, w: StemWalk, word: string, size: number): Promise<{ examined: number; matched: number }> {
+export async function sampleStemWalk(on: OnHandle, w: StemWalk, word: string, size: number): Promise<{ examined: number; matched: number }> {
+  const db = handleOf(on);
   const window = db.select({ words: nameWords.words }).from(nameWords).where(walkWhere(w))
     .orderBy(desc(nameWords.createdAt), desc(nameWords.ownerId)).limit(size).as('window');
   const [r] = await db.select({
@@ -43,7 +45,8 @@ export async function sampleStemWalk(db: DrizzleDb, w: StemWalk, word: string, s
  * The `cap`-th row of the walk, where a bounded walk stops (a search reads this row and those newer
  * than it); null when the walk has fewer rows, so it ends by itself. Reads `cap` index entries.
  */
-export async function stemWalkFloor(db: DrizzleDb, w: StemWalk, cap: number): Promise<{ createdAt: string; id: string } | null> {
+export async function stemWalkFloor(on: OnHandle, w: StemWalk, cap: number): Promise<{ createdAt: string; id: string } | null> {
+  const db = handleOf(on);
   const [r] = await db.select({ createdAt: nameWords.createdAt, id: nameWords.ownerId }).from(nameWords).where(walkWhere(w))
     .orderBy(desc(nameWords.createdAt), desc(nameWords.ownerId)).limit(1).offset(cap - 1);
   return r ?? null;
@@ -65,7 +68,8 @@ export interface IndexWalk {
  * read from the walk's index alone: the floor past which one page of a search does not read (null when
  * fewer rows are there). The same bound for every walk a filter may reject row after row.
  */
-export async function indexWalkFloor(db: DrizzleDb, w: IndexWalk, where: SQL[], cap: number): Promise<{ createdAt: string; id: string } | null> {
+export async function indexWalkFloor(on: OnHandle, w: IndexWalk, where: SQL[], cap: number): Promise<{ createdAt: string; id: string } | null> {
+  const db = handleOf(on);
   const all = [...where];
   if (w.since) all.push(gte(w.createdAt, w.since));
   if (w.until) all.push(lt(w.createdAt, w.until));

@@ -4,10 +4,14 @@ type AnyTable = Table;
 import type { DrizzleDb } from './handle';
 import { onPostgres } from './dialect';
 import { transact } from './pg/transact';
+import { handleOf, type OnHandle } from './stores/handle-of';
+
+/** A handle, or stores over one (the domain's); the helpers below run on the handle. */
+type On = OnHandle;
 
 /** The PostgreSQL handle behind a DrizzleDb (db/pg/open.ts casts it once); only its `execute` is used here. */
 type Executes = { execute(query: SQL): Promise<unknown[] & { count?: number }> };
-const onPg = (db: DrizzleDb) => db as unknown as Executes;
+const onPg = (db: On) => handleOf(db) as unknown as Executes;
 
 /**
  * The calls the domain makes on a query, in the form both engines share (docs/decisions.md "Engines"):
@@ -26,26 +30,26 @@ export async function touched(rows: PromiseLike<unknown[]> | unknown[]): Promise
 }
 
 /** The rows of a raw SQL query (`db.all` on SQLite; `db.execute(…).rows` on PostgreSQL). */
-export async function rawRows<T>(db: DrizzleDb, query: SQL): Promise<T[]> {
+export async function rawRows<T>(db: On, query: SQL): Promise<T[]> {
   // (db/pg/open.ts makes timestamps ISO strings and counts numbers, as SQLite returns them)
   if (onPostgres) return [...await onPg(db).execute(query)] as T[];
-  return db.all<T>(query);
+  return handleOf(db).all<T>(query);
 }
 
 /** The first row of a raw SQL query, or undefined. */
-export async function rawRow<T>(db: DrizzleDb, query: SQL): Promise<T | undefined> {
+export async function rawRow<T>(db: On, query: SQL): Promise<T | undefined> {
   return (await rawRows<T>(db, query))[0];
 }
 
 /** Runs a raw SQL statement for its effect. */
-export async function rawExec(db: DrizzleDb, query: SQL): Promise<void> {
+export async function rawExec(db: On, query: SQL): Promise<void> {
   await rawChanges(db, query);
 }
 
 /** Runs a raw SQL statement; how many rows it changed. */
-export async function rawChanges(db: DrizzleDb, query: SQL): Promise<number> {
+export async function rawChanges(db: On, query: SQL): Promise<number> {
   if (onPostgres) return (await onPg(db).execute(query)).count ?? 0;
-  return db.run(query).changes;
+  return handleOf(db).run(query).changes;
 }
 
 /**
@@ -53,7 +57,7 @@ export async function rawChanges(db: DrizzleDb, query: SQL): Promise<number> {
  * single writer already runs one job at a time (nothing to do); on PostgreSQL concurrent jobs on the same
  * rows (a balance) wait for each other here, so what each then reads of them is current.
  */
-export async function lockRows(tx: DrizzleDb, table: AnyTable, id: AnyColumn, ids: string[]): Promise<void> {
+export async function lockRows(tx: On, table: AnyTable, id: AnyColumn, ids: string[]): Promise<void> {
   if (!onPostgres || ids.length === 0) return;
   const sorted = [...new Set(ids)].sort();
   await onPg(tx).execute(sql`SELECT 1 FROM ${table} WHERE ${id} IN (${sql.join(sorted.map((v) => sql`${v}`), sql`, `)}) ORDER BY ${id} FOR UPDATE`);
@@ -64,7 +68,7 @@ export async function lockRows(tx: DrizzleDb, table: AnyTable, id: AnyColumn, id
  * lock yet (the first request of an idempotency key). SQLite's single writer already serializes jobs;
  * on PostgreSQL a second job with the same name waits here until the first commits, then sees its rows.
  */
-export async function lockName(tx: DrizzleDb, name: string): Promise<void> {
+export async function lockName(tx: On, name: string): Promise<void> {
   if (!onPostgres) return;
   await onPg(tx).execute(sql`SELECT pg_advisory_xact_lock(hashtextextended(${name}, 0))`);
 }
@@ -73,7 +77,7 @@ export async function lockName(tx: DrizzleDb, name: string): Promise<void> {
  * `lockName` for many names in one statement, taken in one global order (of their hashes) so that two
  * jobs locking overlapping sets cannot deadlock. Nothing on SQLite.
  */
-export async function lockNames(tx: DrizzleDb, names: string[]): Promise<void> {
+export async function lockNames(tx: On, names: string[]): Promise<void> {
   if (!onPostgres || names.length === 0) return;
   const list = [...new Set(names)];
   await onPg(tx).execute(sql`SELECT pg_advisory_xact_lock(h) FROM (
@@ -85,7 +89,7 @@ export async function lockNames(tx: DrizzleDb, names: string[]): Promise<void> {
  * says whether it got it, for work one instance at a time is enough for (the idempotency purge). Always
  * true on SQLite, whose single writer runs one job at a time.
  */
-export async function tryLockName(tx: DrizzleDb, name: string): Promise<boolean> {
+export async function tryLockName(tx: On, name: string): Promise<boolean> {
   if (!onPostgres) return true;
   const rows = await onPg(tx).execute(sql`SELECT pg_try_advisory_xact_lock(hashtextextended(${name}, 0)) AS locked`);
   return (rows[0] as { locked: boolean }).locked === true;
@@ -109,16 +113,4 @@ export function skipLocked<Q>(select: Q): Q {
  */
 export function skipLockedOf(alias: string): SQL {
   return onPostgres ? sql.raw(`FOR UPDATE OF ${alias.replace(/[^a-z_]/g, '')} SKIP LOCKED`) : sql``;
-}
-
-/**
- * Runs reads that must agree with each other (a resource and its parts, read by several statements)
- * on one snapshot. SQLite's read connection sees one committed state between the single writer's
- * groups and needs nothing; on PostgreSQL each statement on the pool may otherwise see a different
- * commit (a withdrawal still REQUESTED beside batches already PAID), so they run in one read-only
- * REPEATABLE READ transaction.
- */
-export function oneSnapshot<T>(db: DrizzleDb, reads: (db: DrizzleDb) => Promise<T>): Promise<T> {
-  if (!onPostgres) return reads(db);
-  return transact(db as unknown as Parameters<typeof transact>[0], 'isolation level repeatable read read only', (tx) => reads(tx as unknown as DrizzleDb));
 }

@@ -22,11 +22,11 @@ await runCommand('audit', async () => {
   if (engine.kind === 'postgres') {
     if (option(process.argv.slice(2), 'db')) throw new CommandError('--db names an SQLite file; unset DATABASE_URL to audit one');
     const { openPostgres } = await import('../db/pg/open');
-    const { oneSnapshot } = await import('../db/query');
+    const { storesOver } = await import('../db/stores');
     const { auditBooks } = await import('../server/domain/audit');
     const pg = openPostgres(engine.url, { max: 1 });
     try {
-      print(await oneSnapshot(pg.read, (db) => auditBooks(db)), engine.where);
+      print(await storesOver(pg.read).snapshot((db) => auditBooks(db)), engine.where);
     } finally {
       await pg.close();
     }

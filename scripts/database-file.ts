@@ -1,6 +1,7 @@
 import Database from 'better-sqlite3';
 import { closeSync, openSync, readSync, statSync } from 'node:fs';
 import { drizzleOver } from '../db/client';
+import { storesOver } from '../db/stores';
 import { auditBooks, lastLedgerEntry, type AuditReport } from '../server/domain/audit';
 
 /** What backup, restore and audit tell the person running them: one clear line, then exit 1. */
@@ -38,7 +39,7 @@ export async function verifyDatabase(conn: Database.Database, path: string): Pro
   if (integrity.length !== 1 || integrity[0] !== 'ok') throw new CommandError(`${path} fails integrity_check: ${integrity.slice(0, 3).join('; ')}`);
   const hasLedger = conn.prepare(`SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'ledger_entries'`).get();
   if (!hasLedger) throw new CommandError(`${path} is an SQLite database but not this service's (no ledger)`);
-  const db = drizzleOver(conn);
+  const db = storesOver(drizzleOver(conn));
   return { report: await auditBooks(db), lastEntry: lastLedgerEntry(db), bytes: statSync(path).size };
 }
 

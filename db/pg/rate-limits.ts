@@ -1,5 +1,6 @@
 import { sql, type SQL } from 'drizzle-orm';
 import type { DrizzleDb } from '../client';
+import { handleOf, type OnHandle } from '../stores/handle-of';
 import {
   burstFor, GROWING_DELAY, SIGN_IN_ATTEMPTS_PER_ADDRESS, SIGN_IN_FAILURES_FORGOTTEN_MS, TOKEN_ATTEMPTS_PER_ADDRESS,
   type AttemptLimit, type PasswordLimits, type RateLimits, type RequestRate,
@@ -30,8 +31,8 @@ export class PgRateLimits implements RateLimits {
   private lastPurge = -Infinity;
   private purging: Promise<void> | null = null;
 
-  constructor(db: DrizzleDb, rps: number, private readonly now: () => number = Date.now) {
-    this.db = db as unknown as Executes;
+  constructor(on: OnHandle, rps: number, private readonly now: () => number = Date.now) {
+    this.db = handleOf(on) as unknown as Executes;
     this.perAccount = { take: (key) => this.take(key, rps) };
     this.tokenByAddress = this.attempts('token', TOKEN_ATTEMPTS_PER_ADDRESS);
     this.signIn = {

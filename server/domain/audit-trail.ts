@@ -1,5 +1,5 @@
 import { and, desc, eq, lt, or } from 'drizzle-orm';
-import type { DrizzleDb } from '../../db';
+import type { Stores } from '../../db';
 import { auditTrail, type AuditAction } from '../../db/schema';
 import type { Services } from '../services';
 import { decodeCursor, encodeCursor } from './cursor';
@@ -31,8 +31,8 @@ export function userAgentOf(header: string | undefined): string | null {
 }
 
 /** Adds one row; runs inside the write job of the change it records. */
-export async function recordAudit(tx: DrizzleDb, who: Omit<DashboardActor, 'sessionId'>, action: AuditAction, at: Date, subject: string | null = null) {
-  await tx.insert(auditTrail).values({
+export async function recordAudit(tx: Stores, who: Omit<DashboardActor, 'sessionId'>, action: AuditAction, at: Date, subject: string | null = null) {
+  await tx.handle.insert(auditTrail).values({
     id: newId('auditEntry'), accountId: who.accountId, userId: who.userId, actorEmail: who.email, action, subject,
     clientAddress: who.clientAddress, userAgent: who.userAgent, createdAt: at.toISOString(),
   });
@@ -59,7 +59,7 @@ export const AUDIT_PAGE_DEFAULT = 50;
 export async function listAuditTrail(s: Services, accountId: string, o: { cursor?: string; limit?: number } = {}) {
   const limit = o.limit ?? AUDIT_PAGE_DEFAULT;
   const after = o.cursor ? decodeCursor(o.cursor, ID_PREFIX.auditEntry) : null;
-  const rows = await s.db.read.select().from(auditTrail)
+  const rows = await s.db.read.handle.select().from(auditTrail)
     .where(and(eq(auditTrail.accountId, accountId), after
       ? or(lt(auditTrail.createdAt, after.createdAt), and(eq(auditTrail.createdAt, after.createdAt), lt(auditTrail.id, after.id)))
       : undefined))

@@ -1,5 +1,5 @@
 import { sql, type SQL } from 'drizzle-orm';
-import type { DrizzleDb } from '../../db';
+import type { Stores } from '../../db';
 import { rawRow } from '../../db/query';
 import type { BookKind, LedgerEntryKind } from '../../contract/ledger';
 
@@ -84,7 +84,7 @@ const probes: [AuditCheckName, Probe][] = [
 export const AUDIT_CHECKS: readonly AuditCheckName[] = probes.map(([name]) => name);
 
 /** Runs every check on `db`; `firstBreak` names the first one that failed and where. */
-export function auditBooks(db: DrizzleDb): Promise<AuditReport> {
+export function auditBooks(db: Stores): Promise<AuditReport> {
   return auditBooksWith((query) => rawRow(db, query));
 }
 
@@ -100,7 +100,7 @@ export async function auditBooksWith(read: FirstRow): Promise<AuditReport> {
 }
 
 /** The last committed ledger entry (for the backup's printout; SQLite's file only, hence rowid). */
-export function lastLedgerEntry(db: DrizzleDb): { id: string; kind: string; createdAt: string } | null {
-  return db.get<{ id: string; kind: string; createdAt: string } | undefined>(sql`
+export function lastLedgerEntry(db: Stores): { id: string; kind: string; createdAt: string } | null {
+  return db.handle.get<{ id: string; kind: string; createdAt: string } | undefined>(sql`
     SELECT id, kind, created_at AS createdAt FROM ledger_entries ORDER BY rowid DESC LIMIT 1`) ?? null;
 }

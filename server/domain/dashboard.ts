@@ -29,7 +29,7 @@ export interface DailyVolume { date: string; money_in: number; money_out: number
 export async function signedInUser(s: Services, auth: { accountId: string; userId?: string }) {
   const account = await getAccount(s.db.read, auth.accountId);
   const user = auth.userId
-    ? await first(s.db.read.select({ email: dashboardUsers.email, locale: dashboardUsers.locale }).from(dashboardUsers)
+    ? await first(s.db.read.handle.select({ email: dashboardUsers.email, locale: dashboardUsers.locale }).from(dashboardUsers)
       .where(and(eq(dashboardUsers.id, auth.userId), eq(dashboardUsers.accountId, auth.accountId))))
     : undefined;
   return { email: user?.email ?? '', account_id: account.id, account_name: account.name, expires_at: null, locale: user?.locale ?? DEFAULT_LOCALE };
@@ -139,7 +139,7 @@ export async function developerCredentials(s: Services, accountId: string) {
  */
 export async function postbackSecret(s: Services, who: DashboardActor, password: string) {
   await confirmPassword(s, who.userId, password, who.clientAddress);
-  const row = await first(s.db.read.select({ enc: accounts.postbackSecretEnc }).from(accounts).where(eq(accounts.id, who.accountId)));
+  const row = await first(s.db.read.handle.select({ enc: accounts.postbackSecretEnc }).from(accounts).where(eq(accounts.id, who.accountId)));
   if (!row) throw new DomainError('NOT_FOUND', 'account not found');
   await recordDisclosure(s, who, 'postback_secret.reveal');
   return { postback_secret: decryptSecret(row.enc, s.masterKey) };

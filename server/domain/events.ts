@@ -1,8 +1,7 @@
 import { sql } from 'drizzle-orm';
-import type { DrizzleDb } from '../../db';
+import type { Stores } from '../../db';
 import { perConnection } from '../../db/prepared';
 import { events } from '../../db/schema';
-import { jobRequestId } from '../../db';
 import { newId } from './ids';
 
 export const EVENT_TYPES = [
@@ -42,7 +41,7 @@ const insertEvent = perConnection((d) => d.insert(events).values({
  * reports was committed. `payload` is the resource as its GET returns it at this moment.
  */
 export async function recordEvent(
-  tx: DrizzleDb,
+  tx: Stores,
   e: { accountId: string; type: EventType; resourceId: string; payload: unknown; at: Date },
 ): Promise<RecordedEvent> {
   if (e.type === 'webhook.test') throw new Error('test events are recorded by sendTestEvent, already dispatched');
@@ -51,7 +50,7 @@ export async function recordEvent(
   const category = categoryOf(e.type);
   const row = await first(insertEvent(tx).execute({
     id, accountId: e.accountId, type: e.type, category, resourceId: e.resourceId,
-    payload: JSON.stringify(e.payload), createdAt, requestId: jobRequestId(tx),
+    payload: JSON.stringify(e.payload), createdAt, requestId: tx.requestId,
   }));
   if (!row) throw new Error('the event insert returned no row');
   return { id, seq: row.seq, type: e.type, category, resourceId: e.resourceId, createdAt };

@@ -1,7 +1,7 @@
 import { createHmac } from 'node:crypto';
 import { and, eq, lt, sql } from 'drizzle-orm';
 import { perConnection } from '../../db/prepared';
-import type { AppDatabase, DrizzleDb } from '../../db';
+import type { AppDatabase, Stores } from '../../db';
 import { idempotencyKeys } from '../../db/schema';
 import { DomainError } from '../errors';
 import { first, touched, lockName, tryLockName } from '../../db/query';
@@ -88,7 +88,7 @@ export async function runIdempotent<T extends object, C = undefined>(
   scope: IdempotencyScope,
   fingerprint: string,
   now: () => Date,
-  effect: (tx: DrizzleDb, checked: C) => Promise<T>,
+  effect: (tx: Stores, checked: C) => Promise<T>,
   check?: () => Promise<C>,
 ): Promise<IdempotentResult<T>> {
   const slot = scope.key ? { accountId: scope.accountId, operation: scope.operation, key: scope.key } : null;
@@ -151,6 +151,6 @@ function liveAnswer(row: { expiresAt: string } | undefined, at: Date): boolean {
 export async function purgeExpiredIdempotencyKeys(db: AppDatabase, now: Date): Promise<number> {
   return db.write(async (tx) => {
     if (!(await tryLockName(tx, 'idempotency-cleanup'))) return 0;
-    return touched(tx.delete(idempotencyKeys).where(lt(idempotencyKeys.expiresAt, now.toISOString())).returning({ key: idempotencyKeys.key }));
+    return touched(tx.handle.delete(idempotencyKeys).where(lt(idempotencyKeys.expiresAt, now.toISOString())).returning({ key: idempotencyKeys.key }));
   });
 }

@@ -1,5 +1,5 @@
 import { and, eq, isNull, sql } from 'drizzle-orm';
-import type { DrizzleDb } from '../../db';
+import type { Stores } from '../../db';
 import { perConnection } from '../../db/prepared';
 import { greatest } from '../../db/dialect';
 import { MERCHANT_BOOKS, type LedgerEntryKind, type MerchantBook, type SystemBook } from '../../contract/ledger';
@@ -28,9 +28,9 @@ export interface PostEntry {
 }
 
 /** Creates the merchant's books; called in the job that creates the account. */
-export async function openMerchantBooks(tx: DrizzleDb, accountId: string, at: Date) {
+export async function openMerchantBooks(tx: Stores, accountId: string, at: Date) {
   for (const kind of MERCHANT_BOOKS) {
-    await tx.insert(ledgerBooks).values({ id: newId('ledgerBook'), accountId, kind, allowNegative: 0, balance: 0, updatedAt: at.toISOString() });
+    await tx.handle.insert(ledgerBooks).values({ id: newId('ledgerBook'), accountId, kind, allowNegative: 0, balance: 0, updatedAt: at.toISOString() });
   }
 }
 
@@ -55,20 +55,20 @@ const statements = perConnection((d) => ({
     .where(eq(ledgerBooks.accountId, ph('account'))).prepare(),
 }));
 
-async function bookId(tx: DrizzleDb, ref: BookRef, at: Date): Promise<string> {
+async function bookId(tx: Stores, ref: BookRef, at: Date): Promise<string> {
   const st = statements(tx);
   if ('account' in ref) {
     const row = await first(st.merchantBook.execute({ account: ref.account, kind: ref.book }));
     if (row) return row.id;
     // accounts opened before a book kind existed get it on first use (always inside a write job)
     const id = newId('ledgerBook');
-    await tx.insert(ledgerBooks).values({ id, accountId: ref.account, kind: ref.book, allowNegative: 0, balance: 0, updatedAt: at.toISOString() });
+    await tx.handle.insert(ledgerBooks).values({ id, accountId: ref.account, kind: ref.book, allowNegative: 0, balance: 0, updatedAt: at.toISOString() });
     return id;
   }
   const row = await first(st.systemBook.execute({ kind: ref.system }));
   if (row) return row.id;
   const id = newId('ledgerBook');
-  await tx.insert(ledgerBooks).values({ id, accountId: null, kind: ref.system, allowNegative: 1, balance: 0, updatedAt: at.toISOString() });
+  await tx.handle.insert(ledgerBooks).values({ id, accountId: null, kind: ref.system, allowNegative: 1, balance: 0, updatedAt: at.toISOString() });
   return id;
 }
 
@@ -85,7 +85,7 @@ function failedConstraint(err: unknown, name: string): boolean {
  * what a dispute hold may do) and UNPROCESSABLE when one would cross the ceiling; the job's savepoint
  * then takes back whatever the entry had written.
  */
-export async function postEntry(tx: DrizzleDb, e: PostEntry): Promise<string> {
+export async function postEntry(tx: Stores, e: PostEntry): Promise<string> {
   const sum = e.lines.reduce((s, l) => s + l.amount, 0);
   if (e.lines.length < 2 || sum !== 0) throw new DomainError('INTERNAL', 'unbalanced ledger entry');
   for (const l of e.lines) {
@@ -117,7 +117,7 @@ export async function postEntry(tx: DrizzleDb, e: PostEntry): Promise<string> {
 }
 
 /** Moves `amount` from one book to another as one entry. */
-export function transfer(tx: DrizzleDb, o: { accountId: string; kind: LedgerEntryKind; from: BookRef; to: BookRef; amount: number; resourceId?: string; description?: string; at: Date }) {
+export function transfer(tx: Stores, o: { accountId: string; kind: LedgerEntryKind; from: BookRef; to: BookRef; amount: number; resourceId?: string; description?: string; at: Date }) {
   return postEntry(tx, {
     accountId: o.accountId, kind: o.kind, resourceId: o.resourceId, description: o.description, at: o.at,
     lines: [{ book: o.from, amount: -o.amount }, { book: o.to, amount: o.amount }],
@@ -127,7 +127,7 @@ export function transfer(tx: DrizzleDb, o: { accountId: string; kind: LedgerEntr
 export interface Balance { available: number; blocked: number; inFlight: number }
 
 /** O(1) in the number of entries: reads the running balances kept on the books. */
-export async function merchantBalance(db: DrizzleDb, accountId: string): Promise<Balance> {
+export async function merchantBalance(db: Stores, accountId: string): Promise<Balance> {
   const rows = await statements(db).balances.execute({ account: accountId });
   return { available: balanceOf(rows, 'available'), blocked: balanceOf(rows, 'blocked'), inFlight: balanceOf(rows, 'withdrawals_in_flight') };
 }
@@ -137,13 +137,13 @@ function balanceOf(rows: { kind: string; balance: number }[], kind: string): num
 }
 
 /** Sandbox top-up: money arrives from the outside world into the merchant's available book. */
-export function sandboxTopUp(tx: DrizzleDb, accountId: string, amount: number, at: Date) {
+export function sandboxTopUp(tx: Stores, accountId: string, amount: number, at: Date) {
   return transfer(tx, { accountId, kind: 'sandbox_topup', from: { system: 'sandbox_funding' }, to: { account: accountId, book: 'available' }, amount, at, description: 'sandbox top-up' });
 }
 
 /** For tests and audits: every book's balance equals the sum of its lines, and all lines sum to zero. */
-export async function auditLedger(db: DrizzleDb): Promise<{ total: number; mismatched: string[] }> {
-  const total = (await first(db.select({ s: sql<number>`coalesce(sum(${ledgerLines.amount}), 0)` }).from(ledgerLines)))?.s ?? 0;
+export async function auditLedger(db: Stores): Promise<{ total: number; mismatched: string[] }> {
+  const total = (await first(db.handle.select({ s: sql<number>`coalesce(sum(${ledgerLines.amount}), 0)` }).from(ledgerLines)))?.s ?? 0;
   const rows = await rawRows<{ id: string; balance: number; lines: number }>(db, sql`
     SELECT b.id, b.balance, coalesce((SELECT sum(amount) FROM ledger_lines l WHERE l.book_id = b.id), 0) AS lines
     FROM ledger_books b`);

@@ -1,4 +1,4 @@
-import { afterCommit, type DrizzleDb } from '../../db';
+import type { Stores } from '../../db';
 
 /**
  * Final outcomes of withdrawals and transactions, announced once the job that reached them has
@@ -17,7 +17,7 @@ export function onOutcome(fn: (o: Outcome) => void): () => void {
 }
 
 /** Call inside the write job that reaches the outcome. */
-export function reportOutcome(tx: DrizzleDb, o: Outcome): void {
+export function reportOutcome(tx: Stores, o: Outcome): void {
   if (listeners.size === 0) return;
-  afterCommit(tx, () => { for (const l of listeners) l(o); });
+  tx.afterCommit(() => { for (const l of listeners) l(o); });
 }

@@ -1,7 +1,7 @@
 // The dashboard's search box: one text, read the way a merchant means it. Each reading becomes a
 // predicate that one index answers in (created_at, id) order; a text with several readings (a bare
 // number may be an amount or a reference) runs one keyset query per reading and merges them.
-import type { DrizzleDb } from '../../db';
+import type { Stores } from '../../db';
 import { sampleStemWalk, stemWalkFloor, type StemWalk } from '../../db/name-words';
 import { FOLDED_LETTERS, STEM_LENGTH, WORD_SEPARATORS } from '../../db/schema/search';
 import { validationError } from '../errors';
@@ -147,7 +147,7 @@ export const WORD_SAMPLE = 500;
  * floor: the WORD_WALK_CAP-th row of the key's stem, past which one page does not read.
  */
 export async function planWordWalk(
-  db: DrizzleDb, reading: Extract<SearchReading, { kind: 'words' }>,
+  db: Stores, reading: Extract<SearchReading, { kind: 'words' }>,
   walk: Omit<StemWalk, 'stem'>,
 ): Promise<Extract<SearchReading, { kind: 'words' }> | 'empty'> {
   const typed = [reading.key, ...reading.others];

@@ -1,5 +1,5 @@
 import { and, desc, eq, gt, isNull, ne, type SQL } from 'drizzle-orm';
-import type { AppDatabase, DrizzleDb } from '../../db';
+import type { AppDatabase, Stores } from '../../db';
 import { dashboardSessions, dashboardUsers, type DashboardLocale } from '../../db/schema';
 import { DomainError, validationError } from '../errors';
 import type { Services } from '../services';
@@ -25,7 +25,7 @@ export interface ClientOrigin { clientAddress: string; userAgent: string | null 
  * or password"). The session keeps where it was opened, and the sign-in goes in the audit trail.
  */
 export async function signIn(db: AppDatabase, email: string, password: string, now: Date, origin: ClientOrigin): Promise<SignedIn | null> {
-  const user = await first(db.read.select().from(dashboardUsers).where(eq(dashboardUsers.email, email.trim().toLowerCase())));
+  const user = await first(db.read.handle.select().from(dashboardUsers).where(eq(dashboardUsers.email, email.trim().toLowerCase())));
   dummyHash ??= hashPassword('not-a-real-password');
   const ok = await verifyPassword(password, user?.passwordHash ?? (await dummyHash));
   if (!ok || !user) return null;
@@ -33,7 +33,7 @@ export async function signIn(db: AppDatabase, email: string, password: string, n
   const csrfToken = randomSecret('csrf_', 24);
   const expiresAt = new Date(now.getTime() + SESSION_TTL_MS);
   await db.write(async (tx) => {
-    await tx.insert(dashboardSessions).values({
+    await tx.handle.insert(dashboardSessions).values({
       id: newId('session'), userId: user.id, accountId: user.accountId, tokenHash: hashSecret(sessionToken), csrfToken,
       createdAt: now.toISOString(), expiresAt: expiresAt.toISOString(),
       clientAddress: origin.clientAddress, userAgent: origin.userAgent, lastSeenAt: now.toISOString(),
@@ -61,7 +61,7 @@ export async function signInLimited(s: Services, email: string, password: string
  * miss answers 403, not 401, because the session itself is still good.
  */
 export async function confirmPassword(s: Services, userId: string, password: string, address: string): Promise<void> {
-  const user = await first(s.db.read.select({ email: dashboardUsers.email, passwordHash: dashboardUsers.passwordHash })
+  const user = await first(s.db.read.handle.select({ email: dashboardUsers.email, passwordHash: dashboardUsers.passwordHash })
     .from(dashboardUsers).where(eq(dashboardUsers.id, userId)));
   if (!user) throw new DomainError('UNAUTHORIZED', 'sign in first');
   await passwordAttempt(s, user.email, address, async () => ((await verifyPassword(password, user.passwordHash)) ? true : null),
@@ -92,22 +92,22 @@ function tooMany(wait: number) {
 /** The person's language for the dashboard, kept on their user so every device and session shows it. */
 export async function setUserLocale(db: AppDatabase, userId: string, locale: DashboardLocale) {
   await db.write(async (tx) => {
-    await tx.update(dashboardUsers).set({ locale }).where(eq(dashboardUsers.id, userId));
+    await tx.handle.update(dashboardUsers).set({ locale }).where(eq(dashboardUsers.id, userId));
   });
 }
 
 export async function signOut(db: AppDatabase, sessionToken: string, now: Date) {
   await db.write(async (tx) => {
-    await tx.update(dashboardSessions).set({ revokedAt: now.toISOString() }).where(eq(dashboardSessions.tokenHash, hashSecret(sessionToken)));
+    await tx.handle.update(dashboardSessions).set({ revokedAt: now.toISOString() }).where(eq(dashboardSessions.tokenHash, hashSecret(sessionToken)));
   });
 }
 
 export interface SessionAuth { sessionId: string; accountId: string; userId: string; email: string; csrfToken: string; locale: DashboardLocale; lastSeenAt: string | null }
 
-export async function sessionFor(db: DrizzleDb, sessionToken: string, now: Date): Promise<SessionAuth | null> {
+export async function sessionFor(db: Stores, sessionToken: string, now: Date): Promise<SessionAuth | null> {
   if (!sessionToken.startsWith('ses_') || sessionToken.length > 200) return null;
   const hash = hashSecret(sessionToken);
-  const row = await first(db.select({
+  const row = await first(db.handle.select({
     sessionId: dashboardSessions.id, lastSeenAt: dashboardSessions.lastSeenAt, accountId: dashboardSessions.accountId, userId: dashboardSessions.userId, csrfToken: dashboardSessions.csrfToken,
     tokenHash: dashboardSessions.tokenHash, email: dashboardUsers.email, locale: dashboardUsers.locale,
   }).from(dashboardSessions).innerJoin(dashboardUsers, eq(dashboardUsers.id, dashboardSessions.userId))
@@ -124,13 +124,13 @@ export async function noteSessionSeen(s: Services, session: SessionAuth) {
   const now = s.clock.now();
   if (session.lastSeenAt && now.getTime() - Date.parse(session.lastSeenAt) < LAST_SEEN_EVERY_MS) return;
   await s.db.write(async (tx) => {
-    await tx.update(dashboardSessions).set({ lastSeenAt: now.toISOString() }).where(eq(dashboardSessions.id, session.sessionId));
+    await tx.handle.update(dashboardSessions).set({ lastSeenAt: now.toISOString() }).where(eq(dashboardSessions.id, session.sessionId));
   });
 }
 
 /** Revokes every live session that `scope` selects except the one the person acts through; inside a write job. */
-export async function endOtherSessions(tx: DrizzleDb, scope: SQL, keepSessionId: string, at: Date): Promise<number> {
-  return touched(tx.update(dashboardSessions).set({ revokedAt: at.toISOString() })
+export async function endOtherSessions(tx: Stores, scope: SQL, keepSessionId: string, at: Date): Promise<number> {
+  return touched(tx.handle.update(dashboardSessions).set({ revokedAt: at.toISOString() })
     .where(and(scope, ne(dashboardSessions.id, keepSessionId), isNull(dashboardSessions.revokedAt), gt(dashboardSessions.expiresAt, at.toISOString())))
     .returning({ id: dashboardSessions.id }));
 }
@@ -166,7 +166,7 @@ export async function changePassword(s: Services, who: DashboardActor, password:
   const passwordHash = await hashPassword(newPassword);
   const ended = await s.db.write(async (tx) => {
     const now = s.clock.now();
-    await tx.update(dashboardUsers).set({ passwordHash }).where(eq(dashboardUsers.id, who.userId));
+    await tx.handle.update(dashboardUsers).set({ passwordHash }).where(eq(dashboardUsers.id, who.userId));
     const n = await endOtherSessions(tx, eq(dashboardSessions.userId, who.userId), who.sessionId, now);
     await recordAudit(tx, who, 'password.change', now);
     return n;
@@ -182,7 +182,7 @@ export const MAX_LISTED_SESSIONS = 100;
 /** The person's live sessions, newest first: where each was opened and when it was last seen. */
 export async function listSessions(s: Services, who: Pick<DashboardActor, 'userId' | 'sessionId'>): Promise<{ data: SessionView[] }> {
   const now = s.clock.now().toISOString();
-  const rows = await s.db.read.select({
+  const rows = await s.db.read.handle.select({
     id: dashboardSessions.id, clientAddress: dashboardSessions.clientAddress, userAgent: dashboardSessions.userAgent,
     createdAt: dashboardSessions.createdAt, lastSeenAt: dashboardSessions.lastSeenAt, expiresAt: dashboardSessions.expiresAt,
   }).from(dashboardSessions)

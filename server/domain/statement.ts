@@ -1,5 +1,5 @@
 import { and, desc, eq, gte, lt, sql, type SQL } from 'drizzle-orm';
-import type { DrizzleDb } from '../../db';
+import type { Stores } from '../../db';
 import { perConnection } from '../../db/prepared';
 import { ledgerBooks, ledgerEntries, ledgerLines } from '../../db/schema';
 import { DomainError, validationError } from '../errors';
@@ -51,12 +51,12 @@ interface Range { bookId: string; from?: string; to?: string; after?: { createdA
  * book, the date range, the cursor and the order, so a page costs the same at line 50 and at line
  * 1,000,000. Exported for the plan test.
  */
-export function statementPageQuery(db: DrizzleDb, r: Range) {
+export function statementPageQuery(db: Stores, r: Range) {
   const where: SQL[] = [eq(ledgerLines.bookId, r.bookId)];
   if (r.from) where.push(gte(ledgerLines.createdAt, r.from));
   if (r.to) where.push(lt(ledgerLines.createdAt, r.to));
   if (r.after) where.push(sql`(${ledgerLines.createdAt}, ${ledgerLines.id}) < (${r.after.createdAt}, ${r.after.id})`);
-  return db.select({
+  return db.handle.select({
     id: ledgerLines.id, amount: ledgerLines.amount, balanceAfter: ledgerLines.balanceAfter, createdAt: ledgerLines.createdAt,
     entryId: ledgerEntries.id, kind: ledgerEntries.kind, resourceId: ledgerEntries.resourceId, description: ledgerEntries.description,
   }).from(ledgerLines)
@@ -67,7 +67,7 @@ export function statementPageQuery(db: DrizzleDb, r: Range) {
 }
 
 /** Checks the query (400 on a bad date, a reversed range or a foreign cursor) and resolves it. */
-export async function statementRange(db: DrizzleDb, accountId: string, q: StatementQuery): Promise<Range | null> {
+export async function statementRange(db: Stores, accountId: string, q: StatementQuery): Promise<Range | null> {
   const from = q.from !== undefined ? dateBound('from', q.from) : undefined;
   const to = q.to !== undefined ? dateBound('to', q.to) : undefined;
   if (from !== undefined && to !== undefined && from > to) {

@@ -76,13 +76,13 @@ const withdrawal = (amount: number) => ({
 });
 
 async function batchesOf(withdrawalId: string) {
-  return a.db.read.select({ id: withdrawalBatches.id, status: withdrawalBatches.status, claimedBy: withdrawalBatches.claimedBy, dueAt: withdrawalBatches.dueAt })
+  return a.db.read.handle.select({ id: withdrawalBatches.id, status: withdrawalBatches.status, claimedBy: withdrawalBatches.claimedBy, dueAt: withdrawalBatches.dueAt })
     .from(withdrawalBatches).where(eq(withdrawalBatches.withdrawalId, withdrawalId)).orderBy(asc(withdrawalBatches.seq));
 }
 
 /** Ledger entries of these kinds per resource: [resource, count] pairs. */
 async function entriesPer(kinds: LedgerEntryKind[], resourceIds: string[]) {
-  const rows = await a.db.read.select({ resourceId: ledgerEntries.resourceId, n: sql<number>`count(*)` }).from(ledgerEntries)
+  const rows = await a.db.read.handle.select({ resourceId: ledgerEntries.resourceId, n: sql<number>`count(*)` }).from(ledgerEntries)
     .where(and(inArray(ledgerEntries.kind, kinds), inArray(ledgerEntries.resourceId, resourceIds))).groupBy(ledgerEntries.resourceId);
   return rows.map((r) => [r.resourceId, Number(r.n)]).sort();
 }
@@ -139,7 +139,7 @@ describe('withdrawal settlement across instances', () => {
     }
     expect(tally([...railA.asked, ...railB.asked])).toEqual(once(ids));
     expect(await entriesPer(['withdrawal_paid', 'withdrawal_failed'], ids)).toEqual(once(ids));
-    const paid = await a.db.read.select({ n: sql<number>`count(*)` }).from(withdrawalBatches)
+    const paid = await a.db.read.handle.select({ n: sql<number>`count(*)` }).from(withdrawalBatches)
       .where(and(inArray(withdrawalBatches.id, ids), eq(withdrawalBatches.status, 'PAID')));
     expect(Number(paid[0].n)).toBe(75);
     expect(await auditLedger(a.db.read)).toEqual({ total: 0, mismatched: [] });
@@ -171,7 +171,7 @@ describe('withdrawal settlement across instances', () => {
     const late = await sandboxRail(DELAY).pay(claimed[0], clock.now());
     expect(await applyPaymentOutcome(a, claimed[0], late)).toBe(false);
     expect(await entriesPer(['withdrawal_paid', 'withdrawal_failed'], ids)).toEqual(once(ids));
-    const types = (await a.db.read.select({ type: events.type }).from(events).where(eq(events.resourceId, withdrawalId)).orderBy(asc(events.seq))).map((e) => e.type);
+    const types = (await a.db.read.handle.select({ type: events.type }).from(events).where(eq(events.resourceId, withdrawalId)).orderBy(asc(events.seq))).map((e) => e.type);
     expect(types).toEqual(['withdraw.requested', 'withdraw.partially_paid', 'withdraw.paid']);
     expect(await auditLedger(a.db.read)).toEqual({ total: 0, mismatched: [] });
   });
@@ -186,7 +186,7 @@ describe('refund settlement across instances', () => {
     for (let i = 0; i < n; i++) {
       const t = await api.transactions.create(txBody('CARD'));
       await api.transactions.refund({ id: t.id, amount: 100 });
-      const [r] = await a.db.read.select({ id: refunds.id }).from(refunds).where(eq(refunds.transactionId, t.id));
+      const [r] = await a.db.read.handle.select({ id: refunds.id }).from(refunds).where(eq(refunds.transactionId, t.id));
       ids.push(r.id);
     }
     return ids;
@@ -220,7 +220,7 @@ describe('refund settlement across instances', () => {
     clock.advance(1);
     expect(await runRefundPass(b, railB.rail)).toBe(2);
     expect(tally(railB.asked)).toEqual(once(ids));
-    const rows = await a.db.read.select({ status: refunds.status, claimedBy: refunds.claimedBy }).from(refunds).where(inArray(refunds.id, ids));
+    const rows = await a.db.read.handle.select({ status: refunds.status, claimedBy: refunds.claimedBy }).from(refunds).where(inArray(refunds.id, ids));
     expect(rows).toEqual([{ status: 'PAID', claimedBy: b.instance }, { status: 'PAID', claimedBy: b.instance }]);
     expect(await applyRefundOutcome(a, claimed[0], { status: 'PAID', endToEndId: null })).toBe(false);
     expect(await entriesPer(['refund_paid', 'refund_failed'], ids)).toEqual(once(ids));
@@ -242,10 +242,10 @@ describe('charge expiry across instances', () => {
       if (x + y === 0) break;
     }
     expect(expired).toBe(150);
-    const statuses = await a.db.read.select({ status: transactions.status, n: sql<number>`count(*)` }).from(transactions)
+    const statuses = await a.db.read.handle.select({ status: transactions.status, n: sql<number>`count(*)` }).from(transactions)
       .where(inArray(transactions.id, ids)).groupBy(transactions.status);
     expect(statuses.map((r) => [r.status, Number(r.n)])).toEqual([['REFUSED', 150]]);
-    const evs = await a.db.read.select({ resourceId: events.resourceId }).from(events)
+    const evs = await a.db.read.handle.select({ resourceId: events.resourceId }).from(events)
       .where(and(eq(events.type, 'transaction.expired'), inArray(events.resourceId, ids)));
     expect(tally(evs.map((e) => e.resourceId))).toEqual(once(ids));
   });
@@ -256,11 +256,11 @@ describe('idempotency cleanup across instances', () => {
     const acc = await makeAccount(a);
     const now = clock.now();
     const at = (ms: number) => new Date(now.getTime() + ms).toISOString();
-    await a.db.write((tx) => tx.insert(idempotencyKeys).values([
+    await a.db.write((tx) => tx.handle.insert(idempotencyKeys).values([
       ...[1, 2, 3].map((i) => ({ accountId: acc.account_id, operation: 'withdrawal.create', key: `old-${i}`, fingerprint: 'f', result: '{}', createdAt: at(-90_000_000), expiresAt: at(-3_600_000) })),
       { accountId: acc.account_id, operation: 'withdrawal.create', key: 'live', fingerprint: 'f', result: '{}', createdAt: at(0), expiresAt: at(86_400_000) },
     ]));
-    const keys = async () => (await a.db.read.select({ key: idempotencyKeys.key }).from(idempotencyKeys)
+    const keys = async () => (await a.db.read.handle.select({ key: idempotencyKeys.key }).from(idempotencyKeys)
       .where(eq(idempotencyKeys.accountId, acc.account_id)).orderBy(asc(idempotencyKeys.key))).map((k) => k.key);
     if (onPostgres) {
       // A's purge job holds the purge's lock (PostgreSQL runs the two instances' jobs concurrently)

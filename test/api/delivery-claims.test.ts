@@ -47,7 +47,7 @@ async function queue(n: number) {
   });
   const r = await dispatchPendingEvents(a);
   expect(r.deliveries).toBe(n + 2);
-  const ordered = await a.db.read.select({ id: deliveries.id }).from(deliveries).where(eq(deliveries.resourceId, 'ordered')).orderBy(asc(deliveries.eventSeq));
+  const ordered = await a.db.read.handle.select({ id: deliveries.id }).from(deliveries).where(eq(deliveries.resourceId, 'ordered')).orderBy(asc(deliveries.eventSeq));
   return { firstOrdered: ordered[0].id, secondOrdered: ordered[1].id };
 }
 
@@ -56,7 +56,7 @@ const ok: SendWebhookResult = { ok: true, status: 200, durationMs: 3, responseEx
 const failed: SendWebhookResult = { ok: false, status: null, durationMs: 3, responseExcerpt: '', error: 'connection refused' };
 const record = (s: Services, deliveryId: string, result: SendWebhookResult) =>
   s.db.write((tx) => recordAttempts(tx, [{ deliveryId, result, startedAt: clock.now(), finishedAt: clock.now() }], SCHEDULE, clock.now()));
-const row = async (id: string) => (await a.db.read.select().from(deliveries).where(eq(deliveries.id, id)))[0];
+const row = async (id: string) => (await a.db.read.handle.select().from(deliveries).where(eq(deliveries.id, id)))[0];
 
 describe.runIf(onPostgres)('delivery claims across instances (PostgreSQL)', () => {
   it('two instances claiming at once take disjoint queue heads, and a queue\'s next delivery is never claimed while its head is out', async () => {
@@ -70,7 +70,7 @@ describe.runIf(onPostgres)('delivery claims across instances (PostgreSQL)', () =
     expect(ids).not.toContain(secondOrdered);
     // every head is leased now: nothing is left to claim
     expect(await claim(b, 100)).toEqual([]);
-    const leased = await a.db.read.select({ lease: deliveries.leaseExpiresAt }).from(deliveries).where(eq(deliveries.id, firstOrdered));
+    const leased = await a.db.read.handle.select({ lease: deliveries.leaseExpiresAt }).from(deliveries).where(eq(deliveries.id, firstOrdered));
     expect(leased[0].lease).toBe(new Date(clock.now().getTime() + DELIVERY_LEASE_MS).toISOString());
     // recording the head clears its lease and lets the queue's next delivery be claimed (by either instance)
     await record(a, firstOrdered, ok);
@@ -104,7 +104,7 @@ describe('fair claims between accounts (one merchant\'s backlog cannot take ever
     expect((await dispatchPendingEvents(a)).deliveries).toBe(1);
     const pass = () => ({ use: new SlotUse({ total: 10, perAccount: 4, perHost: 100 }), after: null });
     const byAccount = async (ids: string[]) => {
-      const rows = await a.db.read.select({ id: deliveries.id, accountId: deliveries.accountId }).from(deliveries);
+      const rows = await a.db.read.handle.select({ id: deliveries.id, accountId: deliveries.accountId }).from(deliveries);
       const owner = new Map(rows.map((r) => [r.id, r.accountId]));
       return { mine: ids.filter((id) => owner.get(id) === accountId).length, other: ids.filter((id) => owner.get(id) === other).length };
     };
@@ -122,7 +122,7 @@ describe('fair claims between accounts (one merchant\'s backlog cannot take ever
     expect((await byAccount(y.map((d) => d.id))).mine).toBeLessThanOrEqual(4);
     expect((await byAccount(ids)).other).toBe(1);
     // what was not claimed stays due and unleased: the next pass takes it
-    const left = await a.db.read.select({ id: deliveries.id }).from(deliveries).where(and(isNull(deliveries.leaseExpiresAt), eq(deliveries.status, 'PENDING'), isNotNull(deliveries.nextAttemptAt)));
+    const left = await a.db.read.handle.select({ id: deliveries.id }).from(deliveries).where(and(isNull(deliveries.leaseExpiresAt), eq(deliveries.status, 'PENDING'), isNotNull(deliveries.nextAttemptAt)));
     expect(left.length).toBe(41 - ids.length + 1);
   });
 });
@@ -140,17 +140,17 @@ describe('the event dispatcher on every instance', () => {
       if (fannedOut >= N) break;
     }
     expect(fannedOut).toBe(N);
-    const perEvent = await a.db.read.select({ eventId: deliveries.eventId, n: sql<number>`count(*)` }).from(deliveries).groupBy(deliveries.eventId);
+    const perEvent = await a.db.read.handle.select({ eventId: deliveries.eventId, n: sql<number>`count(*)` }).from(deliveries).groupBy(deliveries.eventId);
     expect(perEvent).toHaveLength(N);
     expect(perEvent.every((r) => Number(r.n) === 1)).toBe(true);
-    expect((await a.db.read.select({ id: events.id }).from(events).where(isNull(events.dispatchedAt)))).toEqual([]);
+    expect((await a.db.read.handle.select({ id: events.id }).from(events).where(isNull(events.dispatchedAt)))).toEqual([]);
   });
 });
 
 describe('a late record', () => {
   it('from an instance whose lease was taken over does not un-deliver: a DELIVERED delivery stays DELIVERED', async () => {
     await queue(0);
-    const [head] = await a.db.read.select({ id: deliveries.id }).from(deliveries).where(eq(deliveries.resourceId, 'ordered')).orderBy(asc(deliveries.eventSeq)).limit(1);
+    const [head] = await a.db.read.handle.select({ id: deliveries.id }).from(deliveries).where(eq(deliveries.resourceId, 'ordered')).orderBy(asc(deliveries.eventSeq)).limit(1);
     if (onPostgres) {
       expect((await claim(a, 1)).map((d) => d.id)).toEqual([head.id]);
       clock.advance(DELIVERY_LEASE_MS + 1);
@@ -166,6 +166,6 @@ describe('a late record', () => {
     expect(d.lastError).toBeNull();
     expect(d.leaseExpiresAt).toBeNull();
     expect(d.attempts).toBe(2);
-    expect(await a.db.read.select({ id: deliveryAttempts.id }).from(deliveryAttempts).where(eq(deliveryAttempts.deliveryId, head.id))).toHaveLength(2);
+    expect(await a.db.read.handle.select({ id: deliveryAttempts.id }).from(deliveryAttempts).where(eq(deliveryAttempts.deliveryId, head.id))).toHaveLength(2);
   });
 });

@@ -57,7 +57,7 @@ describe('createWebhook', () => {
     const e = await refusal(keyed('webhook-api', 'k-exp').api.webhooks.create(body));
     expect(e.status).toBe(400);
     expect(e.extra.issues?.[0].path).toBe('url');
-    expect((await s.db.read.select().from(webhooks))).toHaveLength(1);
+    expect((await s.db.read.handle.select().from(webhooks))).toHaveLength(1);
   });
 
   it('a replay found inside the write job still skips the check', async () => {
@@ -82,7 +82,7 @@ describe('createWithdrawal and createTransaction', () => {
     const replay = keyed('bearer', 'wd-1');
     expect(await replay.api.withdrawals.create(withdrawal)).toEqual(created);
     expect(replay.ctx.resHeaders.get('idempotent-replayed')).toBe('true');
-    expect((await s.db.read.select().from(withdrawals))).toHaveLength(1);
+    expect((await s.db.read.handle.select().from(withdrawals))).toHaveLength(1);
     // a new key is judged by today's rules
     const fresh = await refusal(keyed('bearer', 'wd-2').api.withdrawals.create(withdrawal));
     expect(fresh.extra.issues?.map((i) => i.path).sort()).toEqual(['amount', 'postback']);

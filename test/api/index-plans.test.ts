@@ -2,6 +2,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type Database from 'better-sqlite3';
 import type { DrizzleDb } from '../../db';
+import { handleOf, type Stores } from '../../db/stores';
 import { auditBooks } from '../../server/domain/audit';
 import { purgeExpiredIdempotencyKeys } from '../../server/domain/idempotency';
 import { expireDuePixCharges } from '../../server/domain/transactions/expiry';
@@ -34,7 +35,7 @@ beforeAll(async () => {
 afterAll(async () => { await s.cleanup(); });
 
 /** The better-sqlite3 connection under a drizzle handle (drizzle keeps it as $client). */
-const clientOf = (db: DrizzleDb) => (db as unknown as { $client: Database.Database }).$client;
+const clientOf = (db: DrizzleDb | Stores) => (handleOf(db) as unknown as { $client: Database.Database }).$client;
 const writeConnection = () => s.db.write((tx) => clientOf(tx));
 
 /** The plans of every statement `fn` prepares on these connections (statements prepared before are not seen: each test's function prepares its own on first use). */
@@ -74,7 +75,7 @@ describe('the plans of the background passes', () => {
     expect(planOf(plans, /from "webhooks"/)).toMatch(/SEARCH webhooks USING INDEX webhooks_account_idx \(account_id=\?\)/);
     expect(planOf(plans, /from "withdrawals" where "withdrawals"."id" in/)).toMatch(/SEARCH withdrawals USING INDEX sqlite_autoindex_withdrawals_1 \(id=\?\)/);
     // the fan-out did happen (a webhook and a postback for withdraw.requested)
-    expect(await s.db.read.$count((await import('../../db/schema')).deliveries)).toBe(2);
+    expect(await s.db.read.handle.$count((await import('../../db/schema')).deliveries)).toBe(2);
   });
 
   it('fair delivery: the accounts with due work by a loose scan of deliveries_account_due_idx, and each account\'s oldest due heads by a seek on it', async () => {
@@ -118,7 +119,7 @@ describe('the plans of the background passes', () => {
   });
 
   it('ledger audit (readiness, every minute): credits per transaction by the one-credit index, lines per entry by ledger_lines_entry_idx', async () => {
-    const plans = await plansOf([clientOf(s.db.read)], async () => auditBooks(s.db.read as DrizzleDb));
+    const plans = await plansOf([clientOf(s.db.read)], async () => auditBooks(s.db.read));
     // the partial unique index on transaction credits answers "how many credits" without the table
     expect(planOf(plans, /FROM ledger_entries e WHERE e.resource_id = t.id/)).toMatch(/SEARCH e USING COVERING INDEX ledger_entries_one_credit_uq \(resource_id=\?\)/);
     expect(planOf(plans, /LEFT JOIN ledger_lines l ON l.entry_id = e.id/)).toMatch(/SEARCH l USING INDEX ledger_lines_entry_idx \(entry_id=\?\)/);
@@ -129,7 +130,7 @@ describe('the plans of the background passes', () => {
     expect(p).toMatch(/SEARCH withdrawals USING INDEX sqlite_autoindex_withdrawals_1 \(id=\?\)/);
     expect(p).toMatch(/SEARCH withdrawal_batches USING INDEX withdrawal_batches_withdrawal_idx \(withdrawal_id=\?\)/);
     expect(p).not.toMatch(/TEMP B-TREE|SCAN/);
-    const [w] = await s.db.read.select({ id: withdrawals.id }).from(withdrawals).limit(1);
+    const [w] = await s.db.read.handle.select({ id: withdrawals.id }).from(withdrawals).limit(1);
     expect((await withdrawalView(s.db.read, accountId, w.id))?.receipt).toHaveLength(1);
   });
 
@@ -139,7 +140,7 @@ describe('the plans of the background passes', () => {
     expect(p).toMatch(/SEARCH withdrawals USING INDEX sqlite_autoindex_withdrawals_1 \(id=\?\)/);
     expect(p).toMatch(/SEARCH withdrawal_batches USING INDEX withdrawal_batches_withdrawal_idx \(withdrawal_id=\?\)/);
     expect(p).not.toMatch(/TEMP B-TREE|SCAN/);
-    const [b] = await s.db.read.select({ id: withdrawalBatches.id, withdrawalId: withdrawalBatches.withdrawalId }).from(withdrawalBatches).limit(1);
+    const [b] = await s.db.read.handle.select({ id: withdrawalBatches.id, withdrawalId: withdrawalBatches.withdrawalId }).from(withdrawalBatches).limit(1);
     expect((await withdrawalViewByBatch(s.db.read, accountId, b.id))?.id).toBe(b.withdrawalId);
     // another account's batch is not found
     expect(await withdrawalViewByBatch(s.db.read, 'acc_someone_else', b.id)).toBeNull();

@@ -1,6 +1,5 @@
 import { eq } from 'drizzle-orm';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { afterCommit } from '../../db';
 import { events, withdrawalBatches } from '../../db/schema';
 import { ManualClock } from '../../server/clock';
 import { createContextInner } from '../../server/context';
@@ -35,10 +34,10 @@ describe('write job context', () => {
       const request = { id: `req-${i}`, route: null, accountId: null };
       const ctx = createContextInner({ services: s, auth: { kind: 'bearer', accountId }, transport: 'rest', request });
       const created = await createCaller(ctx).withdrawals.create(withdrawalBody(i));
-      const [batch] = await s.db.read.select({ withdrawalId: withdrawalBatches.withdrawalId }).from(withdrawalBatches).where(eq(withdrawalBatches.id, created.data[0].identifier));
+      const [batch] = await s.db.read.handle.select({ withdrawalId: withdrawalBatches.withdrawalId }).from(withdrawalBatches).where(eq(withdrawalBatches.id, created.data[0].identifier));
       return { requestId: request.id, withdrawalId: batch.withdrawalId };
     }));
-    const rows = await s.db.read.select({ resourceId: events.resourceId, requestId: events.requestId }).from(events).where(eq(events.type, 'withdraw.requested'));
+    const rows = await s.db.read.handle.select({ resourceId: events.resourceId, requestId: events.requestId }).from(events).where(eq(events.type, 'withdraw.requested'));
     expect(rows).toHaveLength(40);
     const byWithdrawal = new Map(made.map((m) => [m.withdrawalId, m.requestId]));
     for (const r of rows) expect(r.requestId).toBe(byWithdrawal.get(r.resourceId));
@@ -47,21 +46,21 @@ describe('write job context', () => {
   it('a call without a request (in-process caller, background work) records no request id', async () => {
     const ctx = createContextInner({ services: s, auth: { kind: 'bearer', accountId }, transport: 'caller' });
     await createCaller(ctx).withdrawals.create(withdrawalBody(1));
-    const [row] = await s.db.read.select({ requestId: events.requestId }).from(events).where(eq(events.type, 'withdraw.requested'));
+    const [row] = await s.db.read.handle.select({ requestId: events.requestId }).from(events).where(eq(events.type, 'withdraw.requested'));
     expect(row.requestId).toBeNull();
   });
 
   it('after-commit effects run for the jobs that committed, never for one that threw, and only once each', async () => {
     const ran: string[] = [];
     await Promise.all(['a', 'b', 'c', 'd'].map((name) => s.db.write(async (tx) => {
-      afterCommit(tx, () => ran.push(name));
+      tx.afterCommit(() => ran.push(name));
       await Promise.resolve();
       if (name === 'c') throw new Error('c rolls back');
     }).catch(() => ran.push(`${name} failed`))));
     expect(ran.sort()).toEqual(['a', 'b', 'c failed', 'd']);
     // outside any job there is no context: nothing is kept for a later job to run
     const stray = await s.db.write(async (tx) => tx);
-    afterCommit(stray, () => ran.push('stray'));
+    stray.afterCommit(() => ran.push('stray'));
     await s.db.write(async () => undefined);
     expect(ran).not.toContain('stray');
   });

@@ -95,7 +95,7 @@ describe('a withdrawal to a key the directory does not know', () => {
       receiver_name: null, receiver_bank: null, receiver_bank_ispb: null,
       failure_code: 'KEY_NOT_FOUND', failure_reason: 'The Pix key is not registered in the Pix directory (DICT), so nothing was sent.',
     })));
-    const rows = await s.db.read.select().from(withdrawalBatches).where(eq(withdrawalBatches.withdrawalId, view.id));
+    const rows = await s.db.read.handle.select().from(withdrawalBatches).where(eq(withdrawalBatches.withdrawalId, view.id));
     expect(rows.map((r) => [r.failureCode, r.failureReason])).toEqual(view.receipt.map((r) => [r.failure_code, r.failure_reason]));
     expect((await merchantBalance(s.db.read, acc.account_id)).available).toBe(500_000);
   });
@@ -108,7 +108,7 @@ describe('a withdrawal to a key the directory does not know', () => {
     const rail = railFor(s.config)!;
     await Promise.all([1, 2, 3, 4].map(() => runSettlementPass(s, rail)));
     // every pass read the same three due batches; each batch's refund was written by exactly one of them
-    const refunds = await s.db.read.select({ resourceId: ledgerEntries.resourceId }).from(ledgerEntries).where(eq(ledgerEntries.kind, 'withdrawal_failed'));
+    const refunds = await s.db.read.handle.select({ resourceId: ledgerEntries.resourceId }).from(ledgerEntries).where(eq(ledgerEntries.kind, 'withdrawal_failed'));
     expect(refunds.map((r) => r.resourceId).sort()).toEqual(res.data.map((b) => b.identifier).sort());
     const view = await api.withdrawals.get({ identifier: res.data[0].identifier });
     expect(view.receipt.map((r) => r.failure_code)).toEqual(['KEY_NOT_FOUND', 'KEY_NOT_FOUND', 'KEY_NOT_FOUND']);

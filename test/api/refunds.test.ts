@@ -41,16 +41,16 @@ async function balance(accountId: string) {
 }
 
 async function eventTypes(resourceId: string) {
-  return (await s.db.read.select().from(events).where(eq(events.resourceId, resourceId)).orderBy(asc(events.seq))).map((e) => e.type);
+  return (await s.db.read.handle.select().from(events).where(eq(events.resourceId, resourceId)).orderBy(asc(events.seq))).map((e) => e.type);
 }
 
 /** Everything a refund could have written, to show that a refused one wrote nothing. */
 async function snapshot() {
-  const n = async (t: any) => (await first(s.db.read.select({ n: sql<number>`count(*)` }).from(t)))!.n;
+  const n = async (t: any) => (await first(s.db.read.handle.select({ n: sql<number>`count(*)` }).from(t)))!.n;
   return {
     refunds: await n(refunds), entries: await n(ledgerEntries), events: await n(events), keys: await n(idempotencyKeys),
-    books: await s.db.read.select({ id: ledgerBooks.id, balance: ledgerBooks.balance }).from(ledgerBooks).orderBy(ledgerBooks.id),
-    transactions: await s.db.read.select().from(transactions).orderBy(transactions.id),
+    books: await s.db.read.handle.select({ id: ledgerBooks.id, balance: ledgerBooks.balance }).from(ledgerBooks).orderBy(ledgerBooks.id),
+    transactions: await s.db.read.handle.select().from(transactions).orderBy(transactions.id),
   };
 }
 
@@ -82,7 +82,7 @@ describe('POST /transaction/{id}/refund (transactions.refund)', () => {
     expect(after).toMatchObject({ status: 'APPROVED', refunded_amount: 1_000, refunds: [{ id: view.refunds[0].id, status: 'PAID', endtoend: null }] });
     expect(await eventTypes(t.id)).toEqual(['transaction.created', 'transaction.approved', 'transaction.refunded', 'transaction.refund_paid']);
     expect(await balance(acc.account_id)).toEqual({ available: 2_500, blocked: 0 });
-    const books = await s.db.read.select().from(ledgerBooks);
+    const books = await s.db.read.handle.select().from(ledgerBooks);
     expect(books.find((b) => b.accountId === acc.account_id && b.kind === 'refunds_in_flight')!.balance).toBe(0);
     expect(books.find((b) => b.kind === 'refunds_out')!.balance).toBe(1_000);
     expect(await settle()).toBe(0); // settled once
@@ -145,7 +145,7 @@ describe('POST /transaction/{id}/refund (transactions.refund)', () => {
     const c = as(acc.account_id);
     const t = await c.transactions.create(txBody('CARD'));
     const view = await c.transactions.refund({ id: t.id, amount: 100 });
-    const e = await first(s.db.read.select().from(events).where(eq(events.type, 'transaction.refunded')));
+    const e = await first(s.db.read.handle.select().from(events).where(eq(events.type, 'transaction.refunded')));
     expect(e!.category).toBe('transaction');
     expect(JSON.parse(e!.payload)).toEqual(view);
   });
@@ -246,7 +246,7 @@ describe('refunds and disputes (docs/decisions.md "Refunds")', () => {
     const full = await c.transactions.create(txBody('CARD'));
     await c.transactions.refund({ id: full.id });
     expect((await failure(c.sandbox.openDispute({ id: full.id }))).code).toBe('INVALID_STATE');
-    expect(await s.db.read.select().from(disputes).where(eq(disputes.transactionId, full.id))).toEqual([]);
+    expect(await s.db.read.handle.select().from(disputes).where(eq(disputes.transactionId, full.id))).toEqual([]);
   });
 
   it('the database itself refuses refunds beyond the total, during a dispute, or of another account, and a hold beyond what refunds left', async () => {
@@ -257,14 +257,14 @@ describe('refunds and disputes (docs/decisions.md "Refunds")', () => {
     const iso = clock.now().toISOString();
     const row = (over: Partial<typeof refunds.$inferInsert>) => ({ id: `rf_test${Math.random().toString(36).slice(2)}`, accountId: acc.account_id, transactionId: t.id, amount: 100, status: 'PENDING' as const, dueAt: iso, createdAt: iso, updatedAt: iso, ...over });
     const refused = (p: Promise<unknown>) => p.then(() => 'written', (e: Error) => String(e.message + ' ' + (e.cause as Error)?.message));
-    expect(await refused(s.db.write((tx) => (tx.insert(refunds).values(row({ amount: 2_501 })))))).toMatch(/transactions_refunded_bounds/);
-    expect(await refused(s.db.write((tx) => (tx.insert(refunds).values(row({ accountId: other.account_id })))))).toMatch(/not APPROVED/);
-    expect(await refused(s.db.write((tx) => (tx.insert(refunds).values(row({ status: 'PAID' })))))).toMatch(/starts PENDING/);
-    await s.db.write((tx) => (tx.insert(refunds).values(row({ amount: 2_000 }))));
-    expect(await refused(s.db.write((tx) => (tx.insert(disputes).values({ id: 'dsp_test', accountId: acc.account_id, transactionId: t.id, status: 'OPEN', amount: 501, createdAt: iso, updatedAt: iso }))))).toMatch(/dispute hold exceeds/);
-    await s.db.write((tx) => (tx.insert(disputes).values({ id: 'dsp_test', accountId: acc.account_id, transactionId: t.id, status: 'OPEN', amount: 500, createdAt: iso, updatedAt: iso })));
-    expect(await refused(s.db.write((tx) => (tx.insert(refunds).values(row({ amount: 1 })))))).toMatch(/open or lost dispute/);
-    expect(await refused(s.db.write((tx) => (tx.delete(refunds))))).toMatch(/refunds are history|refunds is append-only/); // SQLite's and PostgreSQL's words for it
+    expect(await refused(s.db.write((tx) => (tx.handle.insert(refunds).values(row({ amount: 2_501 })))))).toMatch(/transactions_refunded_bounds/);
+    expect(await refused(s.db.write((tx) => (tx.handle.insert(refunds).values(row({ accountId: other.account_id })))))).toMatch(/not APPROVED/);
+    expect(await refused(s.db.write((tx) => (tx.handle.insert(refunds).values(row({ status: 'PAID' })))))).toMatch(/starts PENDING/);
+    await s.db.write((tx) => (tx.handle.insert(refunds).values(row({ amount: 2_000 }))));
+    expect(await refused(s.db.write((tx) => (tx.handle.insert(disputes).values({ id: 'dsp_test', accountId: acc.account_id, transactionId: t.id, status: 'OPEN', amount: 501, createdAt: iso, updatedAt: iso }))))).toMatch(/dispute hold exceeds/);
+    await s.db.write((tx) => (tx.handle.insert(disputes).values({ id: 'dsp_test', accountId: acc.account_id, transactionId: t.id, status: 'OPEN', amount: 500, createdAt: iso, updatedAt: iso })));
+    expect(await refused(s.db.write((tx) => (tx.handle.insert(refunds).values(row({ amount: 1 })))))).toMatch(/open or lost dispute/);
+    expect(await refused(s.db.write((tx) => (tx.handle.delete(refunds))))).toMatch(/refunds are history|refunds is append-only/); // SQLite's and PostgreSQL's words for it
   });
 });
 
@@ -303,7 +303,7 @@ describe('refunds that fail after a dispute opened (docs/decisions.md "Refunds":
     amount: 100_000, items: [{ title: 'TV', unitPrice: 100_000, quantity: 1 }], customer: { ...txBody().customer, email: 'fail@sandbox.test' },
   }));
   const entryKinds = async (resourceId: string) =>
-    (await s.db.read.select({ kind: ledgerEntries.kind }).from(ledgerEntries).where(eq(ledgerEntries.resourceId, resourceId))).map((e) => e.kind);
+    (await s.db.read.handle.select({ kind: ledgerEntries.kind }).from(ledgerEntries).where(eq(ledgerEntries.resourceId, resourceId))).map((e) => e.kind);
 
   it('pending refunds, a dispute in the middle, then the refunds fail: their amounts join the hold, nothing reaches available', async () => {
     const acc = await makeAccount(s, { balance: 5_000 });
@@ -327,7 +327,7 @@ describe('refunds that fail after a dispute opened (docs/decisions.md "Refunds":
     const view = await c.transactions.get({ id: t.id });
     expect(view.refunded_amount).toBe(0);
     expect(view.refunds.every((r) => r.status === 'ERROR')).toBe(true);
-    const d = (await first(s.db.read.select().from(disputes).where(eq(disputes.id, opened.id))))!;
+    const d = (await first(s.db.read.handle.select().from(disputes).where(eq(disputes.id, opened.id))))!;
     // hold + paid refunds == total; the failed refunds' money did not become withdrawable
     expect(d.amount).toBe(100_000);
     expect(await balance(acc.account_id)).toEqual({ available: availableBefore, blocked: 100_000 });
@@ -356,9 +356,9 @@ describe('refunds that fail after a dispute opened (docs/decisions.md "Refunds":
     expect(await balance(acc.account_id)).toEqual({ available: 0, blocked: 0 });
     expect(await settle()).toBe(1);
     expect(await balance(acc.account_id)).toEqual({ available: 0, blocked: 0 });
-    expect((await first(s.db.read.select().from(disputes).where(eq(disputes.id, d.id))))!.amount).toBe(100_000);
+    expect((await first(s.db.read.handle.select().from(disputes).where(eq(disputes.id, d.id))))!.amount).toBe(100_000);
     expect(await entryKinds(r.refunds[0].id)).toEqual(['refund_requested', 'refund_failed_chargeback']);
-    const chargebacks = await first(s.db.read.select({ balance: ledgerBooks.balance }).from(ledgerBooks).where(eq(ledgerBooks.kind, 'chargebacks')));
+    const chargebacks = await first(s.db.read.handle.select({ balance: ledgerBooks.balance }).from(ledgerBooks).where(eq(ledgerBooks.kind, 'chargebacks')));
     expect(chargebacks?.balance).toBe(100_000);
     expect(await auditLedger(s.db.read)).toEqual({ total: 0, mismatched: [] });
   });
@@ -369,7 +369,7 @@ describe('refunds that fail after a dispute opened (docs/decisions.md "Refunds":
     const t = await c.transactions.create(txBody('CARD'));
     const d = await c.sandbox.openDispute({ id: t.id });
     const refused = (p: Promise<unknown>) => p.then(() => 'written', (e: Error) => String(e.message + ' ' + (e.cause as Error)?.message));
-    expect(await refused(s.db.write((tx) => (tx.update(disputes).set({ amount: 2_501 }).where(eq(disputes.id, d.id)))))).toMatch(/dispute hold exceeds/);
-    expect(await refused(s.db.write((tx) => (tx.update(disputes).set({ amount: 2_000 }).where(eq(disputes.id, d.id)))))).toMatch(/dispute hold exceeds/);
+    expect(await refused(s.db.write((tx) => (tx.handle.update(disputes).set({ amount: 2_501 }).where(eq(disputes.id, d.id)))))).toMatch(/dispute hold exceeds/);
+    expect(await refused(s.db.write((tx) => (tx.handle.update(disputes).set({ amount: 2_000 }).where(eq(disputes.id, d.id)))))).toMatch(/dispute hold exceeds/);
   });
 });

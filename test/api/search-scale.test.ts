@@ -28,7 +28,7 @@ const noScanNoSort = (p: string) => expect(p).not.toMatch(/SCAN (transactions|cu
 beforeAll(async () => {
   db = await seedScaleDatabase();
   await db.s.db.write(async (tx) => {
-    await tx.insert(disputes).values([
+    await tx.handle.insert(disputes).values([
       { id: 'dsp_00000000000000000001', accountId: db.accountId, transactionId: txn(N - 10), status: 'OPEN', amount: 100, createdAt: at(N), updatedAt: at(N) },
       { id: 'dsp_00000000000000000002', accountId: db.accountId, transactionId: txn(N - 20), status: 'LOST', amount: 100, createdAt: at(N), updatedAt: at(N) },
     ]);

@@ -29,20 +29,20 @@ beforeAll(async () => {
   s = await makeTestServices({ clock: new ManualClock(new Date('2025-12-31T00:00:00.000Z')) });
   accountId = (await makeAccount(s)).account_id;
   const other = (await makeAccount(s)).account_id;
-  const book = async (acc: string) => (await s.db.read.select({ id: ledgerBooks.id }).from(ledgerBooks)
+  const book = async (acc: string) => (await s.db.read.handle.select({ id: ledgerBooks.id }).from(ledgerBooks)
     .where(and(eq(ledgerBooks.accountId, acc), eq(ledgerBooks.kind, 'available'))).get())!.id;
   bookId = await book(accountId);
   const otherBook = await book(other);
   // One job of the writer; lines go through the real triggers (balance_after and date checked, books
   // updated). Only the merchant side is seeded: the plan does not depend on the counter-lines.
   await s.db.write((tx) => {
-    tx.run(sql`
+    tx.handle.run(sql`
       INSERT INTO ledger_entries (id, account_id, kind, resource_id, description, created_at)
       WITH RECURSIVE n(i) AS (SELECT 0 UNION ALL SELECT i + 1 FROM n WHERE i < ${N - 1})
       SELECT printf('lje_%020d', i), CASE WHEN i % 10 = 9 THEN ${other} ELSE ${accountId} END, 'sandbox_topup', NULL, 'seed',
              strftime('%Y-%m-%dT%H:%M:%fZ', ${BASE_S} + i, 'unixepoch')
       FROM n`);
-    tx.run(sql`
+    tx.handle.run(sql`
       INSERT INTO ledger_lines (entry_id, book_id, amount, balance_after, created_at)
       WITH RECURSIVE n(i) AS (SELECT 0 UNION ALL SELECT i + 1 FROM n WHERE i < ${N - 1})
       SELECT printf('lje_%020d', i),

@@ -39,12 +39,12 @@ async function failure(p: Promise<unknown>) {
 }
 
 async function counts() {
-  const n = async (t: any) => (await first(s.db.read.select({ n: sql<number>`count(*)` }).from(t)))!.n;
+  const n = async (t: any) => (await first(s.db.read.handle.select({ n: sql<number>`count(*)` }).from(t)))!.n;
   return { transactions: await n(transactions), customers: await n(customers), events: await n(events), entries: await n(ledgerEntries), keys: await n(idempotencyKeys) };
 }
 
 async function eventsOf(resourceId: string) {
-  return (await s.db.read.select().from(events).where(eq(events.resourceId, resourceId)).orderBy(asc(events.seq)))
+  return (await s.db.read.handle.select().from(events).where(eq(events.resourceId, resourceId)).orderBy(asc(events.seq)))
     .map((e) => ({ type: e.type, category: e.category, data: JSON.parse(e.payload) }));
 }
 
@@ -84,7 +84,7 @@ describe('POST /transaction (transactions.create)', () => {
       pixKey: merchantPixKey(acc.account_id), transactionAmount: 25, merchantName: 'Padaria Pao Quentinho da', merchantCity: 'SAO PAULO', txid: created.identifier,
     });
 
-    const row = await first(s.db.read.select().from(transactions).where(eq(transactions.id, created.id)));
+    const row = await first(s.db.read.handle.select().from(transactions).where(eq(transactions.id, created.id)));
     expect(row!.expiresAt).toBe('2026-03-10T13:00:00.000Z');
     expect(await eventsOf(created.id)).toEqual([{ type: 'transaction.created', category: 'transaction', data: await c.transactions.get({ id: created.id }) }]);
     expect(await balance(acc.account_id)).toEqual({ available: 0, blocked: 0 });
@@ -100,7 +100,7 @@ describe('POST /transaction (transactions.create)', () => {
     const evs = await eventsOf(created.id);
     expect(evs.map((e) => [e.type, e.data.status])).toEqual([['transaction.created', 'PENDING'], ['transaction.approved', 'APPROVED']]);
     expect(await c.transactions.paymentDetails({ transactionId: created.id })).toMatchObject({ card: { brand: 'VISA', last4: '1111', holder_name: 'Maria Silva', installments: 3 }, refused_reason: null });
-    const entries = await s.db.read.select().from(ledgerEntries).where(eq(ledgerEntries.resourceId, created.id));
+    const entries = await s.db.read.handle.select().from(ledgerEntries).where(eq(ledgerEntries.resourceId, created.id));
     expect(entries.map((e) => e.kind)).toEqual(['transaction_credit']);
     expect(await auditLedger(s.db.read)).toEqual({ total: 0, mismatched: [] });
   });
@@ -284,7 +284,7 @@ describe('transactions.list', () => {
     // no N+1: a page (and a GET) is one statement on the read connection, however many rows (counted
     // on better-sqlite3's prepare; the queries are the same drizzle code on PostgreSQL)
     if (!onPostgres) {
-      const conn = (s.db.read as unknown as { session: { client: { prepare: (q: string) => unknown } } }).session.client;
+      const conn = (s.db.read.handle as unknown as { session: { client: { prepare: (q: string) => unknown } } }).session.client;
       const prepare = conn.prepare.bind(conn);
       const statements: string[] = [];
       conn.prepare = (q: string) => { statements.push(q); return prepare(q); };
@@ -335,7 +335,7 @@ describe('sandbox payment', () => {
     const answers = await Promise.all(Array.from({ length: 50 }, () => c.sandbox.pay({ id: t.id })));
     expect(new Set(answers.map((a) => a.endtoend)).size).toBe(1);
     expect(await balance(acc.account_id)).toEqual({ available: 2500, blocked: 0 });
-    expect((await s.db.read.select().from(ledgerEntries).where(eq(ledgerEntries.resourceId, t.id))).length).toBe(1);
+    expect((await s.db.read.handle.select().from(ledgerEntries).where(eq(ledgerEntries.resourceId, t.id))).length).toBe(1);
     expect(await auditLedger(s.db.read)).toEqual({ total: 0, mismatched: [] });
   });
 
@@ -401,7 +401,7 @@ describe('disputes', () => {
     const lost = await c.sandbox.resolveDispute({ id: d.id, outcome: 'lost' });
     expect(lost.status).toBe('LOST');
     expect(await balance(acc.account_id)).toEqual({ available: 0, blocked: 0 });
-    const chargebacks = await first(s.db.read.select().from(ledgerBooks).where(eq(ledgerBooks.kind, 'chargebacks')));
+    const chargebacks = await first(s.db.read.handle.select().from(ledgerBooks).where(eq(ledgerBooks.kind, 'chargebacks')));
     expect(chargebacks!.balance).toBe(2500);
     expect((await eventsOf(d.id)).map((e) => e.type)).toEqual(['dispute.opened', 'dispute.lost']);
     expect((await failure(c.sandbox.openDispute({ id: t.id }))).code).toBe('CONFLICT');
@@ -470,7 +470,7 @@ describe('Pix expiry', () => {
     const again = serverServices(s.config.databasePath, { config: s.config, clock: later });
     try {
       expect(await expiryTick(again)()).toBe(1);
-      const row = await first(again.db.read.select().from(transactions).where(eq(transactions.id, t.id)));
+      const row = await first(again.db.read.handle.select().from(transactions).where(eq(transactions.id, t.id)));
       expect(row).toMatchObject({ status: 'REFUSED', refusedReason: 'expired' });
     } finally {
       await again.db.close();
@@ -488,8 +488,8 @@ describe('each state change and its event are one job', () => {
     const snapshot = async () => ({
       counts: await counts(),
       balance: await balance(acc.account_id),
-      transactions: await s.db.read.select().from(transactions).orderBy(transactions.id),
-      disputes: await s.db.read.select().from(disputes).orderBy(disputes.id),
+      transactions: await s.db.read.handle.select().from(transactions).orderBy(transactions.id),
+      disputes: await s.db.read.handle.select().from(disputes).orderBy(disputes.id),
     });
     const refusedEvent = async (type: string, action: () => Promise<unknown>) => {
       const before = await snapshot();
@@ -536,7 +536,7 @@ describe('each state change and its event are one job', () => {
     expect(await balance(acc.account_id)).toEqual({ available: 1000 + 2500 + 2500, blocked: 0 });
 
     // every change that did happen has exactly its events
-    const types = (await s.db.read.select({ type: events.type }).from(events).where(eq(events.accountId, acc.account_id)).orderBy(asc(events.seq))).map((e) => e.type);
+    const types = (await s.db.read.handle.select({ type: events.type }).from(events).where(eq(events.accountId, acc.account_id)).orderBy(asc(events.seq))).map((e) => e.type);
     expect(types).toEqual([
       'transaction.created', 'transaction.approved', // cardTx
       'transaction.created', // atomic-1

@@ -55,7 +55,7 @@ function record(type: EventType, resourceId: string, payload: unknown = { id: re
 }
 
 async function deliveryRows() {
-  return s.db.read.select().from(deliveries);
+  return s.db.read.handle.select().from(deliveries);
 }
 
 async function attemptsOf(webhookId: string) {
@@ -86,7 +86,7 @@ describe('webhook subscriptions (tRPC)', () => {
     expect(secretKeyBytes(w.secret)).toHaveLength(32);
     expect(w).toMatchObject({ url: `${receiver.url}/hook`, events: ['transaction', 'withdraw'], active: true });
 
-    const row = (await first(s.db.read.select().from(webhooks).where(eq(webhooks.id, w.magic_id))))!;
+    const row = (await first(s.db.read.handle.select().from(webhooks).where(eq(webhooks.id, w.magic_id))))!;
     expect(row.secretEnc).not.toContain(w.secret.slice(6));
     expect(decryptSecret(row.secretEnc, s.masterKey)).toBe(w.secret);
 
@@ -127,7 +127,7 @@ describe('webhook subscriptions (tRPC)', () => {
       expect(e.status, JSON.stringify(input)).toBe(400);
       expect(e.extra.issues?.map((i) => i.path.split('.')[0]), JSON.stringify(input)).toContain(field);
     }
-    expect((await s.db.read.select().from(webhooks))).toEqual([]);
+    expect((await s.db.read.handle.select().from(webhooks))).toEqual([]);
   });
 
   it('refuses private and loopback URLs at registration unless WEBHOOK_ALLOW_PRIVATE_URLS', async () => {
@@ -138,7 +138,7 @@ describe('webhook subscriptions (tRPC)', () => {
       expect(e.status, url).toBe(400);
       expect(e.extra.issues?.[0].path, url).toBe('url');
     }
-    expect((await s.db.read.select().from(webhooks))).toEqual([]);
+    expect((await s.db.read.handle.select().from(webhooks))).toEqual([]);
   });
 });
 
@@ -162,7 +162,7 @@ describe('idempotency-key on create (docs/decisions.md "Idempotency")', () => {
     expect(await replay.api.webhooks.create(body)).toEqual((a as PromiseFulfilledResult<unknown>).value);
     expect(replay.ctx.resHeaders.get('idempotent-replayed')).toBe('true');
     expect((await rejects(keyed('k-1').api.webhooks.create({ ...body, events: ['dispute'] }))).status).toBe(422);
-    expect((await s.db.read.select().from(webhooks))).toHaveLength(1);
+    expect((await s.db.read.handle.select().from(webhooks))).toHaveLength(1);
   });
 
   it("a replay answers from the stored answer, not from today's URL check", async () => {
@@ -176,7 +176,7 @@ describe('idempotency-key on create (docs/decisions.md "Idempotency")', () => {
     expect((await rejects(keyed('k-2', 'rest').api.webhooks.create({ ...body, events: ['dispute'] }))).status).toBe(422);
     // a new key still gets the check
     expect((await rejects(keyed('k-3', 'rest').api.webhooks.create(body))).extra.issues?.[0].path).toBe('url');
-    expect((await s.db.read.select().from(webhooks))).toHaveLength(1);
+    expect((await s.db.read.handle.select().from(webhooks))).toHaveLength(1);
   });
 
   it('REST requires the key (400 naming idempotency-key); a bad key is a 400 too; nothing stored', async () => {
@@ -186,7 +186,7 @@ describe('idempotency-key on create (docs/decisions.md "Idempotency")', () => {
       expect(e.status, String(key)).toBe(400);
       expect(e.extra.issues?.[0].path).toBe('idempotency-key');
     }
-    expect((await s.db.read.select().from(webhooks))).toEqual([]);
+    expect((await s.db.read.handle.select().from(webhooks))).toEqual([]);
   });
 });
 
@@ -197,7 +197,7 @@ describe('dispatch and delivery', () => {
     const gone = await api().webhooks.create({ url: `${receiver.url}/deleted`, events: ['withdraw'] });
     await api().webhooks.delete({ magic_id: gone.content.magic_id });
     const now = s.clock.now().toISOString();
-    await s.db.write((t) => t.insert(withdrawals).values({
+    await s.db.write((t) => t.handle.insert(withdrawals).values({
       id: 'wd_postback1', accountId, status: 'REQUESTED', amount: 100, key: 'a@b.co', keyType: 'EMAIL', detailsName: 'A',
       detailsDocument: '52998224725', postback: `${receiver.url}/postback`, createdAt: now, updatedAt: now,
     }));
@@ -207,10 +207,10 @@ describe('dispatch and delivery', () => {
 
     await waitFor(async () => receiver.received.length >= 2 && (await deliveryRows()).every((d) => d.status === 'DELIVERED'), { what: 'two deliveries' });
     expect(receiver.received.map((r) => r.path).sort()).toEqual(['/postback', '/wd']);
-    const ev = (await first(s.db.read.select().from(events).where(eq(events.id, e.id))))!;
+    const ev = (await first(s.db.read.handle.select().from(events).where(eq(events.id, e.id))))!;
     expect(ev.dispatchedAt).not.toBeNull();
 
-    const postbackSecret = decryptSecret((await first(s.db.read.select().from(accounts).where(eq(accounts.id, accountId))))!.postbackSecretEnc, s.masterKey);
+    const postbackSecret = decryptSecret((await first(s.db.read.handle.select().from(accounts).where(eq(accounts.id, accountId))))!.postbackSecretEnc, s.masterKey);
     for (const r of receiver.received) {
       const secret = r.path === '/wd' ? wd.content.secret : postbackSecret;
       expect(new Webhook(secret).verify(r.body, r.headers)).toEqual(JSON.parse(r.body));
@@ -234,18 +234,18 @@ describe('dispatch and delivery', () => {
   it("sends transaction and dispute events to the transaction's postback, signed with the account's postback secret", async () => {
     const now = s.clock.now().toISOString();
     await s.db.write(async (t) => {
-      await t.insert(customers).values({ id: 'cus_pb', accountId, name: 'C', email: 'c@example.com', document: '52998224725', createdAt: now });
-      await t.insert(transactions).values({
+      await t.handle.insert(customers).values({ id: 'cus_pb', accountId, name: 'C', email: 'c@example.com', document: '52998224725', createdAt: now });
+      await t.handle.insert(transactions).values({
         id: 'txn_pb', accountId, identifier: 'idf_pb', method: 'CARD', status: 'APPROVED', amount: 500, customerId: 'cus_pb',
         items: '[]', postback: `${receiver.url}/txn-postback`, createdAt: now, updatedAt: now,
       });
-      await t.insert(disputes).values({ id: 'dsp_pb', accountId, transactionId: 'txn_pb', status: 'OPEN', amount: 500, createdAt: now, updatedAt: now });
+      await t.handle.insert(disputes).values({ id: 'dsp_pb', accountId, transactionId: 'txn_pb', status: 'OPEN', amount: 500, createdAt: now, updatedAt: now });
     });
     startDelivering();
     const e1 = await record('transaction.approved', 'txn_pb');
     const e2 = await record('dispute.opened', 'dsp_pb');
     await waitFor(() => receiver.received.length === 2, { what: 'two postbacks' });
-    const secret = decryptSecret((await first(s.db.read.select().from(accounts).where(eq(accounts.id, accountId))))!.postbackSecretEnc, s.masterKey);
+    const secret = decryptSecret((await first(s.db.read.handle.select().from(accounts).where(eq(accounts.id, accountId))))!.postbackSecretEnc, s.masterKey);
     expect(receiver.byId(e1.id)[0]).toMatchObject({ path: '/txn-postback', headers: { 'x-webhook-event': 'TRANSACTION' } });
     expect(receiver.byId(e2.id)[0]).toMatchObject({ path: '/txn-postback', headers: { 'x-webhook-event': 'DISPUTE' } });
     for (const r of receiver.received) expect(new Webhook(secret).verify(r.body, r.headers)).toBeTruthy();
@@ -275,12 +275,12 @@ describe('dispatch and delivery', () => {
     const other = (await makeAccount(s)).account_id;
     await api().webhooks.create({ url: `${receiver.url}/mine`, events: ['transaction'] });
     const off = await api().webhooks.create({ url: `${receiver.url}/off`, events: ['transaction'] });
-    await s.db.write((t) => t.update(webhooks).set({ active: 0 }).where(eq(webhooks.id, off.content.magic_id)));
+    await s.db.write((t) => t.handle.update(webhooks).set({ active: 0 }).where(eq(webhooks.id, off.content.magic_id)));
     startDelivering();
     await record('transaction.created', 'txn_other', undefined, other);
     const mine = await record('transaction.created', 'txn_mine');
     await waitFor(() => receiver.byId(mine.id).length === 1, { what: 'own event' });
-    await waitFor(async () => (await s.db.read.select().from(events)).every((e) => e.dispatchedAt !== null));
+    await waitFor(async () => (await s.db.read.handle.select().from(events)).every((e) => e.dispatchedAt !== null));
     expect(receiver.received.map((r) => r.path)).toEqual(['/mine']);
   });
 
@@ -351,7 +351,7 @@ describe('dispatch and delivery', () => {
     expect(log.find((d) => d.event_id === e1.id)).toMatchObject({ status: 'FAILED', attempt_count: 1, last_status_code: 410 });
     // an inactive webhook gets no new deliveries, and resending to it is refused
     await record('transaction.refused', 'txn_h');
-    await waitFor(async () => (await s.db.read.select().from(events)).every((e) => e.dispatchedAt !== null));
+    await waitFor(async () => (await s.db.read.handle.select().from(events)).every((e) => e.dispatchedAt !== null));
     expect((await deliveryRows())).toHaveLength(2);
     expect((await rejects(api().webhooks.resend({ delivery_id: log[0].id }))).status).toBe(422);
   });

@@ -55,9 +55,9 @@ async function failure(p: Promise<unknown>) {
 }
 
 const balanceOf = async (accountId: string) => merchantBalance(s.db.read, accountId);
-const eventsOf = (resourceId: string) => (s.db.read.select().from(events).where(eq(events.resourceId, resourceId)).orderBy(asc(events.seq)));
+const eventsOf = (resourceId: string) => (s.db.read.handle.select().from(events).where(eq(events.resourceId, resourceId)).orderBy(asc(events.seq)));
 const count = async (table: typeof withdrawals | typeof withdrawalBatches | typeof events) =>
-  (await first(s.db.read.select({ n: sql<number>`count(*)` }).from(table)))!.n;
+  (await first(s.db.read.handle.select({ n: sql<number>`count(*)` }).from(table)))!.n;
 
 async function settleAll() {
   clock.advance(DELAY);
@@ -232,7 +232,7 @@ describe('settlement', () => {
       expect([r.failure_code, r.failure_reason]).toEqual([null, null]);
     }
     expect(await balanceOf(acc.account_id)).toEqual({ available: 750_000, blocked: 0, inFlight: 0 });
-    const pixOut = await first(s.db.read.select().from(ledgerBooks).where(eq(ledgerBooks.kind, 'pix_out')));
+    const pixOut = await first(s.db.read.handle.select().from(ledgerBooks).where(eq(ledgerBooks.kind, 'pix_out')));
     expect(pixOut?.balance).toBe(250_000);
     // the first of three batches paid is a status change (REQUESTED → PARTIALLY_PAID), the last another
     const evs = await eventsOf(view.id);
@@ -253,7 +253,7 @@ describe('settlement', () => {
     expect(view.receipt.map((r) => [r.amount, r.failure_code, r.failure_reason])).toEqual([100_000, 100_000, 50_000].map((amount) =>
       [amount, 'REJECTED', 'The receiving institution refused the payment (sandbox key fail@sandbox.test).']));
     // the reason is stored with the batch, not recomputed on read
-    const stored = await s.db.read.select({ reason: withdrawalBatches.failureReason }).from(withdrawalBatches).where(eq(withdrawalBatches.withdrawalId, view.id));
+    const stored = await s.db.read.handle.select({ reason: withdrawalBatches.failureReason }).from(withdrawalBatches).where(eq(withdrawalBatches.withdrawalId, view.id));
     expect(stored.map((r) => r.reason)).toEqual(view.receipt.map((r) => r.failure_reason));
     expect(await balanceOf(acc.account_id)).toEqual({ available: 1_000_000, blocked: 0, inFlight: 0 });
     expect((await eventsOf(view.id)).map((e) => e.type)).toEqual(['withdraw.requested', 'withdraw.error']);
@@ -288,7 +288,7 @@ describe('settlement', () => {
     await callerFor(s, acc.account_id).withdrawals.create(request({ amount: 300_000 }));
     clock.advance(DELAY);
     await Promise.all([runSettlementPass(s, rail), runSettlementPass(s, rail)]);
-    const paid = await first(s.db.read.select({ n: sql<number>`count(*)` }).from(ledgerEntries).where(eq(ledgerEntries.kind, 'withdrawal_paid')));
+    const paid = await first(s.db.read.handle.select({ n: sql<number>`count(*)` }).from(ledgerEntries).where(eq(ledgerEntries.kind, 'withdrawal_paid')));
     expect(paid!.n).toBe(1 + 3);
     expect(await balanceOf(acc.account_id)).toEqual({ available: 699_000, blocked: 0, inFlight: 0 });
     expect(await auditLedger(s.db.read)).toEqual({ total: 0, mismatched: [] });
@@ -322,9 +322,9 @@ describe('one write job per change', () => {
   let repair: (() => Promise<void>) | null = null;
   const breakEvents = async (types: string[]) => { repair = await refuseEvents(s.db, types, 'test: events are down'); };
   const repairEvents = () => repair!();
-  const entriesOf = async (accountId: string) => (await s.db.read.select({ kind: ledgerEntries.kind }).from(ledgerEntries)
+  const entriesOf = async (accountId: string) => (await s.db.read.handle.select({ kind: ledgerEntries.kind }).from(ledgerEntries)
     .where(eq(ledgerEntries.accountId, accountId))).map((e) => e.kind);
-  const idempotencyRows = async () => (await first(s.db.read.select({ n: sql<number>`count(*)` }).from(idempotencyKeys)))!.n;
+  const idempotencyRows = async () => (await first(s.db.read.handle.select({ n: sql<number>`count(*)` }).from(idempotencyKeys)))!.n;
 
   it('stores nothing of a request whose withdraw.requested event cannot be written: no debit, no rows, no idempotent answer', async () => {
     const acc = await makeAccount(s, { balance: 1_000_000 });
@@ -469,7 +469,7 @@ describe('events', () => {
     expect(evs.map((e) => JSON.parse(e.payload))).toEqual([requested, partial, paid]);
     expect(evs.map((e) => e.createdAt)).toEqual([requested.updated_at, partial.updated_at, paid.updated_at]);
     expect(res.data).toHaveLength(2);
-    const rows = await s.db.read.select().from(withdrawals).where(and(eq(withdrawals.accountId, acc.account_id)));
+    const rows = await s.db.read.handle.select().from(withdrawals).where(and(eq(withdrawals.accountId, acc.account_id)));
     expect(rows).toHaveLength(1);
   });
 });

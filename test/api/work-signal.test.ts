@@ -71,7 +71,7 @@ describe.runIf(onPostgres)('LISTEN/NOTIFY across instances (PostgreSQL)', () => 
       amount: 1_000, key: 'fulano@example.com', key_type: 'EMAIL', details: { name: 'Fulano de Tal', document: '529.982.247-25' },
     });
     const batchId = created.data[0].identifier;
-    await waitFor(async () => (await a.db.read.select({ status: withdrawalBatches.status }).from(withdrawalBatches)
+    await waitFor(async () => (await a.db.read.handle.select({ status: withdrawalBatches.status }).from(withdrawalBatches)
       .where(eq(withdrawalBatches.id, batchId)))[0]?.status === 'PAID', { what: 'the batch paid by B', timeoutMs: 20_000 });
     expect(Date.now() - started).toBeLessThan(WOKEN_WITHIN_MS);
 

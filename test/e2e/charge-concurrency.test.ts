@@ -25,7 +25,7 @@ afterAll(async () => {
   removeDir(srv.dir);
 });
 
-const entriesOf = (resourceId: string) => dbView.db.select({ kind: ledgerEntries.kind }).from(ledgerEntries).where(eq(ledgerEntries.resourceId, resourceId));
+const entriesOf = (resourceId: string) => dbView.db.handle.select({ kind: ledgerEntries.kind }).from(ledgerEntries).where(eq(ledgerEntries.resourceId, resourceId));
 
 describe('one charge, many requests at once', () => {
   it('20 concurrent pays of a Pix charge: every answer is the same APPROVED charge, credited once', async () => {
@@ -50,7 +50,7 @@ describe('one charge, many requests at once', () => {
     expect(charge.json.status).toBe('APPROVED');
     const answers = await Promise.all(Array.from({ length: 10 }, () => api(srv.url, `/sandbox/transactions/${charge.json.id}/dispute`, { token: acc.accessToken, method: 'POST' })));
     expect(answers.map((a) => a.status).sort()).toEqual([201, ...Array(9).fill(409)]);
-    expect(await dbView.db.select().from(disputes).where(eq(disputes.transactionId, charge.json.id))).toHaveLength(1);
+    expect(await dbView.db.handle.select().from(disputes).where(eq(disputes.transactionId, charge.json.id))).toHaveLength(1);
     expect(await api(srv.url, '/balance', { token: acc.accessToken }).then((r) => r.json)).toMatchObject({ available: 0, blocked: charge.json.total });
     expect(await auditLedger(dbView.db)).toEqual({ total: 0, mismatched: [] });
   });
@@ -80,7 +80,7 @@ describe('one charge, many requests at once', () => {
     const refunded = answers.filter((a, i) => i !== 6 && a.status === 201).length;
     expect(answers.filter((a, i) => i !== 6 && a.status !== 201).map((a) => a.status)).toEqual(Array(15 - refunded).fill(422));
     expect(refunded).toBeLessThanOrEqual(10);
-    expect(await dbView.db.select().from(refunds).where(eq(refunds.transactionId, charge.json.id))).toHaveLength(refunded);
+    expect(await dbView.db.handle.select().from(refunds).where(eq(refunds.transactionId, charge.json.id))).toHaveLength(refunded);
     if (refunded * tenth === total) {
       // every refund ran before it: nothing was left to dispute
       expect(dispute.status).toBe(422);

@@ -68,7 +68,7 @@ describe('webhook deliveries shared by 3 instances', () => {
 
     // every event delivered (recorded DELIVERED after one attempt each)
     await everyDeliveryDelivered(db, acc.account_id, accountEvents.length);
-    const rows = await db.read.select({ eventId: deliveries.eventId, attempts: deliveries.attempts, lease: deliveries.leaseExpiresAt })
+    const rows = await db.read.handle.select({ eventId: deliveries.eventId, attempts: deliveries.attempts, lease: deliveries.leaseExpiresAt })
       .from(deliveries).where(eq(deliveries.accountId, acc.account_id));
     expect(rows.filter((d) => d.attempts !== 1)).toEqual([]);
     expect(rows.filter((d) => d.lease !== null)).toEqual([]);

@@ -55,7 +55,7 @@ describe('kill -9 one of 3 instances during a burst of withdrawals and settlemen
     // the drill kills the second instance (every instance dispatches and delivers: scripts/cluster.ts)
     const victim = cluster.pids[1];
     const claimedByVictim = like(withdrawalBatches.claimedBy, `%/${victim}/%`);
-    const heldByVictim = async () => (await db.read.select({ id: withdrawalBatches.id, dueAt: withdrawalBatches.dueAt }).from(withdrawalBatches)
+    const heldByVictim = async () => (await db.read.handle.select({ id: withdrawalBatches.id, dueAt: withdrawalBatches.dueAt }).from(withdrawalBatches)
       .where(and(eq(withdrawalBatches.status, 'PENDING'), claimedByVictim))).filter((b) => b.dueAt > new Date().toISOString());
 
     const answers: Answer[] = [];
@@ -83,7 +83,7 @@ describe('kill -9 one of 3 instances during a burst of withdrawals and settlemen
       process.kill(victim, 'SIGKILL');
       killed = true;
       // what it died holding: claimed, not settled, so only its lease running out gives it back
-      orphaned = (await db.read.select({ id: withdrawalBatches.id }).from(withdrawalBatches)
+      orphaned = (await db.read.handle.select({ id: withdrawalBatches.id }).from(withdrawalBatches)
         .where(and(eq(withdrawalBatches.status, 'PENDING'), claimedByVictim))).map((b) => b.id);
     };
     await Promise.all([killer(), ...Array.from({ length: WORKERS }, worker)]);
@@ -96,7 +96,7 @@ describe('kill -9 one of 3 instances during a burst of withdrawals and settlemen
     expect(answers.filter((a) => a.afterKill && a.status === 201).length).toBeGreaterThan(AFTER_KILL / 2);
     for (const a of answers.filter((x) => x.status !== 201)) expect([0, 502, 503]).toContain(a.status);
 
-    const allBatches = () => db.read.select({ id: withdrawalBatches.id, status: withdrawalBatches.status, claimedBy: withdrawalBatches.claimedBy })
+    const allBatches = () => db.read.handle.select({ id: withdrawalBatches.id, status: withdrawalBatches.status, claimedBy: withdrawalBatches.claimedBy })
       .from(withdrawalBatches).where(eq(withdrawalBatches.accountId, acc.account_id));
     // the surviving instances finish everything, the dead one's claims included (after its lease)
     const settled = await waitFor(async () => {
@@ -108,7 +108,7 @@ describe('kill -9 one of 3 instances during a burst of withdrawals and settlemen
     const acknowledged = answers.flatMap((a) => a.batches);
     const ids = new Set(settled.map((b) => b.id));
     expect(acknowledged.filter((id) => !ids.has(id))).toEqual([]);
-    const stored = await db.read.select({ id: withdrawals.id, status: withdrawals.status }).from(withdrawals).where(eq(withdrawals.accountId, acc.account_id));
+    const stored = await db.read.handle.select({ id: withdrawals.id, status: withdrawals.status }).from(withdrawals).where(eq(withdrawals.accountId, acc.account_id));
     expect(stored.length).toBeGreaterThanOrEqual(answers.filter((a) => a.status === 201).length);
     expect(stored.length).toBeLessThanOrEqual(answers.length);
     expect(settled).toHaveLength(stored.length * 5);
@@ -122,7 +122,7 @@ describe('kill -9 one of 3 instances during a burst of withdrawals and settlemen
     }
 
     // nothing debited, paid or credited twice: one entry of each kind per withdrawal and per batch
-    const perResource = async (kinds: LedgerEntryKind[]) => (await db.read.select({ resourceId: ledgerEntries.resourceId, n: sql<number>`count(*)` })
+    const perResource = async (kinds: LedgerEntryKind[]) => (await db.read.handle.select({ resourceId: ledgerEntries.resourceId, n: sql<number>`count(*)` })
       .from(ledgerEntries).where(and(eq(ledgerEntries.accountId, acc.account_id), inArray(ledgerEntries.kind, kinds)))
       .groupBy(ledgerEntries.resourceId)).map((r) => [r.resourceId, Number(r.n)]);
     const settlements = await perResource(['withdrawal_paid', 'withdrawal_failed']);
@@ -131,7 +131,7 @@ describe('kill -9 one of 3 instances during a burst of withdrawals and settlemen
     const requested = await perResource(['withdrawal_requested']);
     expect(requested).toHaveLength(stored.length);
     expect(requested.filter(([, n]) => n !== 1)).toEqual([]);
-    const paidEvents = await db.read.select({ resourceId: events.resourceId, n: sql<number>`count(*)` }).from(events)
+    const paidEvents = await db.read.handle.select({ resourceId: events.resourceId, n: sql<number>`count(*)` }).from(events)
       .where(and(eq(events.type, 'withdraw.paid'), inArray(events.resourceId, stored.map((w) => w.id)))).groupBy(events.resourceId);
     expect(paidEvents).toHaveLength(stored.length);
     expect(paidEvents.filter((e) => Number(e.n) !== 1)).toEqual([]);

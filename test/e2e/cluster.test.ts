@@ -82,7 +82,7 @@ async function fundedAccount(balance: number) {
 const AMOUNT = 1_234;
 const body = (o: Record<string, unknown> = {}) => phoneWithdrawal({ amount: AMOUNT, ...o });
 const countOf = async (accountId: string) =>
-  Number((await first(db.read.select({ n: sql<number>`count(*)` }).from(withdrawals).where(eq(withdrawals.accountId, accountId))))!.n);
+  Number((await first(db.read.handle.select({ n: sql<number>`count(*)` }).from(withdrawals).where(eq(withdrawals.accountId, accountId))))!.n);
 
 function tally(statuses: number[]) {
   const by: Record<number, number> = {};

@@ -78,9 +78,9 @@ describe('a dispute is always recorded', () => {
       const paid = answers.filter((a) => a !== dispute && a.status === 201).length;
       expect(answers.filter((a) => a !== dispute && a.status !== 201).map((a) => a.status)).toEqual(Array(10 - paid).fill(422));
 
-      const stored = await dbView.db.select().from(disputes).where(eq(disputes.transactionId, charge));
+      const stored = await dbView.db.handle.select().from(disputes).where(eq(disputes.transactionId, charge));
       expect(stored).toHaveLength(1);
-      expect((await dbView.db.select().from(withdrawals).where(eq(withdrawals.accountId, acc.account_id)))).toHaveLength(paid);
+      expect((await dbView.db.handle.select().from(withdrawals).where(eq(withdrawals.accountId, acc.account_id)))).toHaveLength(paid);
       // every withdrawal that got through was covered when it ran; the hold took the rest below zero
       expect(await balance(t)).toEqual({ available: 2500 - 250 * paid - 2500, blocked: 2500 });
       const books = await merchantBalance(dbView.db, acc.account_id);

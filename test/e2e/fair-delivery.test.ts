@@ -43,7 +43,7 @@ async function charge(srv: RunningServer, m: Merchant) {
 async function deliveriesOf(srv: RunningServer, accountId: string) {
   const { db, close } = readServerDb(srv.databasePath);
   try {
-    return await db.select({ status: deliveries.status, attempts: deliveries.attempts, nextAttemptAt: deliveries.nextAttemptAt, lastError: deliveries.lastError })
+    return await db.handle.select({ status: deliveries.status, attempts: deliveries.attempts, nextAttemptAt: deliveries.nextAttemptAt, lastError: deliveries.lastError })
       .from(deliveries).where(eq(deliveries.accountId, accountId));
   } finally {
     close();

@@ -177,8 +177,8 @@ describe('webhook API over HTTP', () => {
     expect(r.headers['x-webhook-signature']).toBe(createHmac('sha256', secretKeyBytes(w.secret)).update(r.body).digest('hex'));
     expect(r.headers['x-webhook-event']).toBe('TRANSACTION');
 
-    const d = await waitFor(async () => (await first(side.db.read.select().from(deliveries).where(eq(deliveries.eventId, e.id)))));
-    await waitFor(async () => (await first(side.db.read.select().from(deliveries).where(eq(deliveries.id, d.id))))?.status === 'DELIVERED');
+    const d = await waitFor(async () => (await first(side.db.read.handle.select().from(deliveries).where(eq(deliveries.eventId, e.id)))));
+    await waitFor(async () => (await first(side.db.read.handle.select().from(deliveries).where(eq(deliveries.id, d.id))))?.status === 'DELIVERED');
     const res = await api(srv.url, `/api/webhooks/deliveries/${d.id}/resend`, { method: 'POST', headers: auth });
     expect(res.status).toBe(202);
     expect(Object.keys(res.json).sort()).toEqual(ENVELOPE);

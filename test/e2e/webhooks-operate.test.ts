@@ -248,7 +248,7 @@ describe('operating a webhook', () => {
     const e = await side.db.write((tx) => recordEvent(tx, { accountId: srv.demo.accountId, type: 'transaction.created', resourceId: 'txn_paused1', payload: { id: 'txn_paused1' }, at: new Date() }));
     // the event has been fanned out (the active webhook got it) ...
     await waitFor(() => receiver.received.some((r) => r.headers['webhook-id'] === e.id && r.path === '/active'), { what: 'the active webhook got the event' });
-    expect((await first(side.db.read.select({ d: events.dispatchedAt }).from(events).where(eq(events.id, e.id))))?.d).not.toBeNull();
+    expect((await first(side.db.read.handle.select({ d: events.dispatchedAt }).from(events).where(eq(events.id, e.id))))?.d).not.toBeNull();
     // ... and the paused one has no delivery of it
     expect((await deliveriesOf(paused.magic_id)).json.content.map((d: any) => d.event_id)).not.toContain(e.id);
     expect((await sendTest(paused.magic_id)).status).toBe(422);

@@ -32,7 +32,7 @@ async function fundedAccount(amount: number) {
 }
 
 const countOf = async (accountId: string) =>
-  (await first(dbView.db.select({ n: sql<number>`count(*)` }).from(withdrawals).where(eq(withdrawals.accountId, accountId))))!.n;
+  (await first(dbView.db.handle.select({ n: sql<number>`count(*)` }).from(withdrawals).where(eq(withdrawals.accountId, accountId))))!.n;
 
 describe('concurrent withdrawals', () => {
   it('100 at once against a balance covering exactly 50: 50 × 201, 50 × 422, no 5xx, balance 0, ledger balanced', async () => {

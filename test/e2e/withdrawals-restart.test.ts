@@ -52,16 +52,16 @@ describe('settlement across a crash', () => {
     // the ledger, read after a clean stop: one pix_out credit per batch, no more
     const view = readServerDb(first.databasePath);
     try {
-      const paid = await view.db.select({ resourceId: ledgerEntries.resourceId, n: sql<number>`count(*)` }).from(ledgerEntries)
+      const paid = await view.db.handle.select({ resourceId: ledgerEntries.resourceId, n: sql<number>`count(*)` }).from(ledgerEntries)
         .where(and(eq(ledgerEntries.kind, 'withdrawal_paid'), inArray(ledgerEntries.resourceId, batchIds)))
         .groupBy(ledgerEntries.resourceId);
       expect(paid.map((p) => [p.resourceId, p.n]).sort()).toEqual(batchIds.map((id) => [id, 1]).sort());
-      const pixOutLines = await view.db.select({ amount: ledgerLines.amount }).from(ledgerLines)
+      const pixOutLines = await view.db.handle.select({ amount: ledgerLines.amount }).from(ledgerLines)
         .innerJoin(ledgerBooks, eq(ledgerBooks.id, ledgerLines.bookId))
         .innerJoin(ledgerEntries, eq(ledgerEntries.id, ledgerLines.entryId))
         .where(and(eq(ledgerBooks.kind, 'pix_out'), inArray(ledgerEntries.resourceId, batchIds)));
       expect(pixOutLines.map((l) => l.amount).sort((a, b) => a - b)).toEqual([50_000, 100_000, 100_000]);
-      const types = (await view.db.select({ type: events.type }).from(events).where(eq(events.resourceId, done.id))).map((e) => e.type);
+      const types = (await view.db.handle.select({ type: events.type }).from(events).where(eq(events.resourceId, done.id))).map((e) => e.type);
       expect(types).toEqual(['withdraw.requested', 'withdraw.partially_paid', 'withdraw.paid']);
       expect(await auditLedger(view.db)).toEqual({ total: 0, mismatched: [] });
     } finally {
@@ -86,7 +86,7 @@ describe('settlement across a crash', () => {
 
     const view = readServerDb(first.databasePath);
     try {
-      const paidBatches = () => (view.db.select({ id: withdrawalBatches.id, endToEnd: withdrawalBatches.endToEnd, bank: withdrawalBatches.receiverBankIspb })
+      const paidBatches = () => (view.db.handle.select({ id: withdrawalBatches.id, endToEnd: withdrawalBatches.endToEnd, bank: withdrawalBatches.receiverBankIspb })
         .from(withdrawalBatches).where(and(inArray(withdrawalBatches.id, batchIds), eq(withdrawalBatches.status, 'PAID'))).orderBy(asc(withdrawalBatches.seq)));
       await waitFor(async () => (await paidBatches()).length >= 100, { what: 'settlement to be under way' });
       await first.kill();
@@ -96,11 +96,11 @@ describe('settlement across a crash', () => {
       const before = await paidBatches();
       expect(before.length).toBeGreaterThanOrEqual(100);
       expect(before.length).toBeLessThan(1000);
-      const paidEntries = async () => (await firstRow(view.db.select({ n: sql<number>`count(*)` }).from(ledgerEntries)
+      const paidEntries = async () => (await firstRow(view.db.handle.select({ n: sql<number>`count(*)` }).from(ledgerEntries)
         .where(and(eq(ledgerEntries.kind, 'withdrawal_paid'), inArray(ledgerEntries.resourceId, batchIds)))))!.n;
       expect(await paidEntries()).toBe(before.length);
       expect(await merchantBalance(view.db, first.demo.accountId)).toEqual({ available: 900_000, blocked: 0, inFlight: 100 * (1000 - before.length) });
-      const w = await firstRow(view.db.select({ id: withdrawals.id, status: withdrawals.status }).from(withdrawalBatches)
+      const w = await firstRow(view.db.handle.select({ id: withdrawals.id, status: withdrawals.status }).from(withdrawalBatches)
         .innerJoin(withdrawals, eq(withdrawals.id, withdrawalBatches.withdrawalId)).where(eq(withdrawalBatches.id, batchIds[0])));
       expect(w?.status).toBe('PARTIALLY_PAID');
 
@@ -118,13 +118,13 @@ describe('settlement across a crash', () => {
       const afterById = new Map(after.map((b) => [b.id, b]));
       expect(before.map((b) => afterById.get(b.id))).toEqual(before);
       expect(new Set(after.map((b) => b.endToEnd)).size).toBe(1000);
-      const perBatch = await view.db.select({ n: sql<number>`count(*)` }).from(ledgerEntries)
+      const perBatch = await view.db.handle.select({ n: sql<number>`count(*)` }).from(ledgerEntries)
         .where(and(eq(ledgerEntries.kind, 'withdrawal_paid'), inArray(ledgerEntries.resourceId, batchIds)))
         .groupBy(ledgerEntries.resourceId);
       expect(perBatch).toHaveLength(1000);
       expect(perBatch.every((r) => r.n === 1)).toBe(true);
       expect(await merchantBalance(view.db, first.demo.accountId)).toEqual({ available: 900_000, blocked: 0, inFlight: 0 });
-      const types = (await view.db.select({ type: events.type }).from(events).where(eq(events.resourceId, w!.id)).orderBy(asc(events.seq))).map((e) => e.type);
+      const types = (await view.db.handle.select({ type: events.type }).from(events).where(eq(events.resourceId, w!.id)).orderBy(asc(events.seq))).map((e) => e.type);
       expect(types).toEqual(['withdraw.requested', 'withdraw.partially_paid', 'withdraw.paid']);
       expect(await auditLedger(view.db)).toEqual({ total: 0, mismatched: [] });
     } finally {

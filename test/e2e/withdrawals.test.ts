@@ -39,28 +39,28 @@ const settled = (token: string, identifier: string) => waitFor(async () => {
   return r.json.receipt.every((x: { status: string }) => x.status !== 'PENDING') && r.json.status !== 'REQUESTED' ? r.json : null;
 }, { what: `withdrawal of ${identifier} to settle` });
 const countRows = async (accountId: string) => ({
-  withdrawals: (await first(dbView.db.select({ n: sql<number>`count(*)` }).from(withdrawals).where(eq(withdrawals.accountId, accountId))))!.n,
-  events: (await first(dbView.db.select({ n: sql<number>`count(*)` }).from(events).where(eq(events.accountId, accountId))))!.n,
+  withdrawals: (await first(dbView.db.handle.select({ n: sql<number>`count(*)` }).from(withdrawals).where(eq(withdrawals.accountId, accountId))))!.n,
+  events: (await first(dbView.db.handle.select({ n: sql<number>`count(*)` }).from(events).where(eq(events.accountId, accountId))))!.n,
 });
 
-const eventsOf = (resourceId: string) => dbView.db.select().from(events).where(eq(events.resourceId, resourceId)).orderBy(asc(events.seq));
+const eventsOf = (resourceId: string) => dbView.db.handle.select().from(events).where(eq(events.resourceId, resourceId)).orderBy(asc(events.seq));
 /** yyyyMMddHHmm in UTC, as end-to-end ids carry it. */
 const utcMinute = (iso: string) => iso.slice(0, 16).replace(/[-T:]/g, '');
 
 /** What the account's available book lost to withdrawal requests. */
-const debitedAtRequest = async (accountId: string) => -(await first(dbView.db.select({ s: sql<number>`coalesce(sum(${ledgerLines.amount}), 0)` })
+const debitedAtRequest = async (accountId: string) => -(await first(dbView.db.handle.select({ s: sql<number>`coalesce(sum(${ledgerLines.amount}), 0)` })
   .from(ledgerLines).innerJoin(ledgerEntries, eq(ledgerEntries.id, ledgerLines.entryId)).innerJoin(ledgerBooks, eq(ledgerBooks.id, ledgerLines.bookId))
   .where(and(eq(ledgerEntries.kind, 'withdrawal_requested'), eq(ledgerBooks.accountId, accountId), eq(ledgerBooks.kind, 'available')))))!.s;
 
 /** Everything a request of this account could have left behind. */
 const storedFor = async (accountId: string) => {
   const n = async (table: typeof withdrawalBatches | typeof idempotencyKeys) =>
-    (await first(dbView.db.select({ n: sql<number>`count(*)` }).from(table).where(eq(table.accountId, accountId))))!.n;
+    (await first(dbView.db.handle.select({ n: sql<number>`count(*)` }).from(table).where(eq(table.accountId, accountId))))!.n;
   return {
     ...(await countRows(accountId)),
     batches: await n(withdrawalBatches),
     idempotency: await n(idempotencyKeys),
-    ledger: (await dbView.db.select({ kind: ledgerEntries.kind }).from(ledgerEntries).where(eq(ledgerEntries.accountId, accountId))).map((e) => e.kind),
+    ledger: (await dbView.db.handle.select({ kind: ledgerEntries.kind }).from(ledgerEntries).where(eq(ledgerEntries.accountId, accountId))).map((e) => e.kind),
   };
 };
 

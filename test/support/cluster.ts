@@ -106,7 +106,7 @@ export function subscribeToWithdrawals(c: RunningCluster, acc: { accessToken: st
 /** The account's events in seq order, once `withdrawals` of its withdrawals are paid (each has its withdraw.paid). */
 export function eventsOncePaid(db: AppDatabase, accountId: string, withdrawals: number) {
   return waitFor(async () => {
-    const rows = await db.read.select({ id: events.id, resourceId: events.resourceId, type: events.type, seq: events.seq })
+    const rows = await db.read.handle.select({ id: events.id, resourceId: events.resourceId, type: events.type, seq: events.seq })
       .from(events).where(eq(events.accountId, accountId)).orderBy(asc(events.seq));
     return rows.filter((e) => e.type === 'withdraw.paid').length === withdrawals ? rows : null;
   }, { timeoutMs: 60_000, what: 'every withdrawal paid' });
@@ -115,7 +115,7 @@ export function eventsOncePaid(db: AppDatabase, accountId: string, withdrawals: 
 /** Waits until the account has `count` deliveries, every one DELIVERED. */
 export function everyDeliveryDelivered(db: AppDatabase, accountId: string, count: number, timeoutMs = 60_000) {
   return waitFor(async () => {
-    const rows = await db.read.select({ status: deliveries.status }).from(deliveries).where(eq(deliveries.accountId, accountId));
+    const rows = await db.read.handle.select({ status: deliveries.status }).from(deliveries).where(eq(deliveries.accountId, accountId));
     return rows.length === count && rows.every((d) => d.status === 'DELIVERED');
   }, { timeoutMs, what: 'every delivery DELIVERED' });
 }

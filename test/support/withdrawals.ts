@@ -1,4 +1,5 @@
 import { openConnection, drizzleOver, type DrizzleDb } from '../../db/client';
+import { storesOver, type Stores } from '../../db/stores';
 import { openDatabase } from '../../db';
 import { onPostgres } from '../../db/dialect';
 import { loadConfig } from '../../server/config';
@@ -24,14 +25,14 @@ export async function accountInServer(url: string, databasePath: string, o: { na
 }
 
 /** A read-only look at a running server's database (committed data only). */
-export function readServerDb(databasePath: string): { db: DrizzleDb; close(): void } {
+export function readServerDb(databasePath: string): { db: Stores; close(): void } {
   // on PostgreSQL (vitest.pg.config.ts): the server's own database on the file's cluster
   if (onPostgres) {
     const d = openDatabase(databasePath, { url: serverDatabaseUrl(databasePath) });
     return { db: d.read, close: () => { void d.close(); } };
   }
   const conn = openConnection(databasePath, { readonly: true });
-  return { db: drizzleOver(conn), close: () => conn.close() };
+  return { db: storesOver(drizzleOver(conn)), close: () => conn.close() };
 }
 
 /** A POST /withdraw/pix body to a phone key, for a CNPJ holder; `o` overrides or adds fields (amount, external_ref…). */

@@ -25,8 +25,8 @@ describe('files holding secrets', () => {
   it('the database, its WAL and shm files and the key file are created 0600 whatever the umask', async () => {
     const path = join(dir, 'data', 'payments.db');
     const db = openDatabase(path);
-    await db.write((tx) => tx.run(sql`CREATE TABLE t (v INTEGER) STRICT`));
-    db.read.all(sql`SELECT count(*) FROM t`);
+    await db.write((tx) => tx.handle.run(sql`CREATE TABLE t (v INTEGER) STRICT`));
+    db.read.handle.all(sql`SELECT count(*) FROM t`);
     expect(mode(path)).toBe(0o600);
     expect(mode(`${path}-wal`)).toBe(0o600);
     expect(mode(`${path}-shm`)).toBe(0o600);

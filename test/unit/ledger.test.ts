@@ -189,7 +189,7 @@ describe('ledger', () => {
     const { account_id: a } = await makeAccount(s);
     await s.db.write(async (tx) => { for (let i = 0; i < 2000; i++) await sandboxTopUp(tx, a, 1, s.clock.now()); });
     expect((await merchantBalance(s.db.read, a)).available).toBe(2000);
-    const plan = s.db.read.all<{ detail: string }>(sql`EXPLAIN QUERY PLAN SELECT kind, balance FROM ledger_books WHERE account_id = ${a}`);
+    const plan = s.db.read.handle.all<{ detail: string }>(sql`EXPLAIN QUERY PLAN SELECT kind, balance FROM ledger_books WHERE account_id = ${a}`);
     expect(plan.map((p) => p.detail).join(' ')).toMatch(/USING INDEX ledger_books_account_kind_uq/);
   });
 });

@@ -1,4 +1,4 @@
-import type { DrizzleDb } from '../../../db';
+import type { Stores } from '../../../db';
 import { first } from '../../../db/query';
 import { log } from '../../log';
 import type { Services } from '../../services';
@@ -20,7 +20,7 @@ export interface ClaimStatements<O> {
  * SKIP LOCKED, rather than wait for them), and if this instance dies before applying an outcome, the row
  * falls due again when the lease runs out and another instance takes it over.
  */
-export async function claimDue<O>(s: Services, statements: (db: DrizzleDb) => ClaimStatements<O>, now: Date, limit: number): Promise<O[]> {
+export async function claimDue<O>(s: Services, statements: (db: Stores) => ClaimStatements<O>, now: Date, limit: number): Promise<O[]> {
   const iso = now.toISOString();
   if (!(await first(statements(s.db.read).anyDue.execute({ now: iso })))) return [];
   return s.db.write(async (tx) => {

@@ -1,6 +1,6 @@
 import { reportOutcome } from '../outcomes';
 import { and, eq } from 'drizzle-orm';
-import type { DrizzleDb } from '../../../db';
+import type { Stores } from '../../../db';
 import { accounts, customers, transactions } from '../../../db/schema';
 import { first, lockName } from '../../../db/query';
 import { DomainError, validationError, type FieldIssue } from '../../errors';
@@ -95,18 +95,18 @@ export async function createTransaction(
     if (input.externalRef !== undefined) {
       // on PostgreSQL another instance may be creating the same reference right now: wait for it, then look
       await lockName(tx, `transaction-ref\n${accountId}\n${input.externalRef}`);
-      const taken = await first(tx.select({ id: transactions.id }).from(transactions)
+      const taken = await first(tx.handle.select({ id: transactions.id }).from(transactions)
         .where(and(eq(transactions.accountId, accountId), eq(transactions.externalRef, input.externalRef))));
       if (taken) throw new DomainError('DUPLICATE_EXTERNAL_REF', 'externalRef: another transaction of this account already uses it');
     }
-    const account = await first(tx.select({ name: accounts.name }).from(accounts).where(eq(accounts.id, accountId)));
+    const account = await first(tx.handle.select({ name: accounts.name }).from(accounts).where(eq(accounts.id, accountId)));
     if (!account) throw new DomainError('NOT_FOUND', 'account not found');
 
     const id = newId('transaction');
     const identifier = transactionIdentifier(id);
     const c = input.customer;
     const customer = customerView({ id: newId('customer'), name: c.name, email: c.email, phone: c.phone ?? null, document: normalizeDocument(c.document) });
-    await tx.insert(customers).values({
+    await tx.handle.insert(customers).values({
       id: customer.id, accountId, name: customer.name, email: customer.email, phone: customer.phone, document: customer.document,
       address: c.address ? JSON.stringify(c.address) : null, createdAt: iso,
     });
@@ -124,7 +124,7 @@ export async function createTransaction(
       invoice = { id: invoiceId, dueDate, line: sandboxInvoiceLine(invoiceId, input.amount, dueDate) };
     }
 
-    await tx.insert(transactions).values({
+    await tx.handle.insert(transactions).values({
       id, accountId, identifier, method: input.method, status: 'PENDING', amount: input.amount, currency: 'BRL',
       customerId: customer.id, items: JSON.stringify(items), qrcode,
       invoiceId: invoice?.id ?? null, invoiceDueDate: invoice?.dueDate ?? null, invoiceDigitableLine: invoice?.line ?? null,
@@ -139,7 +139,7 @@ export async function createTransaction(
     let status: 'PENDING' | 'APPROVED' | 'REFUSED' = 'PENDING';
     if (card) {
       status = card.outcome;
-      await tx.update(transactions).set({ status, refusedReason: status === 'REFUSED' ? 'card_declined' : null })
+      await tx.handle.update(transactions).set({ status, refusedReason: status === 'REFUSED' ? 'card_declined' : null })
         .where(eq(transactions.id, id));
       if (status === 'APPROVED') await creditTransaction(tx, { accountId, id, method: 'CARD', amount: input.amount, at });
       await recordTransactionEvent(tx, accountId, id, status === 'APPROVED' ? 'transaction.approved' : 'transaction.refused', at);
@@ -159,7 +159,7 @@ const CREDIT_BOOK = { PIX: 'pix_in', CARD: 'card_in', INVOICE: 'invoice_in' } as
  * The one place an approved transaction becomes balance. Callers run it in the job that moves the
  * transaction to APPROVED (a conditional update on PENDING), which is what makes it happen once.
  */
-export function creditTransaction(tx: DrizzleDb, t: { accountId: string; id: string; method: TransactionMethod; amount: number; at: Date }) {
+export function creditTransaction(tx: Stores, t: { accountId: string; id: string; method: TransactionMethod; amount: number; at: Date }) {
   return transfer(tx, {
     accountId: t.accountId, kind: 'transaction_credit', resourceId: t.id, description: `${t.method} transaction approved`,
     from: { system: CREDIT_BOOK[t.method] }, to: { account: t.accountId, book: 'available' }, amount: t.amount, at: t.at,
@@ -168,7 +168,7 @@ export function creditTransaction(tx: DrizzleDb, t: { accountId: string; id: str
 
 /** Records a transaction.* event whose data is the transaction as GET returns it now (inside the job). */
 export async function recordTransactionEvent(
-  tx: DrizzleDb, accountId: string, id: string,
+  tx: Stores, accountId: string, id: string,
   type: Extract<EventType, `transaction.${string}`>, at: Date,
 ) {
   const view = await transactionView(tx, accountId, id);

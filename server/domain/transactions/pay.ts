@@ -27,7 +27,7 @@ export async function sandboxPay(s: Services, accountId: string, transactionId: 
     const at = s.clock.now();
     // PostgreSQL runs jobs concurrently: with the row locked, a concurrent pay sees APPROVED and answers it unchanged
     await lockRows(tx, transactions, transactions.id, [transactionId]);
-    const t = await first(tx.select({
+    const t = await first(tx.handle.select({
       id: transactions.id, method: transactions.method, status: transactions.status, amount: transactions.amount,
       expiresAt: transactions.expiresAt, document: customers.document,
     }).from(transactions).innerJoin(customers, eq(customers.id, transactions.customerId))
@@ -42,7 +42,7 @@ export async function sandboxPay(s: Services, accountId: string, transactionId: 
     const iso = at.toISOString();
     // The payer's bank stands in for a real one: the same customer always pays from the same bank.
     const endToEnd = t.method === 'PIX' ? newEndToEndId(pickReceiverBank(t.document).ispb, at) : null;
-    const changed = await touched(tx.update(transactions).set({ status: 'APPROVED', endToEnd, updatedAt: iso })
+    const changed = await touched(tx.handle.update(transactions).set({ status: 'APPROVED', endToEnd, updatedAt: iso })
       .where(and(eq(transactions.id, t.id), eq(transactions.status, 'PENDING'))).returning({ id: transactions.id }));
     if (changed !== 1) throw new DomainError('INVALID_STATE', 'the transaction changed while being paid');
     await creditTransaction(tx, { accountId, id: t.id, method: t.method, amount: t.amount, at });

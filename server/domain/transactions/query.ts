@@ -2,13 +2,13 @@ import { and, desc, eq, gte, lt, or, sql, type SQL } from 'drizzle-orm';
 import { perConnection } from '../../../db/prepared';
 import { decodeCursor, encodeCursor } from '../cursor';
 import { ID_PREFIX } from '../ids';
-import type { DrizzleDb } from '../../../db';
+import type { Stores } from '../../../db';
 import { disputes, transactions } from '../../../db/schema';
 import { DomainError, validationError } from '../../errors';
 import { selectTransactionViews, toDisputeView, toTransactionViews, type DisputeView, type TransactionMethod, type TransactionStatus, type TransactionView } from './view';
 import type { z } from 'zod';
 import type { paymentDetails as paymentDetailsSchema, transactionPage } from '../../routers/transactions/schemas';
-import { first, oneSnapshot } from '../../../db/query';
+import { first } from '../../../db/query';
 
 export interface TransactionLookup { id?: string; identifier?: string; endtoend?: string; external_ref?: string }
 
@@ -40,7 +40,7 @@ const lookupStatements = perConnection((db) => {
  * GET /transaction: any of id, identifier, endtoend, external_ref; every one given must match the same
  * transaction of this account, else 404 (another account's transaction looks exactly like none).
  */
-export async function getTransaction(db: DrizzleDb, accountId: string, q: TransactionLookup): Promise<TransactionView> {
+export async function getTransaction(db: Stores, accountId: string, q: TransactionLookup): Promise<TransactionView> {
   const keys = (Object.keys(LOOKUP_COLUMNS) as LookupKey[]).filter((k) => q[k] !== undefined);
   if (!keys.length) {
     throw validationError([{ path: '', message: 'give at least one of id, identifier, endtoend, external_ref' }]);
@@ -48,7 +48,7 @@ export async function getTransaction(db: DrizzleDb, accountId: string, q: Transa
   const params: Record<string, string> = { accountId };
   for (const k of keys) params[k] = q[k]!;
   // the charge and its refunds as of one commit
-  return oneSnapshot(db, async (r) => {
+  return db.snapshot(async (r) => {
     const rows = await lookupStatements(r)(keys).execute(params);
     if (rows.length !== 1) throw new DomainError('NOT_FOUND', 'transaction not found');
     return (await toTransactionViews(r, rows))[0];
@@ -79,7 +79,7 @@ function isoInstant(path: string, s: string): string {
  * Newest first, keyset-paged on (created_at, id): the (account_id[, status], created_at, id) indexes
  * serve both the order and the cursor, and each page is one joined query.
  */
-export async function listTransactions(db: DrizzleDb, accountId: string, q: TransactionListQuery): Promise<TransactionPage> {
+export async function listTransactions(db: Stores, accountId: string, q: TransactionListQuery): Promise<TransactionPage> {
   const limit = q.limit ?? 20;
   const conds: SQL[] = [eq(transactions.accountId, accountId)];
   if (q.status) conds.push(eq(transactions.status, q.status));
@@ -98,18 +98,18 @@ export async function listTransactions(db: DrizzleDb, accountId: string, q: Tran
 }
 
 /** The disputes of one of the account's transactions, oldest first (dashboard). */
-export async function transactionDisputes(db: DrizzleDb, accountId: string, transactionId: string): Promise<DisputeView[]> {
-  const t = await first(db.select({ id: transactions.id }).from(transactions)
+export async function transactionDisputes(db: Stores, accountId: string, transactionId: string): Promise<DisputeView[]> {
+  const t = await first(db.handle.select({ id: transactions.id }).from(transactions)
     .where(and(eq(transactions.accountId, accountId), eq(transactions.id, transactionId))));
   if (!t) throw new DomainError('NOT_FOUND', 'transaction not found');
-  const rows = await db.select().from(disputes).where(eq(disputes.transactionId, transactionId)).orderBy(disputes.createdAt, disputes.id);
+  const rows = await db.handle.select().from(disputes).where(eq(disputes.transactionId, transactionId)).orderBy(disputes.createdAt, disputes.id);
   return rows.map(toDisputeView);
 }
 
 export type PaymentDetails = z.infer<typeof paymentDetailsSchema>;
 
-export async function paymentDetails(db: DrizzleDb, accountId: string, transactionId: string): Promise<PaymentDetails> {
-  const t = await first(db.select().from(transactions)
+export async function paymentDetails(db: Stores, accountId: string, transactionId: string): Promise<PaymentDetails> {
+  const t = await first(db.handle.select().from(transactions)
     .where(and(eq(transactions.accountId, accountId), eq(transactions.id, transactionId))));
   if (!t) throw new DomainError('NOT_FOUND', 'transaction not found');
   return {

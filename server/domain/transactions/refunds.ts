@@ -1,5 +1,5 @@
 import { and, asc, eq, inArray, lte, sql } from 'drizzle-orm';
-import type { DrizzleDb } from '../../../db';
+import type { Stores } from '../../../db';
 import { perConnection } from '../../../db/prepared';
 import { customers, disputes, refunds, transactions } from '../../../db/schema';
 import { DomainError } from '../../errors';
@@ -44,7 +44,7 @@ const lookups = perConnection((db) => ({
  * charges; while a dispute is open, and after it is lost, none; otherwise total minus refunds so far
  * (a won dispute holds nothing). Run inside the job that refunds, so the answer cannot go stale.
  */
-async function refundable(tx: DrizzleDb, accountId: string, transactionId: string): Promise<number> {
+async function refundable(tx: Stores, accountId: string, transactionId: string): Promise<number> {
   const st = lookups(tx);
   // PostgreSQL runs jobs concurrently: the charge's row lock serializes its refunds, disputes and payment
   await lockRows(tx, transactions, transactions.id, [transactionId]);
@@ -93,7 +93,7 @@ export async function refundTransaction(
         });
       }
       const id = newId('refund');
-      await tx.insert(refunds).values({
+      await tx.handle.insert(refunds).values({
         id, accountId, transactionId, amount, reason: input.reason ?? null, status: 'PENDING',
         // without a rail the refund is due at once: whichever rail is configured next picks it up
         dueAt: (rail ? rail.firstAttemptAt(at) : at).toISOString(), createdAt: iso, updatedAt: iso,
@@ -110,7 +110,7 @@ export async function refundTransaction(
         }
         throw err;
       }
-      await tx.update(transactions).set({ updatedAt: iso }).where(eq(transactions.id, transactionId));
+      await tx.handle.update(transactions).set({ updatedAt: iso }).where(eq(transactions.id, transactionId));
       await recordTransactionEvent(tx, accountId, transactionId, 'transaction.refunded', at);
       return { transaction: (await transactionView(tx, accountId, transactionId))! };
     },
@@ -131,8 +131,8 @@ const refundOrder = {
 };
 
 /** Due PENDING refunds, oldest due first (refunds_due_idx). Exported for the plan test. */
-export function dueRefundOrdersQuery(db: DrizzleDb, now: Date, limit = REFUND_PASS_SIZE) {
-  return db.select(refundOrder).from(refunds)
+export function dueRefundOrdersQuery(db: Stores, now: Date, limit = REFUND_PASS_SIZE) {
+  return db.handle.select(refundOrder).from(refunds)
     .innerJoin(transactions, eq(transactions.id, refunds.transactionId))
     .innerJoin(customers, eq(customers.id, transactions.customerId))
     .where(and(eq(refunds.status, 'PENDING'), lte(refunds.dueAt, now.toISOString())))
@@ -178,11 +178,11 @@ export async function applyRefundOutcome(s: Services, order: RefundOrder, outcom
     if (!r || r.status !== 'PENDING') return false;
     const { accountId, transactionId, amount } = r;
     if (outcome.status === 'PENDING') {
-      await tx.update(refunds).set({ dueAt: outcome.retryAt.toISOString(), updatedAt: iso }).where(eq(refunds.id, order.refundId));
+      await tx.handle.update(refunds).set({ dueAt: outcome.retryAt.toISOString(), updatedAt: iso }).where(eq(refunds.id, order.refundId));
       return true;
     }
     if (outcome.status === 'PAID') {
-      await tx.update(refunds).set({ status: 'PAID', endToEnd: outcome.endToEndId, updatedAt: iso }).where(eq(refunds.id, order.refundId));
+      await tx.handle.update(refunds).set({ status: 'PAID', endToEnd: outcome.endToEndId, updatedAt: iso }).where(eq(refunds.id, order.refundId));
       await transfer(tx, {
         accountId, kind: 'refund_paid', resourceId: order.refundId, amount, at,
         from: { account: accountId, book: 'refunds_in_flight' }, to: { system: 'refunds_out' },
@@ -191,10 +191,10 @@ export async function applyRefundOutcome(s: Services, order: RefundOrder, outcom
     } else {
       // read before the update: its trigger grows an open or lost dispute's amount by this refund
       const dispute = await first(lookups(tx).holdingDispute.execute({ id: transactionId }));
-      await tx.update(refunds).set({ status: 'ERROR', failureReason: outcome.reason.slice(0, 500), updatedAt: iso }).where(eq(refunds.id, order.refundId));
+      await tx.handle.update(refunds).set({ status: 'ERROR', failureReason: outcome.reason.slice(0, 500), updatedAt: iso }).where(eq(refunds.id, order.refundId));
       await transfer(tx, { accountId, resourceId: order.refundId, amount, at, from: { account: accountId, book: 'refunds_in_flight' }, ...failedRefundReturn(accountId, dispute) });
     }
-    await tx.update(transactions).set({ updatedAt: iso }).where(eq(transactions.id, transactionId));
+    await tx.handle.update(transactions).set({ updatedAt: iso }).where(eq(transactions.id, transactionId));
     await recordTransactionEvent(tx, accountId, transactionId, outcome.status === 'PAID' ? 'transaction.refund_paid' : 'transaction.refund_failed', at);
     return true;
   });

@@ -1,5 +1,5 @@
 import { and, desc, eq, gte, inArray, lt, lte, sql, type SQL } from 'drizzle-orm';
-import type { DrizzleDb } from '../../../db';
+import type { Stores } from '../../../db';
 import { customers, disputes, nameWords, transactions } from '../../../db/schema';
 import { contains } from '../../../db/dialect';
 import { indexWalkFloor } from '../../../db/name-words';
@@ -50,7 +50,7 @@ const BY_CUSTOMER = new Set<SearchReading['kind']>(['email', 'document']);
  * One keyset page of one reading (or of no search at all), newest first. Exported for the plan test:
  * every variant is an index search of the account's rows, never a scan.
  */
-export function transactionSearchQuery(db: DrizzleDb, accountId: string, f: TransactionSearch, reading: SearchReading | null, floor: WalkFloor | null = null) {
+export function transactionSearchQuery(db: Stores, accountId: string, f: TransactionSearch, reading: SearchReading | null, floor: WalkFloor | null = null) {
   const limit = f.limit ?? 20;
   const range = localDayRange(f.from, f.to);
   // a word search walks name_words, whose (created_at, owner_id) are the charge's: order, dates and
@@ -81,9 +81,9 @@ export function transactionSearchQuery(db: DrizzleDb, accountId: string, f: Tran
   const stopAt = wordFloor(reading) ?? floor;
   if (stopAt) where.push(sql`(${createdAt}, ${id}) >= (${stopAt.createdAt}, ${stopAt.id})`);
   const base = byWords
-    ? db.select(viewColumns).from(nameWords).crossJoin(transactions).crossJoin(customers).where(and(...where)).$dynamic()
+    ? db.handle.select(viewColumns).from(nameWords).crossJoin(transactions).crossJoin(customers).where(and(...where)).$dynamic()
     : reading && BY_CUSTOMER.has(reading.kind)
-      ? db.select(viewColumns).from(customers).crossJoin(transactions).where(and(...where)).$dynamic()
+      ? db.handle.select(viewColumns).from(customers).crossJoin(transactions).where(and(...where)).$dynamic()
       : selectTransactionViews(db).where(and(...where)).$dynamic();
   if (reading && SINGLE.has(reading.kind)) return base.limit(limit + 1);
   return base.orderBy(desc(createdAt), desc(id)).limit(limit + 1);
@@ -96,7 +96,7 @@ export function transactionSearchQuery(db: DrizzleDb, accountId: string, f: Tran
  * or when the walk ends within the cap. Word walks have their own (planWordWalk); an e-mail or document
  * reading has customerWalkFloor.
  */
-export async function transactionWalkFloor(db: DrizzleDb, accountId: string, f: TransactionSearch, reading: SearchReading | null): Promise<WalkFloor | null> {
+export async function transactionWalkFloor(db: Stores, accountId: string, f: TransactionSearch, reading: SearchReading | null): Promise<WalkFloor | null> {
   if (reading && BY_CUSTOMER.has(reading.kind)) return customerWalkFloor(db, accountId, f, reading);
   const where: SQL[] = [eq(transactions.accountId, accountId)];
   if (reading === null && f.status && f.method) where.push(eq(transactions.status, f.status));
@@ -115,29 +115,29 @@ export async function transactionWalkFloor(db: DrizzleDb, accountId: string, f: 
  * the page then joins and sorts at most that many charges, however many share the e-mail. The floor's
  * id sorts before every real id, so that the rows of its instant all belong to this page, none to the next.
  */
-async function customerWalkFloor(db: DrizzleDb, accountId: string, f: TransactionSearch, reading: SearchReading): Promise<WalkFloor | null> {
+async function customerWalkFloor(db: Stores, accountId: string, f: TransactionSearch, reading: SearchReading): Promise<WalkFloor | null> {
   const where: SQL[] = [eq(customers.accountId, accountId), readingCondition(reading)!];
   const range = localDayRange(f.from, f.to);
   if (range.since) where.push(gte(customers.createdAt, range.since));
   if (range.until) where.push(lt(customers.createdAt, range.until));
   if (f.cursor) where.push(lte(customers.createdAt, decodeCursor(f.cursor, ID_PREFIX.transaction).createdAt));
-  const [r] = await db.select({ createdAt: customers.createdAt }).from(customers).where(and(...where))
+  const [r] = await db.handle.select({ createdAt: customers.createdAt }).from(customers).where(and(...where))
     .orderBy(desc(customers.createdAt)).limit(1).offset(WALK_CAP - 1);
   return r ? { createdAt: r.createdAt, id: `${ID_PREFIX.transaction}_0` } : null;
 }
 
 /** The dispute a charge shows: an open one first, else the latest. */
-async function disputeMarks(db: DrizzleDb, ids: string[]): Promise<Map<string, DisputeMark>> {
+async function disputeMarks(db: Stores, ids: string[]): Promise<Map<string, DisputeMark>> {
   const marks = new Map<string, DisputeMark>();
   if (!ids.length) return marks;
-  const rows = await db.select({ transactionId: disputes.transactionId, status: disputes.status }).from(disputes)
+  const rows = await db.handle.select({ transactionId: disputes.transactionId, status: disputes.status }).from(disputes)
     .where(inArray(disputes.transactionId, ids)).orderBy(disputes.createdAt, disputes.id);
   for (const r of rows) if (marks.get(r.transactionId) !== 'OPEN') marks.set(r.transactionId, r.status);
   return marks;
 }
 
 /** The dashboard's transaction search: readings of `q` merged, filters, Brasília date range, keyset pages. */
-export async function searchTransactions(db: DrizzleDb, accountId: string, f: TransactionSearch): Promise<{ items: TransactionSearchItem[]; next_cursor: string | null }> {
+export async function searchTransactions(db: Stores, accountId: string, f: TransactionSearch): Promise<{ items: TransactionSearchItem[]; next_cursor: string | null }> {
   const limit = f.limit ?? 20;
   const read: (SearchReading | null)[] = f.q?.trim() ? readSearch(f.q) : [null];
   // a word reading first picks its rarest word and the floor of its walk (or finds it has no match)
@@ -165,8 +165,8 @@ export interface DisputeListItem {
 }
 
 /** The Disputes page: open disputes first (their amount is held from the balance), then closed ones, newest first. */
-export async function listDisputes(db: DrizzleDb, accountId: string, limit = 100): Promise<{ items: DisputeListItem[]; held: number }> {
-  const rows = async (status: DisputeMark[]) => db.select({
+export async function listDisputes(db: Stores, accountId: string, limit = 100): Promise<{ items: DisputeListItem[]; held: number }> {
+  const rows = async (status: DisputeMark[]) => db.handle.select({
     id: disputes.id, transactionId: disputes.transactionId, status: disputes.status, amount: disputes.amount,
     createdAt: disputes.createdAt, updatedAt: disputes.updatedAt, customerName: customers.name, method: transactions.method,
   }).from(disputes)

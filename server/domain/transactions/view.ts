@@ -1,6 +1,7 @@
 import { and, asc, eq, inArray, sql } from 'drizzle-orm';
 import { perConnection } from '../../../db/prepared';
-import type { DrizzleDb } from '../../../db';
+import type { DrizzleDb, Stores } from '../../../db';
+import { handleOf } from '../../../db/stores';
 import { customers, disputes, refunds, transactions } from '../../../db/schema';
 
 export type { TransactionMethod, TransactionStatus } from '../../../contract/enums';
@@ -59,7 +60,8 @@ export const viewColumns = {
  * Transactions joined with their customer in one statement: every reader of views (one, a page, an
  * event) goes through this, so a page of N transactions is one query, never N+1.
  */
-export function selectTransactionViews(db: DrizzleDb) {
+export function selectTransactionViews(on: DrizzleDb | Stores) {
+  const db = handleOf(on);
   return db.select(viewColumns).from(transactions).innerJoin(customers, eq(customers.id, transactions.customerId));
 }
 
@@ -97,12 +99,12 @@ const refundsOfOne = perConnection((db) => db.select(refundColumns).from(refunds
  * Views of a page of rows with their refunds: one more query for the whole page (refunds_transaction_idx),
  * and none at all when no row is APPROVED (only those can have refunds).
  */
-export async function toTransactionViews(db: DrizzleDb, rows: TransactionViewRow[]): Promise<TransactionView[]> {
+export async function toTransactionViews(db: Stores, rows: TransactionViewRow[]): Promise<TransactionView[]> {
   const approved = rows.filter((r) => r.status === 'APPROVED').map((r) => r.id);
   if (approved.length === 0) return rows.map((r) => toTransactionView(r));
   const found = approved.length === 1
     ? await refundsOfOne(db).execute({ id: approved[0] })
-    : await db.select(refundColumns).from(refunds).where(inArray(refunds.transactionId, approved)).orderBy(asc(refunds.createdAt), asc(refunds.id));
+    : await db.handle.select(refundColumns).from(refunds).where(inArray(refunds.transactionId, approved)).orderBy(asc(refunds.createdAt), asc(refunds.id));
   const byTransaction = new Map<string, RefundView[]>();
   for (const r of found) {
     const list = byTransaction.get(r.transactionId) ?? [];
@@ -120,7 +122,7 @@ export function customerView(c: { id: string; name: string; email: string; phone
 const viewById = perConnection((db) => selectTransactionViews(db)
   .where(and(eq(transactions.accountId, sql.placeholder('accountId')), eq(transactions.id, sql.placeholder('id')))).prepare());
 
-export async function transactionView(db: DrizzleDb, accountId: string, id: string): Promise<TransactionView | null> {
+export async function transactionView(db: Stores, accountId: string, id: string): Promise<TransactionView | null> {
   const row = await first(viewById(db).execute({ accountId, id }));
   return row ? (await toTransactionViews(db, [row]))[0] : null;
 }

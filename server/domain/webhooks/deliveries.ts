@@ -1,8 +1,8 @@
 import { and, asc, desc, eq, inArray, lt, or, sql, type SQL } from 'drizzle-orm';
 import { log } from '../../log';
-import type { DrizzleDb } from '../../../db';
+import type { Stores } from '../../../db';
 import { deliveries, deliveryAttempts, events, webhooks } from '../../../db/schema';
-import { first, oneSnapshot, rawChanges, rawExec, rawRows, skipLockedOf } from '../../../db/query';
+import { first, rawChanges, rawExec, rawRows, skipLockedOf } from '../../../db/query';
 import { onPostgres } from '../../../db/dialect';
 import { DomainError } from '../../errors';
 import type { Services } from '../../services';
@@ -96,7 +96,7 @@ const leaseFree = (now: string) => sql`(d.lease_expires_at IS NULL OR d.lease_ex
  * index scan over deliveries_account_due_idx (status, account_id, next_attempt_at), one seek per account
  * with PENDING deliveries, so a merchant with a backlog of thousands costs what one without does.
  */
-export async function accountsWithDueWork(db: DrizzleDb, now: string): Promise<string[]> {
+export async function accountsWithDueWork(db: Stores, now: string): Promise<string[]> {
   const rows = await rawRows<{ account_id: string }>(db, sql`
     WITH RECURSIVE pending(account_id) AS (
       SELECT (SELECT account_id FROM deliveries WHERE status = 'PENDING' ORDER BY account_id LIMIT 1)
@@ -117,7 +117,7 @@ export async function accountsWithDueWork(db: DrizzleDb, now: string): Promise<s
  * PostgreSQL each arm locks its rows (FOR UPDATE OF d SKIP LOCKED) and leaves out leased ones, so
  * instances claiming at once see disjoint candidates; the caller's write job leases those it starts.
  */
-async function dueCandidates(db: DrizzleDb, now: string, accounts: { id: string; limit: number }[], exclude: string[]): Promise<DueDelivery[]> {
+async function dueCandidates(db: Stores, now: string, accounts: { id: string; limit: number }[], exclude: string[]): Promise<DueDelivery[]> {
   if (accounts.length === 0) return [];
   const arms = accounts.map((a, i) => sql`SELECT * FROM (
     SELECT ${dueColumns(now)}, d.account_id, d.next_attempt_at AS due_at
@@ -143,7 +143,7 @@ export interface FairPass {
 const soloPass = (limit: number): FairPass => ({ use: new SlotUse({ total: limit, perAccount: limit, perHost: limit }), after: null });
 
 /** Up to the pass's free slots of due heads, round-robin between accounts within their caps and their hosts' (fair-share.ts). */
-export async function chooseDue(db: DrizzleDb, now: string, exclude: string[], pass: FairPass): Promise<DueDelivery[]> {
+export async function chooseDue(db: Stores, now: string, exclude: string[], pass: FairPass): Promise<DueDelivery[]> {
   const { use } = pass;
   if (use.room === 0) return [];
   const accounts = rotation(pass.accounts ?? await accountsWithDueWork(db, now), pass.after, use, use.room);
@@ -169,7 +169,7 @@ export const DELIVERY_LEASE_RENEW_MS = 3_300;
  * instance dies mid-send, the lease runs out and another instance's claim takes the delivery over.
  * The caps hold per instance: N instances send at most N times one account's cap at once.
  */
-export async function claimDueHeads(tx: DrizzleDb, now: Date, exclude: string[], limit: number, leaseMs = DELIVERY_LEASE_MS, pass: FairPass = soloPass(limit)): Promise<DueDelivery[]> {
+export async function claimDueHeads(tx: Stores, now: Date, exclude: string[], limit: number, leaseMs = DELIVERY_LEASE_MS, pass: FairPass = soloPass(limit)): Promise<DueDelivery[]> {
   const at = now.toISOString();
   const leaseUntil = new Date(now.getTime() + leaseMs).toISOString();
   const chosen = (await chooseDue(tx, at, exclude, pass)).slice(0, limit);
@@ -180,7 +180,7 @@ export async function claimDueHeads(tx: DrizzleDb, now: Date, exclude: string[],
 }
 
 /** Moves the leases of these deliveries, still being sent by this instance, to now + lease (PostgreSQL). */
-export async function renewLeases(tx: DrizzleDb, deliveryIds: string[], now: Date, leaseMs = DELIVERY_LEASE_MS): Promise<number> {
+export async function renewLeases(tx: Stores, deliveryIds: string[], now: Date, leaseMs = DELIVERY_LEASE_MS): Promise<number> {
   if (deliveryIds.length === 0) return 0;
   const leaseUntil = new Date(now.getTime() + leaseMs).toISOString();
   return rawChanges(tx, sql`UPDATE deliveries SET lease_expires_at = ${leaseUntil}
@@ -199,10 +199,10 @@ export interface AttemptOutcome { deliveryId: string; result: SendWebhookResult;
  * rows in one insert, the state changes grouped into as few updates as there are distinct outcomes
  * (typically one: every delivery that got its 2xx).
  */
-export async function recordAttempts(tx: DrizzleDb, outcomes: AttemptOutcome[], schedule: number[], now: Date): Promise<Map<string, DeliveryStatus>> {
+export async function recordAttempts(tx: Stores, outcomes: AttemptOutcome[], schedule: number[], now: Date): Promise<Map<string, DeliveryStatus>> {
   const out = new Map<string, DeliveryStatus>();
   if (outcomes.length === 0) return out;
-  const rows = await tx.select({
+  const rows = await tx.handle.select({
     id: deliveries.id, status: deliveries.status, attempts: deliveries.attempts, manual: deliveries.manual, target: deliveries.target,
     webhookId: deliveries.webhookId, webhookActive: webhooks.active, webhookDeletedAt: webhooks.deletedAt,
   }).from(deliveries).leftJoin(webhooks, eq(webhooks.id, deliveries.webhookId))
@@ -210,7 +210,7 @@ export async function recordAttempts(tx: DrizzleDb, outcomes: AttemptOutcome[], 
   const byId = new Map(rows.map((r) => [r.id, r]));
   const known = outcomes.filter((o) => byId.has(o.deliveryId));
   for (let i = 0; i < known.length; i += 500) {
-    await tx.insert(deliveryAttempts).values(known.slice(i, i + 500).map(({ deliveryId, result, startedAt }) => ({
+    await tx.handle.insert(deliveryAttempts).values(known.slice(i, i + 500).map(({ deliveryId, result, startedAt }) => ({
       deliveryId, attemptedAt: startedAt.toISOString(), statusCode: result.status, durationMs: result.durationMs,
       responseExcerpt: result.responseExcerpt, error: result.error,
     })));
@@ -224,8 +224,8 @@ export async function recordAttempts(tx: DrizzleDb, outcomes: AttemptOutcome[], 
     const d = byId.get(deliveryId)!;
     if (result.status !== 410 || d.target !== 'webhook' || !d.webhookId || disabled.has(d.webhookId)) continue;
     disabled.add(d.webhookId);
-    await tx.update(webhooks).set({ active: 0, updatedAt: iso }).where(and(eq(webhooks.id, d.webhookId), eq(webhooks.active, 1)));
-    const stopped = await tx.update(deliveries).set({ status: 'FAILED', nextAttemptAt: null, manual: 0, lastError: DISABLED_410, updatedAt: iso })
+    await tx.handle.update(webhooks).set({ active: 0, updatedAt: iso }).where(and(eq(webhooks.id, d.webhookId), eq(webhooks.active, 1)));
+    const stopped = await tx.handle.update(deliveries).set({ status: 'FAILED', nextAttemptAt: null, manual: 0, lastError: DISABLED_410, updatedAt: iso })
       .where(and(eq(deliveries.webhookId, d.webhookId), eq(deliveries.status, 'PENDING'))).returning({ id: deliveries.id });
     left.push(...stopped.map((x) => x.id));
   }
@@ -273,7 +273,7 @@ export async function recordAttempts(tx: DrizzleDb, outcomes: AttemptOutcome[], 
   }
   for (const g of groups.values()) {
     for (let i = 0; i < g.ids.length; i += 500) {
-      await tx.update(deliveries).set({ ...g.set, attempts: sql`${deliveries.attempts} + 1` })
+      await tx.handle.update(deliveries).set({ ...g.set, attempts: sql`${deliveries.attempts} + 1` })
         .where(inArray(deliveries.id, g.ids.slice(i, i + 500)));
     }
   }
@@ -488,10 +488,10 @@ interface DeliveryRow {
   lastError: string | null; createdAt: string; updatedAt: string;
 }
 
-async function withAttempts(db: DrizzleDb, rows: DeliveryRow[]): Promise<DeliveryView[]> {
+async function withAttempts(db: Stores, rows: DeliveryRow[]): Promise<DeliveryView[]> {
   const ids = rows.map((r) => r.id);
   const attempts = ids.length
-    ? await db.select().from(deliveryAttempts).where(inArray(deliveryAttempts.deliveryId, ids)).orderBy(asc(deliveryAttempts.id))
+    ? await db.handle.select().from(deliveryAttempts).where(inArray(deliveryAttempts.deliveryId, ids)).orderBy(asc(deliveryAttempts.id))
     : [];
   const byDelivery = new Map<string, DeliveryAttemptView[]>();
   for (const a of attempts) {
@@ -519,10 +519,10 @@ async function withAttempts(db: DrizzleDb, rows: DeliveryRow[]): Promise<Deliver
 }
 
 /** One page of deliveries matching `where`, newest first, each with its attempts (oldest first). */
-async function deliveryPage(db: DrizzleDb, where: SQL | undefined, q: { cursor?: string | null; limit?: number }) {
+async function deliveryPage(db: Stores, where: SQL | undefined, q: { cursor?: string | null; limit?: number }) {
   const limit = q.limit ?? 20;
   const after = q.cursor ? decodeCursor(q.cursor, ID_PREFIX.delivery) : null;
-  const rows = await db.select(deliveryColumns).from(deliveries).innerJoin(events, eq(events.id, deliveries.eventId))
+  const rows = await db.handle.select(deliveryColumns).from(deliveries).innerJoin(events, eq(events.id, deliveries.eventId))
     .where(and(
       where,
       after ? or(lt(deliveries.createdAt, after.createdAt), and(eq(deliveries.createdAt, after.createdAt), lt(deliveries.id, after.id))) : undefined,
@@ -542,7 +542,7 @@ async function deliveryPage(db: DrizzleDb, where: SQL | undefined, q: { cursor?:
  */
 export async function listDeliveries(s: Services, accountId: string, q: { magic_id: string; status?: DeliveryStatus; cursor?: string | null; limit?: number }) {
   // deliveries and their attempts from one snapshot: a record committing between the reads would show an attempt beside a stale status
-  return oneSnapshot(s.db.read, async (db) => {
+  return s.db.read.snapshot(async (db) => {
     await liveWebhook(db, accountId, q.magic_id);
     return deliveryPage(db, and(eq(deliveries.webhookId, q.magic_id), q.status ? eq(deliveries.status, q.status) : undefined), q);
   });
@@ -550,9 +550,9 @@ export async function listDeliveries(s: Services, accountId: string, q: { magic_
 
 /** One delivery of the account with its attempts and the exact body every attempt sent. */
 export async function getDelivery(s: Services, accountId: string, deliveryId: string) {
-  return oneSnapshot(s.db.read, async (db) => {
+  return s.db.read.snapshot(async (db) => {
     const view = await deliveryOf(db, accountId, deliveryId);
-    const e = await first(db.select({ id: events.id, type: events.type, category: events.category, createdAt: events.createdAt, payload: events.payload })
+    const e = await first(db.handle.select({ id: events.id, type: events.type, category: events.category, createdAt: events.createdAt, payload: events.payload })
       .from(events).where(eq(events.id, view.event_id)));
     return { ...view, payload: eventEnvelope(e!) };
   });
@@ -563,14 +563,14 @@ export async function getDelivery(s: Services, accountId: string, deliveryId: st
  * id), newest first: the only way to find a postback delivery's attempts and id, to resend it by hand.
  */
 export async function listPostbackDeliveries(s: Services, accountId: string, q: { resourceId?: string | null; cursor?: string | null; limit?: number }) {
-  return oneSnapshot(s.db.read, (db) => deliveryPage(db, and(
+  return s.db.read.snapshot((db) => deliveryPage(db, and(
     eq(deliveries.accountId, accountId), eq(deliveries.target, 'postback'),
     q.resourceId ? eq(deliveries.resourceId, q.resourceId) : undefined,
   ), q));
 }
 
-async function deliveryOf(db: DrizzleDb, accountId: string, id: string): Promise<DeliveryView> {
-  const row = await first(db.select(deliveryColumns).from(deliveries).innerJoin(events, eq(events.id, deliveries.eventId))
+async function deliveryOf(db: Stores, accountId: string, id: string): Promise<DeliveryView> {
+  const row = await first(db.handle.select(deliveryColumns).from(deliveries).innerJoin(events, eq(events.id, deliveries.eventId))
     .where(and(eq(deliveries.id, id), eq(deliveries.accountId, accountId))));
   if (!row) throw new DomainError('NOT_FOUND', 'delivery not found');
   return (await withAttempts(db, [row]))[0];
@@ -583,12 +583,12 @@ async function deliveryOf(db: DrizzleDb, accountId: string, id: string): Promise
  */
 export async function resendDelivery(s: Services, accountId: string, deliveryId: string) {
   const content = await s.db.write(async (tx) => {
-    const d = await first(tx.select({ status: deliveries.status, target: deliveries.target, webhookId: deliveries.webhookId })
+    const d = await first(tx.handle.select({ status: deliveries.status, target: deliveries.target, webhookId: deliveries.webhookId })
       .from(deliveries).where(and(eq(deliveries.id, deliveryId), eq(deliveries.accountId, accountId))));
     if (!d) throw new DomainError('NOT_FOUND', 'delivery not found');
     let url: string | undefined;
     if (d.target === 'webhook' && d.webhookId) {
-      const hook = await first(tx.select({ active: webhooks.active, deletedAt: webhooks.deletedAt, pausedAt: webhooks.pausedAt, url: webhooks.url }).from(webhooks).where(eq(webhooks.id, d.webhookId)));
+      const hook = await first(tx.handle.select({ active: webhooks.active, deletedAt: webhooks.deletedAt, pausedAt: webhooks.pausedAt, url: webhooks.url }).from(webhooks).where(eq(webhooks.id, d.webhookId)));
       if (!hook || hook.deletedAt) throw new DomainError('INVALID_STATE', 'the webhook of this delivery was deleted');
       if (hook.active !== 1) throw new DomainError('INVALID_STATE', 'the webhook of this delivery is inactive');
       if (hook.pausedAt) throw new DomainError('INVALID_STATE', 'the webhook of this delivery is paused; resume it first');
@@ -596,7 +596,7 @@ export async function resendDelivery(s: Services, accountId: string, deliveryId:
       url = hook.url;
     }
     const at = s.clock.now().toISOString();
-    await tx.update(deliveries).set(d.status === 'PENDING'
+    await tx.handle.update(deliveries).set(d.status === 'PENDING'
       ? { nextAttemptAt: at, updatedAt: at, url }
       : { status: 'PENDING', nextAttemptAt: at, manual: 1, updatedAt: at, url }).where(eq(deliveries.id, deliveryId));
     return deliveryOf(tx, accountId, deliveryId);
@@ -619,11 +619,11 @@ export async function sendTestEvent(s: Services, accountId: string, webhookId: s
     const at = now.toISOString();
     const eventId = newId('event');
     const payload = JSON.stringify({ magic_id: hook.id, url: hook.url, events: JSON.parse(hook.events) as string[] });
-    const [e] = await tx.insert(events).values({
+    const [e] = await tx.handle.insert(events).values({
       id: eventId, accountId, type: 'webhook.test', category: 'webhook', resourceId: hook.id, payload, createdAt: at, dispatchedAt: at,
     }).returning({ seq: events.seq });
     const id = newId('delivery');
-    await tx.insert(deliveries).values({
+    await tx.handle.insert(deliveries).values({
       id, eventId, eventSeq: e.seq, accountId, webhookId: hook.id, target: 'webhook', url: hook.url, resourceId: hook.id,
       status: 'PENDING', attempts: 0, nextAttemptAt: at, createdAt: at, updatedAt: at,
     });

@@ -1,5 +1,5 @@
 import { and, asc, eq, inArray, isNull, lte, sql } from 'drizzle-orm';
-import type { DrizzleDb } from '../../../db';
+import type { Stores } from '../../../db';
 import { perConnection } from '../../../db/prepared';
 import { jsonStringList } from '../../../db/dialect';
 import { onPostgres } from '../../../db/dialect';
@@ -63,7 +63,7 @@ export async function dispatchPendingEvents(s: Services, limit = DISPATCH_CHUNK)
   return s.db.write((tx) => fanOut(tx, s.clock.now(), s.config.webhookRetryScheduleSeconds, limit));
 }
 
-export async function fanOut(tx: DrizzleDb, now: Date, schedule: number[], limit: number): Promise<DispatchResult> {
+export async function fanOut(tx: Stores, now: Date, schedule: number[], limit: number): Promise<DispatchResult> {
   // one dispatcher at a time across instances (always true on SQLite)
   if (!(await tryLockName(tx, DISPATCHER_LOCK))) return { events: 0, deliveries: 0 };
   const st = statements(tx);
@@ -95,7 +95,7 @@ export async function fanOut(tx: DrizzleDb, now: Date, schedule: number[], limit
     if (postback) rows.push({ ...base, id: newId('delivery'), webhookId: null, target: 'postback', url: postback });
   }
   // ~14 bound values per row: stay well under SQLite's variable limit
-  for (let i = 0; i < rows.length; i += 200) await tx.insert(deliveries).values(rows.slice(i, i + 200));
+  for (let i = 0; i < rows.length; i += 200) await tx.handle.insert(deliveries).values(rows.slice(i, i + 200));
   // a resource's later event waits behind its earlier, still pending, deliveries to the same URL
   await holdBehindEarlier(tx, rows.map((r) => r.id));
   if (onPostgres) {
@@ -116,7 +116,7 @@ export async function fanOut(tx: DrizzleDb, now: Date, schedule: number[], limit
  * withdrawal (or, tolerated, one of its batches); a dispute event names the dispute, whose transaction
  * carries the postback (or, tolerated, the transaction itself).
  */
-async function postbackUrls(tx: DrizzleDb, batch: { category: StoredEventCategory; resourceId: string }[]): Promise<Map<string, string>> {
+async function postbackUrls(tx: Stores, batch: { category: StoredEventCategory; resourceId: string }[]): Promise<Map<string, string>> {
   const st = statements(tx);
   const out = new Map<string, string>();
   const ids = (c: EventCategory) => [...new Set(batch.filter((e) => e.category === c).map((e) => e.resourceId))];

@@ -1,5 +1,5 @@
 import { sql } from 'drizzle-orm';
-import type { DrizzleDb } from '../../../db';
+import type { Stores } from '../../../db';
 import { onPostgres } from '../../../db/dialect';
 import { lockNames, rawChanges, rawExec, rawRows } from '../../../db/query';
 
@@ -30,7 +30,7 @@ function chunks<T>(list: T[], size = 500): T[][] {
  * the other's uncommitted row and the new delivery would wait for the sweep instead of going next.
  * SQLite's single writer already runs them one after the other.
  */
-async function lockQueuesOf(tx: DrizzleDb, deliveryIds: string[]): Promise<void> {
+async function lockQueuesOf(tx: Stores, deliveryIds: string[]): Promise<void> {
   if (!onPostgres || deliveryIds.length === 0) return;
   const keys: { url: string; resource_id: string }[] = [];
   for (const part of chunks(deliveryIds)) {
@@ -40,7 +40,7 @@ async function lockQueuesOf(tx: DrizzleDb, deliveryIds: string[]): Promise<void>
 }
 
 /** New deliveries that are not the head of their queue wait (next_attempt_at NULL). */
-export async function holdBehindEarlier(tx: DrizzleDb, deliveryIds: string[]): Promise<void> {
+export async function holdBehindEarlier(tx: Stores, deliveryIds: string[]): Promise<void> {
   await lockQueuesOf(tx, deliveryIds);
   for (const part of chunks(deliveryIds)) {
     await rawExec(tx, sql`UPDATE deliveries SET next_attempt_at = NULL
@@ -49,7 +49,7 @@ export async function holdBehindEarlier(tx: DrizzleDb, deliveryIds: string[]): P
 }
 
 /** After these deliveries left PENDING: the head of each of their queues becomes due now, if it was waiting. */
-export async function promoteQueueHeads(tx: DrizzleDb, finishedIds: string[], at: string): Promise<void> {
+export async function promoteQueueHeads(tx: Stores, finishedIds: string[], at: string): Promise<void> {
   await lockQueuesOf(tx, finishedIds);
   for (const part of chunks(finishedIds)) {
     await rawExec(tx, sql`UPDATE deliveries SET next_attempt_at = ${at}, updated_at = ${at}
@@ -62,13 +62,13 @@ export async function promoteQueueHeads(tx: DrizzleDb, finishedIds: string[], at
 }
 
 /** Safety net: waiting deliveries with nothing ahead of them become due (returns how many). */
-export async function releaseOrphanedWaits(tx: DrizzleDb, at: string): Promise<number> {
+export async function releaseOrphanedWaits(tx: Stores, at: string): Promise<number> {
   return rawChanges(tx, sql`UPDATE deliveries SET next_attempt_at = ${at}, updated_at = ${at}
     WHERE status = 'PENDING' AND next_attempt_at IS NULL AND NOT EXISTS (${EARLIER_PENDING})`);
 }
 
 /** Whether any waiting delivery has nothing ahead of it (a cheap read before the write above). */
-export async function hasOrphanedWaits(db: DrizzleDb): Promise<boolean> {
+export async function hasOrphanedWaits(db: Stores): Promise<boolean> {
   return (await rawRows(db, sql`SELECT 1 FROM deliveries WHERE status = 'PENDING' AND next_attempt_at IS NULL
     AND NOT EXISTS (${EARLIER_PENDING}) LIMIT 1`)).length > 0;
 }

@@ -1,5 +1,5 @@
 import { and, asc, count, eq, isNull } from 'drizzle-orm';
-import type { DrizzleDb } from '../../../db';
+import type { Stores } from '../../../db';
 import { deliveries, webhooks } from '../../../db/schema';
 import { first, lockName } from '../../../db/query';
 import { DomainError, validationError } from '../../errors';
@@ -69,7 +69,7 @@ export async function createWebhook(
   const answer = await runIdempotent<{ webhook: WebhookView }>(s.db, scope, fingerprint, () => s.clock.now(), async (tx) => {
     // on PostgreSQL creates of one account run at once on any instance: count and insert under one lock
     await lockName(tx, `webhooks-of\n${accountId}`);
-    const [{ n }] = await tx.select({ n: count() }).from(webhooks)
+    const [{ n }] = await tx.handle.select({ n: count() }).from(webhooks)
       .where(and(eq(webhooks.accountId, accountId), isNull(webhooks.deletedAt)));
     if (n >= MAX_WEBHOOKS_PER_ACCOUNT) {
       throw new DomainError('UNPROCESSABLE', `an account can have at most ${MAX_WEBHOOKS_PER_ACCOUNT} webhooks; delete one first`);
@@ -79,7 +79,7 @@ export async function createWebhook(
       id: newId('webhook'), accountId, url, secretEnc, events: JSON.stringify(events),
       active: 1, pausedAt: null, previousSecretEnc: null, previousSecretExpiresAt: null, createdAt: at, updatedAt: at, deletedAt: null,
     };
-    await tx.insert(webhooks).values(row);
+    await tx.handle.insert(webhooks).values(row);
     // stored with the secret still encrypted; decrypted on the way out
     return { webhook: view(row, secretEnc) };
   }, async () => {
@@ -95,15 +95,15 @@ export async function createWebhook(
  * spec's webhook shape and existing clients read it from the list.
  */
 export async function listWebhooks(s: Services, accountId: string, o: { secrets: SecretDisclosure }): Promise<WebhookView[]> {
-  const rows = await s.db.read.select().from(webhooks)
+  const rows = await s.db.read.handle.select().from(webhooks)
     .where(and(eq(webhooks.accountId, accountId), isNull(webhooks.deletedAt)))
     .orderBy(asc(webhooks.createdAt), asc(webhooks.id));
   return rows.map((r) => view(r, disclose(s, r.secretEnc, o.secrets)));
 }
 
 /** A live (not deleted) webhook of the account, or 404 (another account's id looks unknown). */
-export async function liveWebhook(db: DrizzleDb, accountId: string, id: string): Promise<WebhookRow> {
-  const row = await first(db.select().from(webhooks)
+export async function liveWebhook(db: Stores, accountId: string, id: string): Promise<WebhookRow> {
+  const row = await first(db.handle.select().from(webhooks)
     .where(and(eq(webhooks.id, id), eq(webhooks.accountId, accountId), isNull(webhooks.deletedAt))));
   if (!row) throw new DomainError('NOT_FOUND', 'webhook not found');
   return row;
@@ -117,8 +117,8 @@ export async function deleteWebhook(s: Services, accountId: string, id: string):
   return s.db.write(async (tx) => {
     await liveWebhook(tx, accountId, id);
     const at = s.clock.now().toISOString();
-    await tx.update(webhooks).set({ deletedAt: at, active: 0, updatedAt: at }).where(eq(webhooks.id, id));
-    const stopped = await tx.update(deliveries).set({ status: 'FAILED', nextAttemptAt: null, manual: 0, lastError: 'webhook deleted', updatedAt: at })
+    await tx.handle.update(webhooks).set({ deletedAt: at, active: 0, updatedAt: at }).where(eq(webhooks.id, id));
+    const stopped = await tx.handle.update(deliveries).set({ status: 'FAILED', nextAttemptAt: null, manual: 0, lastError: 'webhook deleted', updatedAt: at })
       .where(and(eq(deliveries.webhookId, id), eq(deliveries.status, 'PENDING'))).returning({ id: deliveries.id });
     // another webhook or postback with the same URL may have been queued behind these
     await promoteQueueHeads(tx, stopped.map((d) => d.id), at);
@@ -167,10 +167,10 @@ export async function updateWebhook(s: Services, accountId: string, id: string, 
     const hook = await liveWebhook(tx, accountId, id);
     const at = s.clock.now().toISOString();
     const set = { url: input.url ?? hook.url, events: input.events ? JSON.stringify(input.events) : hook.events, updatedAt: at };
-    await tx.update(webhooks).set(set).where(eq(webhooks.id, id));
+    await tx.handle.update(webhooks).set(set).where(eq(webhooks.id, id));
     if (set.url !== hook.url) {
       // ordering queues are per URL: the moved deliveries keep their order among themselves
-      await tx.update(deliveries).set({ url: set.url, updatedAt: at }).where(and(eq(deliveries.webhookId, id), eq(deliveries.status, 'PENDING')));
+      await tx.handle.update(deliveries).set({ url: set.url, updatedAt: at }).where(and(eq(deliveries.webhookId, id), eq(deliveries.status, 'PENDING')));
     }
     return { ...hook, ...set };
   });
@@ -187,7 +187,7 @@ export async function pauseWebhook(s: Services, accountId: string, id: string, h
     const hook = await liveWebhook(tx, accountId, id);
     if (hook.pausedAt) return hook;
     const at = s.clock.now().toISOString();
-    await tx.update(webhooks).set({ pausedAt: at, updatedAt: at }).where(eq(webhooks.id, id));
+    await tx.handle.update(webhooks).set({ pausedAt: at, updatedAt: at }).where(eq(webhooks.id, id));
     return { ...hook, pausedAt: at, updatedAt: at };
   });
   return answer(s, row, how);
@@ -202,7 +202,7 @@ export async function resumeWebhook(s: Services, accountId: string, id: string, 
     const hook = await liveWebhook(tx, accountId, id);
     if (!hook.pausedAt && hook.active === 1) return hook;
     const at = s.clock.now().toISOString();
-    await tx.update(webhooks).set({ pausedAt: null, active: 1, updatedAt: at }).where(eq(webhooks.id, id));
+    await tx.handle.update(webhooks).set({ pausedAt: null, active: 1, updatedAt: at }).where(eq(webhooks.id, id));
     return { ...hook, pausedAt: null, active: 1, updatedAt: at };
   });
   s.wake.delivery?.();
@@ -215,7 +215,7 @@ export async function resumeWebhook(s: Services, accountId: string, id: string, 
  * The answer carries the new secret in plain: whoever may rotate may read it (the dashboard asks for
  * the password first).
  */
-export async function rotateWebhookSecret(s: Services, accountId: string, id: string, alongside?: (tx: DrizzleDb, at: Date) => Promise<void>) {
+export async function rotateWebhookSecret(s: Services, accountId: string, id: string, alongside?: (tx: Stores, at: Date) => Promise<void>) {
   const secret = newWebhookSecret();
   const secretEnc = encryptSecret(secret, s.masterKey);
   const row = await s.db.write(async (tx) => {
@@ -225,7 +225,7 @@ export async function rotateWebhookSecret(s: Services, accountId: string, id: st
       secretEnc, previousSecretEnc: hook.secretEnc,
       previousSecretExpiresAt: new Date(now.getTime() + ROTATION_OVERLAP_MS).toISOString(), updatedAt: now.toISOString(),
     };
-    await tx.update(webhooks).set(set).where(eq(webhooks.id, id));
+    await tx.handle.update(webhooks).set(set).where(eq(webhooks.id, id));
     await alongside?.(tx, now);
     return { ...hook, ...set };
   });

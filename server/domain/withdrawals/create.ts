@@ -1,5 +1,5 @@
 import { sql } from 'drizzle-orm';
-import type { DrizzleDb } from '../../../db';
+import type { Stores } from '../../../db';
 import { withdrawalBatches, withdrawals } from '../../../db/schema';
 import { DomainError, validationError, type FieldIssue } from '../../errors';
 import { wake, type Services } from '../../services';
@@ -78,7 +78,7 @@ async function checkRequest(s: Services, input: WithdrawalRequest): Promise<Chec
   return { document: normalizeDocument(input.details.document) };
 }
 
-async function externalRefTaken(tx: DrizzleDb, accountId: string, externalRef: string): Promise<boolean> {
+async function externalRefTaken(tx: Stores, accountId: string, externalRef: string): Promise<boolean> {
   return !!(await first(withdrawalLookups(tx).idOfExternalRef.execute({ accountId, externalRef })));
 }
 

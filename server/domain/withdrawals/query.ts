@@ -1,6 +1,6 @@
 import { and, desc, eq, gte, lt, sql, type SQL } from 'drizzle-orm';
 import { dateBound as bound, decodeCursor, encodeCursor } from '../cursor';
-import type { DrizzleDb } from '../../../db';
+import type { Stores } from '../../../db';
 import { withdrawals } from '../../../db/schema';
 import { DomainError, validationError } from '../../errors';
 import { ID_PREFIX } from '../ids';
@@ -13,7 +13,7 @@ import { first } from '../../../db/query';
  * `external_ref`. Either is enough; when both are given they must name the same withdrawal. Another
  * account's withdrawal answers 404, exactly like an unknown one.
  */
-export async function findWithdrawal(db: DrizzleDb, accountId: string, q: { identifier?: string | null; external_ref?: string | null }): Promise<WithdrawalView> {
+export async function findWithdrawal(db: Stores, accountId: string, q: { identifier?: string | null; external_ref?: string | null }): Promise<WithdrawalView> {
   const identifier = q.identifier ?? null;
   const externalRef = q.external_ref ?? null;
   if (identifier === null && externalRef === null) {
@@ -66,7 +66,7 @@ export { encodeCursor } from '../cursor';
  * withdrawals_account_created_idx (or withdrawals_account_status_created_idx with a status filter) in
  * order, so a page costs the same at row 20 and at row 100,000. Exported for the plan test.
  */
-export function withdrawalPageQuery(db: DrizzleDb, accountId: string, f: ListFilter) {
+export function withdrawalPageQuery(db: Stores, accountId: string, f: ListFilter) {
   const limit = f.limit ?? DEFAULT_LIST_LIMIT;
   const where: SQL[] = [eq(withdrawals.accountId, accountId)];
   if (f.status) where.push(eq(withdrawals.status, f.status));
@@ -76,12 +76,12 @@ export function withdrawalPageQuery(db: DrizzleDb, accountId: string, f: ListFil
     const c = decodeCursor(f.cursor, ID_PREFIX.withdrawal);
     where.push(sql`(${withdrawals.createdAt}, ${withdrawals.id}) < (${c.createdAt}, ${c.id})`);
   }
-  return db.select(viewedWithdrawalColumns).from(withdrawals).where(and(...where))
+  return db.handle.select(viewedWithdrawalColumns).from(withdrawals).where(and(...where))
     .orderBy(desc(withdrawals.createdAt), desc(withdrawals.id)).limit(limit + 1);
 }
 
 /** The dashboard's list: one query for the page, one for all of its batches. */
-export async function listWithdrawals(db: DrizzleDb, accountId: string, f: ListFilter): Promise<{ items: WithdrawalListItem[]; next_cursor: string | null }> {
+export async function listWithdrawals(db: Stores, accountId: string, f: ListFilter): Promise<{ items: WithdrawalListItem[]; next_cursor: string | null }> {
   const limit = f.limit ?? DEFAULT_LIST_LIMIT;
   const rows = await withdrawalPageQuery(db, accountId, f);
   const page = rows.slice(0, limit);

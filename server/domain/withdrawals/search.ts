@@ -1,5 +1,5 @@
 import { and, desc, eq, gte, inArray, lt, sql, type SQL } from 'drizzle-orm';
-import type { DrizzleDb } from '../../../db';
+import type { Stores } from '../../../db';
 import { nameWords, withdrawalBatches, withdrawals } from '../../../db/schema';
 import { contains, onPostgres } from '../../../db/dialect';
 import { indexWalkFloor } from '../../../db/name-words';
@@ -59,7 +59,7 @@ export interface SearchCondition { where: SQL; single: boolean; byWords?: boolea
  * naming one withdrawal (id, batch, end-to-end id, reference) has no ORDER BY: otherwise SQLite, with no
  * statistics, would rather walk the account's rows in order than look the one row up.
  */
-export function withdrawalSearchQuery(db: DrizzleDb, accountId: string, f: WithdrawalSearch, condition: SearchCondition | null, floor: WalkFloor | null = null) {
+export function withdrawalSearchQuery(db: Stores, accountId: string, f: WithdrawalSearch, condition: SearchCondition | null, floor: WalkFloor | null = null) {
   const limit = f.limit ?? 20;
   const range = localDayRange(f.from, f.to);
   // a word search walks name_words, whose (created_at, owner_id) are the withdrawal's: order, dates and
@@ -90,15 +90,15 @@ export function withdrawalSearchQuery(db: DrizzleDb, accountId: string, f: Withd
       const c = decodeCursor(f.cursor, ID_PREFIX.withdrawal);
       walkWhere.push(sql`(${nameWords.createdAt}, ${nameWords.ownerId}) < (${c.createdAt}, ${c.id})`);
     }
-    const walk = db.select({ ownerId: nameWords.ownerId, createdAt: nameWords.createdAt }).from(nameWords).where(and(...walkWhere))
+    const walk = db.handle.select({ ownerId: nameWords.ownerId, createdAt: nameWords.createdAt }).from(nameWords).where(and(...walkWhere))
       .orderBy(desc(nameWords.createdAt), desc(nameWords.ownerId)).limit(WORD_WALK_CAP).as('walk');
     const rest = [othersOfWords(r), f.status ? eq(withdrawals.status, f.status) : undefined].filter((c): c is SQL => Boolean(c));
-    return db.select(viewedWithdrawalColumns).from(walk).innerJoin(withdrawals, eq(withdrawals.id, walk.ownerId))
+    return db.handle.select(viewedWithdrawalColumns).from(walk).innerJoin(withdrawals, eq(withdrawals.id, walk.ownerId))
       .where(rest.length ? and(...rest) : undefined).orderBy(desc(walk.createdAt), desc(walk.ownerId)).limit(limit + 1);
   }
   const q = byWords
-    ? db.select(viewedWithdrawalColumns).from(nameWords).crossJoin(withdrawals).where(and(...where)).$dynamic()
-    : db.select(viewedWithdrawalColumns).from(withdrawals).where(and(...where)).$dynamic();
+    ? db.handle.select(viewedWithdrawalColumns).from(nameWords).crossJoin(withdrawals).where(and(...where)).$dynamic()
+    : db.handle.select(viewedWithdrawalColumns).from(withdrawals).where(and(...where)).$dynamic();
   if (condition?.single) return q.limit(limit + 1);
   return q.orderBy(desc(createdAt), desc(id)).limit(limit + 1);
 }
@@ -112,7 +112,7 @@ const WALKED = new Set<SearchReading['kind']>(['amount', 'email', 'document']);
  * walked in its index while a status is asked): the WALK_CAP-th row of that index, read from it alone;
  * null when the index serves every filter or the walk ends within the cap. Word walks have their own.
  */
-export async function withdrawalWalkFloor(db: DrizzleDb, accountId: string, f: WithdrawalSearch, condition: SearchCondition | null): Promise<WalkFloor | null> {
+export async function withdrawalWalkFloor(db: Stores, accountId: string, f: WithdrawalSearch, condition: SearchCondition | null): Promise<WalkFloor | null> {
   if (!f.status || !condition?.reading || !WALKED.has(condition.reading.kind)) return null;
   return indexWalkFloor(db, {
     table: withdrawals, createdAt: withdrawals.createdAt, id: withdrawals.id, ...localDayRange(f.from, f.to),
@@ -129,7 +129,7 @@ export function withdrawalSearchConditions(accountId: string, q: string | undefi
 }
 
 /** The dashboard's withdrawal search: readings of `q` merged, status, Brasília date range, keyset pages. */
-export async function searchWithdrawals(db: DrizzleDb, accountId: string, f: WithdrawalSearch): Promise<{ items: WithdrawalView[]; next_cursor: string | null }> {
+export async function searchWithdrawals(db: Stores, accountId: string, f: WithdrawalSearch): Promise<{ items: WithdrawalView[]; next_cursor: string | null }> {
   const limit = f.limit ?? 20;
   // a word reading first picks its rarest word and the floor of its walk (or finds it has no match)
   const range = localDayRange(f.from, f.to);

@@ -1,5 +1,5 @@
 import { and, asc, eq, inArray, lte, sql } from 'drizzle-orm';
-import type { DrizzleDb } from '../../../db';
+import type { Stores } from '../../../db';
 import { withdrawalBatches, withdrawals } from '../../../db/schema';
 import type { Services } from '../../services';
 import { recordEvent } from '../events';
@@ -20,8 +20,8 @@ export const SETTLEMENT_PASS_SIZE = 25;
 export const RAIL_RETRY_MS = 30_000;
 
 /** Due PENDING batches, oldest due first (withdrawal_batches_due_idx). Exported for the plan test. */
-export function duePaymentOrdersQuery(db: DrizzleDb, now: Date, limit = SETTLEMENT_PASS_SIZE) {
-  return db.select({
+export function duePaymentOrdersQuery(db: Stores, now: Date, limit = SETTLEMENT_PASS_SIZE) {
+  return db.handle.select({
     batchId: withdrawalBatches.id, withdrawalId: withdrawalBatches.withdrawalId, accountId: withdrawalBatches.accountId,
     seq: withdrawalBatches.seq, amount: withdrawalBatches.amount,
     key: withdrawals.key, keyType: withdrawals.keyType, receiverName: withdrawals.detailsName, receiverDocument: withdrawals.detailsDocument,
@@ -46,7 +46,7 @@ const dueOrders = perConnection((db) => db.select({
   .prepare());
 
 /** Due batches with what the rail needs to pay them. */
-export async function duePaymentOrders(db: DrizzleDb, now: Date, limit = SETTLEMENT_PASS_SIZE): Promise<PixPaymentOrder[]> {
+export async function duePaymentOrders(db: Stores, now: Date, limit = SETTLEMENT_PASS_SIZE): Promise<PixPaymentOrder[]> {
   return dueOrders(db).execute({ now: now.toISOString(), limit });
 }
 

@@ -1,5 +1,6 @@
 import { and, asc, eq, inArray, sql } from 'drizzle-orm';
-import type { DrizzleDb } from '../../../db';
+import type { DrizzleDb, Stores } from '../../../db';
+import { handleOf } from '../../../db/stores';
 import { withdrawalBatches, withdrawals } from '../../../db/schema';
 import type { PixKeyType } from '../../../contract/pix/keys';
 import type { FailureCode } from '../rails';
@@ -95,7 +96,8 @@ const viewedBatchColumns = {
  * finds the withdrawal by one of its batch identifiers in the same statement (GET /withdraw?identifier=
  * wdb_…, the usual query, then costs one statement rather than two). Exported for the plan test.
  */
-export function withdrawalWithBatchesQuery(db: DrizzleDb, by: 'id' | 'batch' = 'id') {
+export function withdrawalWithBatchesQuery(on: DrizzleDb | Stores, by: 'id' | 'batch' = 'id') {
+  const db = handleOf(on);
   const which = by === 'id'
     ? eq(withdrawals.id, sql.placeholder('id'))
     : eq(withdrawals.id, db.select({ id: withdrawalBatches.withdrawalId }).from(withdrawalBatches)
@@ -143,24 +145,24 @@ function viewOfJoined(rows: JoinedRow[]): WithdrawalView | null {
  * withdrawal does not exist or belongs to another account. One statement: consistent on its own on
  * both engines.
  */
-export async function withdrawalView(db: DrizzleDb, accountId: string, id: string): Promise<WithdrawalView | null> {
+export async function withdrawalView(db: Stores, accountId: string, id: string): Promise<WithdrawalView | null> {
   return viewOfJoined(await withdrawalLookups(db).withdrawalWithBatches.execute({ id, accountId }));
 }
 
 /** The same view, found by one of the withdrawal's batch identifiers (one statement). */
-export async function withdrawalViewByBatch(db: DrizzleDb, accountId: string, batchId: string): Promise<WithdrawalView | null> {
+export async function withdrawalViewByBatch(db: Stores, accountId: string, batchId: string): Promise<WithdrawalView | null> {
   return viewOfJoined(await withdrawalLookups(db).withdrawalWithBatchesByBatch.execute({ batchId, accountId }));
 }
 
 /** The batches of many withdrawals in one query (withdrawal_batches_withdrawal_idx). Exported for the plan test. */
-export function batchesOfQuery(db: DrizzleDb, withdrawalIds: string[]) {
-  return db.select({ ...viewedBatchColumns, withdrawalId: withdrawalBatches.withdrawalId }).from(withdrawalBatches)
+export function batchesOfQuery(db: Stores, withdrawalIds: string[]) {
+  return db.handle.select({ ...viewedBatchColumns, withdrawalId: withdrawalBatches.withdrawalId }).from(withdrawalBatches)
     .where(inArray(withdrawalBatches.withdrawalId, withdrawalIds))
     .orderBy(asc(withdrawalBatches.withdrawalId), asc(withdrawalBatches.seq));
 }
 
 /** Views of many withdrawals with one query for all their batches (no query per row). */
-export async function withdrawalViews(db: DrizzleDb, rows: ViewedWithdrawal[]): Promise<WithdrawalView[]> {
+export async function withdrawalViews(db: Stores, rows: ViewedWithdrawal[]): Promise<WithdrawalView[]> {
   if (rows.length === 0) return [];
   const batches = await batchesOfQuery(db, rows.map((r) => r.id));
   const byWithdrawal = new Map<string, ViewedBatch[]>();
