@@ -1,6 +1,6 @@
 import { sql, type SQL } from 'drizzle-orm';
 import { check, index, integer, primaryKey, sqliteTable, text, uniqueIndex, type SQLiteColumnBuilderBase } from 'drizzle-orm/sqlite-core';
-import type { EnumValues, Kit } from './kit';
+import type { ColumnsOf, EnumValues, Kit } from './kit';
 import { foldedSql, wordsSql } from './search';
 
 /** SQLite computes search columns on read (VIRTUAL): they cost no space and are indexed all the same. */
@@ -35,19 +35,7 @@ export const sqliteKit = {
   primaryKey,
 };
 
-type K = typeof sqliteKit;
-export interface SqliteColumns {
-  base: SQLiteColumnBuilderBase;
-  text: ReturnType<K['text']>;
-  textOrNull: ReturnType<K['textOrNull']>;
-  int: ReturnType<K['int']>;
-  intOrNull: ReturnType<K['intOrNull']>;
-  cents: ReturnType<K['cents']>;
-  instant: ReturnType<K['instant']>;
-  instantOrNull: ReturnType<K['instantOrNull']>;
-  serial: ReturnType<K['serial']>;
-  generated: ReturnType<K['folded']>;
-}
+export type SqliteColumns = ColumnsOf<typeof sqliteKit, SQLiteColumnBuilderBase>;
 
 // the kit as the declarations take it, checked here rather than where it is used
 export const kit: Kit<'sqlite', SqliteColumns> = sqliteKit;

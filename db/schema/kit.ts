@@ -46,6 +46,13 @@ export interface Columns<Base extends ColumnBuilderBase = ColumnBuilderBase> {
   generated: Base;
 }
 
+/** A kit's column types, read off its functions (each kit's Columns, without writing them out twice). */
+export type ColumnsOf<K, Base extends ColumnBuilderBase> = K extends {
+  text: (name: string) => infer Text; textOrNull: (name: string) => infer TextOrNull; int: (name: string) => infer Int;
+  intOrNull: (name: string) => infer IntOrNull; cents: (name: string) => infer Cents; instant: (name: string) => infer Instant;
+  instantOrNull: (name: string) => infer InstantOrNull; serial: (name: string) => infer Serial; folded: (name: string, of: string) => infer Generated;
+} ? { base: Base; text: Text; textOrNull: TextOrNull; int: Int; intOrNull: IntOrNull; cents: Cents; instant: Instant; instantOrNull: InstantOrNull; serial: Serial; generated: Generated } : never;
+
 export type TableOf<D extends Dialect, N extends string, M extends Record<string, ColumnBuilderBase>> = D extends 'sqlite'
   ? SQLiteTableWithColumns<{ name: N; schema: undefined; columns: BuildColumns<N, M, 'sqlite'>; dialect: 'sqlite' }>
   : PgTableWithColumns<{ name: N; schema: undefined; columns: BuildColumns<N, M, 'pg'>; dialect: 'pg' }>;

@@ -3,13 +3,9 @@
 import { declareTables } from '../../schema/tables';
 import { kit } from './kit';
 
+// named one by one: drizzle-kit and the imports want each table as an export of its own
 export const {
-  accounts, accessTokens, dashboardUsers, dashboardSessions, auditTrail,
-  ledgerBooks, ledgerEntries, ledgerLines,
-  events, idempotencyKeys,
-  withdrawals, withdrawalBatches,
-  customers, transactions, disputes, refunds,
-  webhooks, deliveries, deliveryAttempts,
-  limitBuckets, limitAttempts, limitSignInDelays,
-  nameWords,
+  accounts, accessTokens, dashboardUsers, dashboardSessions, auditTrail, ledgerBooks, ledgerEntries, ledgerLines, events, idempotencyKeys,
+  withdrawals, withdrawalBatches, customers, transactions, disputes, refunds, webhooks, deliveries, deliveryAttempts,
+  limitBuckets, limitAttempts, limitSignInDelays, nameWords,
 } = declareTables(kit);

@@ -1,6 +1,6 @@
 import { sql, type SQL } from 'drizzle-orm';
 import { bigint, check, index, integer, pgTable, primaryKey, text, uniqueIndex, type PgColumnBuilderBase } from 'drizzle-orm/pg-core';
-import type { EnumValues, Kit } from '../../schema/kit';
+import type { ColumnsOf, EnumValues, Kit } from '../../schema/kit';
 import type { SqliteColumns } from '../../schema/kit-sqlite';
 import { cents, foldedSql, timestamp, wordsSql } from './columns';
 
@@ -38,19 +38,7 @@ export const pgKit = {
   primaryKey,
 };
 
-type K = typeof pgKit;
-export interface PgColumns {
-  base: PgColumnBuilderBase;
-  text: ReturnType<K['text']>;
-  textOrNull: ReturnType<K['textOrNull']>;
-  int: ReturnType<K['int']>;
-  intOrNull: ReturnType<K['intOrNull']>;
-  cents: ReturnType<K['cents']>;
-  instant: ReturnType<K['instant']>;
-  instantOrNull: ReturnType<K['instantOrNull']>;
-  serial: ReturnType<K['serial']>;
-  generated: ReturnType<K['folded']>;
-}
+export type PgColumns = ColumnsOf<typeof pgKit, PgColumnBuilderBase>;
 
 // the kit as the declarations take it, checked here rather than where it is used
 export const kit: Kit<'pg', PgColumns> = pgKit;
