@@ -14,7 +14,7 @@ import { parseArgs } from 'node:util';
 import { openPostgres } from '../db/pg/open';
 import { migratePostgres } from '../db/pg/migrate';
 import { PgRateLimits } from '../db/pg/rate-limits';
-import { startThrowawayPostgres, type ThrowawayPostgres } from '../db/pg/throwaway';
+import { startThrowawayPostgres, type ThrowawayPostgres } from '../scripts/lib/throwaway-postgres';
 import { MemoryRateLimits, type RateLimits } from '../server/rate-limit';
 
 const { values } = parseArgs({

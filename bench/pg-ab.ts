@@ -10,7 +10,7 @@ import { randomUUID } from 'node:crypto';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { startThrowawayPostgres } from '../db/pg/throwaway';
+import { startThrowawayPostgres } from '../scripts/lib/throwaway-postgres';
 import { startProcess } from './process';
 
 const ROOT = new URL('..', import.meta.url).pathname;

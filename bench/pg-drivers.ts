@@ -11,7 +11,7 @@ import { cpus, loadavg } from 'node:os';
 import { parseArgs } from 'node:util';
 import pg from 'pg';
 import postgres from 'postgres';
-import { startThrowawayPostgres, type ThrowawayPostgres } from '../db/pg/throwaway';
+import { startThrowawayPostgres, type ThrowawayPostgres } from '../scripts/lib/throwaway-postgres';
 
 const { values } = parseArgs({
   options: {

@@ -13,7 +13,7 @@ import { randomUUID } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { startThrowawayPostgres } from '../db/pg/throwaway';
+import { startThrowawayPostgres } from '../scripts/lib/throwaway-postgres';
 import { withIdempotencyKey } from './process';
 
 const ROOT = new URL('..', import.meta.url).pathname;

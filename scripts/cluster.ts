@@ -12,7 +12,7 @@ import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { migratePostgres } from '../db/pg/migrate';
-import { freePort, startThrowawayPostgres, type ThrowawayPostgres } from '../db/pg/throwaway';
+import { freePort, startThrowawayPostgres, type ThrowawayPostgres } from './lib/throwaway-postgres';
 
 const HAPROXY = process.env.HAPROXY_BIN ?? '/usr/sbin/haproxy';
 const ROOT = new URL('..', import.meta.url).pathname;

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Appends a migration on each engine for a schema change, with drizzle-kit: db/migrations from
-# db/schema (every new table made STRICT, which drizzle-kit cannot emit) and db/pg/migrations from
-# db/pg/schema (the limits' tables UNLOGGED), in the same run so the two engines never drift apart.
+# db/schema/sqlite.ts (every new table made STRICT, which drizzle-kit cannot emit) and db/pg/migrations from
+# db/pg/schema (the limits' tables UNLOGGED): both build the tables declared once in db/schema/tables.ts,
+# in the same run so the two engines never drift apart.
 # Release 0.1.0 has shipped: a migration that exists made operators' databases and is never rewritten,
 # so only the files this run creates are touched (CHANGELOG.md). flock keeps two engineers from
 # generating at once.
@@ -22,7 +23,7 @@ done
 ls db/migrations
 
 npx drizzle-kit generate --config drizzle.pg.config.ts --name=schema >/dev/null
-# the limits' tables (db/pg/schema/limits.ts) are UNLOGGED: written on every request, and losing them in a
+# the limits' tables (db/schema/limits.ts) are UNLOGGED: written on every request, and losing them in a
 # crash only resets the limits (drizzle-kit cannot emit it)
 for f in db/pg/migrations/*.sql; do
   is_new "$f" || continue

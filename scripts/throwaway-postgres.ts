@@ -4,7 +4,7 @@
  * `npm run cluster`; handy on its own to point a tool at an empty database.
  */
 import { migratePostgres } from '../db/pg/migrate';
-import { startThrowawayPostgres } from '../db/pg/throwaway';
+import { startThrowawayPostgres } from './lib/throwaway-postgres';
 
 const pgServer = await startThrowawayPostgres({ durable: true });
 let stopping = false;

@@ -1,13 +1,15 @@
 // The tables the domain queries, for the engine of this process (db/dialect.ts). The compiler sees the
-// SQLite tables; with DATABASE_URL set the same names hold the PostgreSQL tables of db/pg/schema
-// (column for column the same, test/unit/pg-schema-parity.test.ts), so the domain's queries are built
-// for the engine they run on. The PostgreSQL schema is loaded only then: SQLite's start-up pays nothing.
+// SQLite tables; with DATABASE_URL set the same names hold PostgreSQL tables, built from the same
+// declarations (./tables.ts) with the PostgreSQL kit as the domain sees it (db/pg/schema/kit.ts), so the
+// domain's queries are built for the engine they run on. The PostgreSQL kit is loaded only then: SQLite's
+// start-up pays nothing.
 import * as sqlite from './sqlite';
+import { declareTables } from './tables';
 import { onPostgres } from '../dialect';
 
 export * from './sqlite';
 
-const tables = (onPostgres ? await import('../pg/schema') : sqlite) as unknown as typeof sqlite;
+const tables = onPostgres ? declareTables((await import('../pg/schema/kit')).domainKit) : sqlite;
 
 export const accessTokens = tables.accessTokens;
 export const accounts = tables.accounts;

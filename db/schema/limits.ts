@@ -1,36 +1,40 @@
-import { integer, primaryKey, sqliteTable, text } from 'drizzle-orm/sqlite-core';
+import type { Columns, Dialect, Kit } from './kit';
 
 /**
  * The request and credential limits of server/rate-limit.ts, as rows that every instance on one
  * PostgreSQL shares (db/pg/rate-limits.ts). On SQLite one process serves everything and keeps its limits
  * in memory (MemoryRateLimits), so these tables stay empty there; they exist so that both engines have
  * the same schema. Times are milliseconds (microseconds for `tat_us`) since the epoch, on the service's
- * clock. Losing every row only resets the limits (PostgreSQL keeps them UNLOGGED).
+ * clock (64-bit: `cents` columns). Losing every row only resets the limits: scripts/db-generate.sh makes
+ * them UNLOGGED on PostgreSQL, where they are written on every request.
  */
+export function limitTables<D extends Dialect, C extends Columns>(k: Kit<D, C>) {
+  /** A request rate per key (an account) by GCRA: the theoretical arrival time of the next request. */
+  const limitBuckets = k.table('limit_buckets', {
+    key: k.text('key').primaryKey(),
+    tatUs: k.cents('tat_us'),
+  });
 
-/** A request rate per key (an account) by GCRA: the theoretical arrival time of the next request. */
-export const limitBuckets = sqliteTable('limit_buckets', {
-  key: text('key').primaryKey(),
-  tatUs: integer('tat_us').notNull(),
-});
+  /** Attempts per key (`kind`: which limit) in a fixed window from the key's first attempt. */
+  const limitAttempts = k.table('limit_attempts', {
+    kind: k.text('kind'),
+    key: k.text('key'),
+    attempts: k.int('attempts'),
+    windowEndsMs: k.cents('window_ends_ms'),
+  }, (t) => [k.primaryKey({ columns: [t.kind, t.key] })]);
 
-/** Attempts per key (`kind`: which limit) in a fixed window from the key's first attempt. */
-export const limitAttempts = sqliteTable('limit_attempts', {
-  kind: text('kind').notNull(),
-  key: text('key').notNull(),
-  attempts: integer('attempts').notNull(),
-  windowEndsMs: integer('window_ends_ms').notNull(),
-}, (t) => [primaryKey({ columns: [t.kind, t.key] })]);
+  /**
+   * The growing delay of sign-in failures per email. A check in flight holds the email (non-clean
+   * attempts wait for it) until it settles or its lease runs out (an instance that died mid-check).
+   */
+  const limitSignInDelays = k.table('limit_sign_in_delays', {
+    key: k.text('key').primaryKey(),
+    failures: k.int('failures'),
+    notBeforeMs: k.cents('not_before_ms'),
+    lastFailureMs: k.cents('last_failure_ms'),
+    inFlight: k.int('in_flight'),
+    leaseEndsMs: k.cents('lease_ends_ms'),
+  });
 
-/**
- * The growing delay of sign-in failures per email. A check in flight holds the email (non-clean
- * attempts wait for it) until it settles or its lease runs out (an instance that died mid-check).
- */
-export const limitSignInDelays = sqliteTable('limit_sign_in_delays', {
-  key: text('key').primaryKey(),
-  failures: integer('failures').notNull(),
-  notBeforeMs: integer('not_before_ms').notNull(),
-  lastFailureMs: integer('last_failure_ms').notNull(),
-  inFlight: integer('in_flight').notNull(),
-  leaseEndsMs: integer('lease_ends_ms').notNull(),
-});
+  return { limitBuckets, limitAttempts, limitSignInDelays };
+}

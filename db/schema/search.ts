@@ -1,5 +1,5 @@
 import { sql, type SQL } from 'drizzle-orm';
-import { index, primaryKey, sqliteTable, text, type AnySQLiteColumn } from 'drizzle-orm/sqlite-core';
+import type { Columns, Dialect, Kit } from './kit';
 
 /**
  * How names are compared in a search: accents dropped and ASCII lower-cased, so "joão", "Joao" and
@@ -15,15 +15,11 @@ export const FOLDED_LETTERS: [string, string][] = [
   ['ç', 'c'], ['Ç', 'c'], ['ñ', 'n'], ['Ñ', 'n'],
 ];
 
-/** The SQL of the folding, for a generated column: nested replace() around lower(trim(col)). */
-export function foldedSql(column: AnySQLiteColumn): SQL {
-  return sql.raw(foldedExpr(column));
-}
-
-function foldedExpr(column: AnySQLiteColumn): string {
-  let expr = `lower(trim("${column.name}"))`;
+/** The SQL of the folding in SQLite (db/pg/schema/columns.ts has PostgreSQL's), for a generated column: nested replace() around lower(trim(col)). */
+export function foldedSql(columnName: string): SQL {
+  let expr = `lower(trim("${columnName}"))`;
   for (const [from, to] of FOLDED_LETTERS) expr = `replace(${expr}, '${from}', '${to}')`;
-  return expr;
+  return sql.raw(expr);
 }
 
 /**
@@ -39,8 +35,8 @@ export const WORD_SEPARATORS = ['\\', '"', '-', '.', ',', "'", '/', '(', ')', '\
  * the quoted name at its spaces always gives valid JSON. json_each reads it in the word triggers
  * (db/sql/triggers.sql), and instr(words, '"' || term) checks a word prefix.
  */
-export function wordsSql(folded: AnySQLiteColumn): SQL {
-  let expr = `"${folded.name}"`;
+export function wordsSql(foldedName: string): SQL {
+  let expr = `"${foldedName}"`;
   for (const sep of WORD_SEPARATORS) expr = `replace(${expr}, ${sqlChar(sep)}, ' ')`;
   return sql.raw(`'[' || replace(json_quote(${expr}), ' ', '","') || ']'`);
 }
@@ -56,22 +52,26 @@ export const STEM_LENGTH = 3;
 
 /**
  * The words of customers' and recipients' names, for the dashboard's word-prefix search ("silva" finds
- * "Maria da Silva"). Filled by triggers on transactions and withdrawals (db/sql/triggers.sql), never by
- * code. One row per owner and stem: `words` holds that owner's words with this stem (",maria,mariana"),
- * so an owner appears once per stem and a page needs no DISTINCT. The index walks one stem of one
- * account newest first, in the very (created_at, id) order of the lists, and the keyset cursor seeks in it.
+ * "Maria da Silva"). Filled by triggers on transactions and withdrawals (db/sql/triggers.sql,
+ * db/pg/sql/triggers.sql), never by code. One row per owner and stem: `words` holds that owner's words
+ * with this stem (",maria,mariana"), so an owner appears once per stem and a page needs no DISTINCT. The
+ * index walks one stem of one account newest first, in the very (created_at, id) order of the lists, and
+ * the keyset cursor seeks in it.
  */
-export const nameWords = sqliteTable('name_words', {
-  accountId: text('account_id').notNull(),
-  /** Whose name: a charge's customer or a withdrawal's recipient. */
-  subject: text('subject', { enum: ['transaction', 'withdrawal'] }).notNull(),
-  stem: text('stem').notNull(),
-  createdAt: text('created_at').notNull(),
-  ownerId: text('owner_id').notNull(),
-  /** The owner's words under this stem, each preceded by a comma (never part of a word): instr(words, ',' || term) is a word prefix. */
-  words: text('words').notNull(),
-}, (t) => [
-  // an owner has one row per stem (owner ids carry their kind's prefix, so they never collide)
-  primaryKey({ columns: [t.ownerId, t.stem] }),
-  index('name_words_search_idx').on(t.accountId, t.subject, t.stem, t.createdAt, t.ownerId, t.words),
-]);
+export function searchTables<D extends Dialect, C extends Columns>(k: Kit<D, C>) {
+  const nameWords = k.table('name_words', {
+    accountId: k.text('account_id'),
+    /** Whose name: a charge's customer or a withdrawal's recipient. */
+    subject: k.enumText('subject', ['transaction', 'withdrawal']),
+    stem: k.text('stem'),
+    createdAt: k.instant('created_at'),
+    ownerId: k.text('owner_id'),
+    /** The owner's words under this stem, each preceded by a comma (never part of a word): instr(words, ',' || term) is a word prefix. */
+    words: k.text('words'),
+  }, (t) => [
+    // an owner has one row per stem (owner ids carry their kind's prefix, so they never collide)
+    k.primaryKey({ columns: [t.ownerId, t.stem] }),
+    k.index('name_words_search_idx').on(t.accountId, t.subject, t.stem, t.createdAt, t.ownerId, t.words),
+  ]);
+  return { nameWords };
+}

@@ -1,6 +1,6 @@
 import type { TestProject } from 'vitest/node';
 import { migratePostgres } from '../../db/pg/migrate';
-import { startThrowawayPostgres } from '../../db/pg/throwaway';
+import { startThrowawayPostgres } from '../../scripts/lib/throwaway-postgres';
 import { TEMPLATE_DATABASE } from './pg';
 
 declare module 'vitest' {

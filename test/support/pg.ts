@@ -1,9 +1,9 @@
 import { randomBytes } from 'node:crypto';
 import postgres from 'postgres';
 import { migratePostgres } from '../../db/pg/migrate';
-import { startThrowawayPostgres, type ThrowawayPostgres } from '../../db/pg/throwaway';
+import { startThrowawayPostgres, type ThrowawayPostgres } from '../../scripts/lib/throwaway-postgres';
 
-export type { ThrowawayPostgres } from '../../db/pg/throwaway';
+export type { ThrowawayPostgres } from '../../scripts/lib/throwaway-postgres';
 
 /** The migrated database every test database is copied from (test/support/pg-global.ts). */
 export const TEMPLATE_DATABASE = 'pix_template';

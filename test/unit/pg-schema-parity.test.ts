@@ -11,7 +11,9 @@ import { startTestPostgres, type ThrowawayPostgres } from '../support/pg';
 /**
  * The two engines' schemas are the same: read from the catalogs of a migrated SQLite database and a
  * migrated throwaway PostgreSQL (not from the drizzle objects, so what the migrations really built is
- * compared). A change to db/schema needs the same change in db/pg/schema, then `npm run db:generate`.
+ * compared: shipped migrations, hand-written triggers and all). Each table is declared once
+ * (db/schema/tables.ts) and each engine's kit says what differs on purpose, so what is left to hold here
+ * is that the migrations followed: a schema change is `npm run db:generate`, never a hand edit of one side.
  */
 
 /** Made by db/pg/sql/triggers.sql on PostgreSQL only, each for a reason given there. */
@@ -136,11 +138,8 @@ describe('the SQLite and PostgreSQL schemas are the same', () => {
       // a point in time: ISO text in SQLite, timestamptz in PostgreSQL (read back as the same ISO text)
       const isTime = /_at$/.test(column);
       const expected = l.type === 'integer' ? ['integer', 'bigint'] : isTime ? ['timestamp with time zone'] : ['text'];
+      // (which integers are bigint on PostgreSQL is the declaration's word: `cents` or `int` in the kit)
       if (!expected.includes(p.type)) problems.push(`${name}: ${l.type} in SQLite, ${p.type} in PostgreSQL (expected ${expected.join(' or ')})`);
-      // money and ids that count lines grow past 2^31: bigint
-      if (l.type === 'integer' && /(^|_)(amount|balance|balance_after|last_line_id|seq)$|^id$/.test(column) && !/^(withdrawal_batches\.seq)$/.test(name) && p.type !== 'bigint') {
-        problems.push(`${name}: money or a growing id must be bigint in PostgreSQL, is ${p.type}`);
-      }
     }
     expect(problems).toEqual([]);
   });

@@ -1,10 +1,11 @@
-// The PostgreSQL schema: table for table, column for column the SQLite one in db/schema
-// (test/unit/pg-schema-parity.test.ts compares the migrated catalogs of both).
-export * from './accounts';
-export * from './ledger';
-export * from './platform';
-export * from './withdrawals';
-export * from './transactions';
-export * from './webhooks';
-export * from './limits';
-export { nameWords } from './search';
+// The PostgreSQL tables: the declarations of db/schema/tables.ts built with the PostgreSQL kit (drizzle-kit
+// generates db/pg/migrations from this file; db/pg/open.ts and the PostgreSQL tests use them).
+import { declareTables } from '../../schema/tables';
+import { kit } from './kit';
+
+// named one by one: drizzle-kit and the imports want each table as an export of its own
+export const {
+  accounts, accessTokens, dashboardUsers, dashboardSessions, auditTrail, ledgerBooks, ledgerEntries, ledgerLines, events, idempotencyKeys,
+  withdrawals, withdrawalBatches, customers, transactions, disputes, refunds, webhooks, deliveries, deliveryAttempts,
+  limitBuckets, limitAttempts, limitSignInDelays, nameWords,
+} = declareTables(kit);
