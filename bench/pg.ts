@@ -5,7 +5,7 @@
  *   [pg 1]     one instance, loaded directly (its CPU per request is measured, as SQLite's is);
  *   [pg 1 lb]  one instance behind HAProxy (npm run cluster), the balancer's own cost;
  *   [pg 2 lb]  two instances behind HAProxy, both writing to the one ledger.
- * The database is one throwaway PostgreSQL (db/pg/throwaway.ts) with crash safety on (fsync, synchronous
+ * The database is one throwaway PostgreSQL (scripts/lib/throwaway-postgres.ts) with crash safety on (fsync, synchronous
  * commit), as the bare FULL insert has it; each configuration gets an empty database of its own.
  */
 import { spawn, type ChildProcess } from 'node:child_process';

@@ -1,7 +1,7 @@
 /**
  * `npm run cluster [-- --instances N] [--keep-going]`: the service scaled out on one machine, for trying
  * it and for the multi-instance tests. PostgreSQL (DATABASE_URL, else a throwaway one from
- * db/pg/throwaway.ts, migrated once here), N instances of server/main.ts on their own 127.0.0.1 ports,
+ * scripts/lib/throwaway-postgres.ts, migrated once here), N instances of server/main.ts on their own 127.0.0.1 ports,
  * and HAProxy (Debian's) in front on 127.0.0.1, round-robin, health-checked on /healthz, setting
  * X-Forwarded-For (the instances trust 127.0.0.1). Prints the balancer's address and the demo
  * credentials; stops everything on Ctrl-C/SIGTERM, or when any process of the cluster dies — except,

@@ -21,7 +21,7 @@ require_package() {
   fi
 }
 require_package chromium "the browser tests" test -x /usr/bin/chromium
-# PostgreSQL 15 or later, as the Debian package installs it (db/pg/throwaway.ts looks there)
+# PostgreSQL 15 or later, as the Debian package installs it (scripts/lib/throwaway-postgres.ts looks there)
 require_package postgresql "the PostgreSQL tests" bash -c 'ls /usr/lib/postgresql/*/bin/postgres'
 # the load balancer of `npm run cluster` (test/e2e/cluster.test.ts, in the PostgreSQL run)
 require_package haproxy "the cluster test" test -x /usr/sbin/haproxy

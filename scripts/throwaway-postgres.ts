@@ -1,5 +1,5 @@
 /**
- * `npx tsx scripts/throwaway-postgres.ts`: starts a throwaway PostgreSQL (db/pg/throwaway.ts), migrates
+ * `npx tsx scripts/throwaway-postgres.ts`: starts a throwaway PostgreSQL (scripts/lib/throwaway-postgres.ts), migrates
  * it, prints `DATABASE_URL=…` and keeps it until Ctrl-C, then removes it. The building block of
  * `npm run cluster`; handy on its own to point a tool at an empty database.
  */
