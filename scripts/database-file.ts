@@ -40,7 +40,7 @@ export async function verifyDatabase(conn: Database.Database, path: string): Pro
   const hasLedger = conn.prepare(`SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'ledger_entries'`).get();
   if (!hasLedger) throw new CommandError(`${path} is an SQLite database but not this service's (no ledger)`);
   const db = storesOver(drizzleOver(conn));
-  return { report: await auditBooks(db), lastEntry: lastLedgerEntry(db), bytes: statSync(path).size };
+  return { report: await auditBooks(db), lastEntry: await lastLedgerEntry(db), bytes: statSync(path).size };
 }
 
 /**

@@ -1,5 +1,4 @@
-import { and, eq, sql } from 'drizzle-orm';
-import { accounts, dashboardUsers, DEFAULT_LOCALE } from '../../db/schema';
+import { DEFAULT_LOCALE } from '../../contract/enums';
 import { DomainError } from '../errors';
 import type { Services } from '../services';
 import { getAccount, rotateClientToken } from './accounts';
@@ -8,9 +7,6 @@ import { addDays, localDay, startOfLocalDay } from './local-time';
 import { decryptSecret } from './webhooks/secrets';
 import { recordAudit, recordDisclosure, type DashboardActor } from './audit-trail';
 import { confirmPassword, endOtherSessions, sessionsOfAccount } from './sessions';
-import { first, rawRows } from '../../db/query';
-import { dayAt, jsonAt } from '../../db/dialect';
-import type { BookKind, LedgerEntryKind } from '../../contract/ledger';
 
 /**
  * Reads only the dashboard needs. Money in and out come from the ledger: a line on a system book
@@ -22,6 +18,8 @@ import type { BookKind, LedgerEntryKind } from '../../contract/ledger';
 const LOCAL_OFFSET = '-3 hours';
 const LOCAL_OFFSET_MS = -3 * 3600_000;
 export const OVERVIEW_DAYS = 30;
+/** How many of the account's latest events the overview shows. */
+const RECENT_EVENTS = 10;
 
 export interface DailyVolume { date: string; money_in: number; money_out: number }
 
@@ -29,8 +27,7 @@ export interface DailyVolume { date: string; money_in: number; money_out: number
 export async function signedInUser(s: Services, auth: { accountId: string; userId?: string }) {
   const account = await getAccount(s.db.read, auth.accountId);
   const user = auth.userId
-    ? await first(s.db.read.handle.select({ email: dashboardUsers.email, locale: dashboardUsers.locale }).from(dashboardUsers)
-      .where(and(eq(dashboardUsers.id, auth.userId), eq(dashboardUsers.accountId, auth.accountId))))
+    ? await s.db.read.reports.dashboardUser(auth.accountId, auth.userId)
     : undefined;
   return { email: user?.email ?? '', account_id: account.id, account_name: account.name, expires_at: null, locale: user?.locale ?? DEFAULT_LOCALE };
 }
@@ -54,16 +51,7 @@ export async function overview(s: Services, accountId: string) {
   const firstDay = localDay(new Date(now.getTime() - (OVERVIEW_DAYS - 1) * 86_400_000));
   const since = startOfLocalDay(monthStart < firstDay ? monthStart : firstDay).toISOString();
   // per Brasília day, per kind of entry and system book: the lines that cross the account's boundary
-  const rows = await rawRows<{ day: string; entry_kind: LedgerEntryKind; book: BookKind; money_in: number; money_out: number; entries: number }>(db, sql`
-    SELECT ${dayAt(sql`e.created_at`, LOCAL_OFFSET)} AS day, e.kind AS entry_kind, b.kind AS book,
-           coalesce(sum(CASE WHEN l.amount < 0 THEN -l.amount ELSE 0 END), 0) AS money_in,
-           coalesce(sum(CASE WHEN l.amount > 0 THEN l.amount ELSE 0 END), 0) AS money_out,
-           count(DISTINCT e.id) AS entries
-    FROM ledger_entries e
-    JOIN ledger_lines l ON l.entry_id = e.id
-    JOIN ledger_books b ON b.id = l.book_id
-    WHERE e.account_id = ${accountId} AND e.created_at >= ${since} AND b.account_id IS NULL
-    GROUP BY day, e.kind, b.kind`);
+  const rows = await db.reports.moneyAcrossBoundary(accountId, since, LOCAL_OFFSET);
   const byDay = new Map<string, DailyMoney>();
   const periods = { today: emptyPeriod(), yesterday: emptyPeriod(), month: emptyPeriod() };
   for (const r of rows) {
@@ -96,15 +84,7 @@ export async function overview(s: Services, accountId: string) {
   }
   // recent activity: the account's latest events, newest first (events_account_idx), once each
   // a dispute's page is its charge's: its event names the transaction it belongs to
-  const json = (path: string[]) => jsonAt(sql`payload`, path);
-  const recent = await rawRows<{ id: string; type: string; resource_id: string; created_at: string; amount: number | null; status: string | null; transaction_id: string | null; method: string | null; who: string | null }>(db, sql`
-    SELECT id, type, resource_id, created_at,
-           coalesce(${json(['amount'])}, ${json(['total'])}) AS amount,
-           ${json(['status'])} AS status,
-           ${json(['transaction_id'])} AS transaction_id,
-           ${json(['method'])} AS method,
-           coalesce(${json(['customer', 'name'])}, ${json(['operation', 'details', 'name'])}) AS who
-    FROM events WHERE account_id = ${accountId} ORDER BY seq DESC LIMIT 10`);
+  const recent = await db.reports.recentEvents(accountId, RECENT_EVENTS);
   const text = (v: unknown) => (typeof v === 'string' ? v : null);
   return {
     account_name: account.name,
@@ -139,10 +119,10 @@ export async function developerCredentials(s: Services, accountId: string) {
  */
 export async function postbackSecret(s: Services, who: DashboardActor, password: string) {
   await confirmPassword(s, who.userId, password, who.clientAddress);
-  const row = await first(s.db.read.handle.select({ enc: accounts.postbackSecretEnc }).from(accounts).where(eq(accounts.id, who.accountId)));
-  if (!row) throw new DomainError('NOT_FOUND', 'account not found');
+  const enc = await s.db.read.reports.postbackSecretEncrypted(who.accountId);
+  if (enc === undefined) throw new DomainError('NOT_FOUND', 'account not found');
   await recordDisclosure(s, who, 'postback_secret.reveal');
-  return { postback_secret: decryptSecret(row.enc, s.masterKey) };
+  return { postback_secret: decryptSecret(enc, s.masterKey) };
 }
 
 /**

@@ -1,14 +1,11 @@
-import { and, desc, eq, gte, lt, sql, type SQL } from 'drizzle-orm';
 import type { Stores } from '../../db';
-import { perConnection } from '../../db/prepared';
-import { ledgerBooks, ledgerEntries, ledgerLines } from '../../db/schema';
+import type { StatementLine, StatementRange } from '../../db/stores/ledger';
 import { DomainError, validationError } from '../errors';
 import type { Services } from '../services';
 import { dateBound, decodeCursor, encodeCursor } from './cursor';
 import { ID_PREFIX } from './ids';
 import { LEDGER_KINDS, STATEMENT_ENTRY_KINDS, type LedgerEntryKind, type LedgerKind } from '../../contract/ledger';
 import { STATEMENT_DEFAULT_LIMIT, type StatementResourceType, type StatementType } from '../../contract/statement';
-import { first } from '../../db/query';
 
 /**
  * The account statement (extrato): the lines of the merchant's `available` book. Each line was
@@ -41,30 +38,7 @@ export const STATEMENT_KINDS: readonly LedgerEntryKind[] = STATEMENT_ENTRY_KINDS
 const LINE_PREFIX = `${ID_PREFIX.ledgerLine}_`;
 const lineId = (n: number) => `${LINE_PREFIX}${n}`;
 
-const availableBook = perConnection((db) => db.select({ id: ledgerBooks.id }).from(ledgerBooks)
-  .where(and(eq(ledgerBooks.accountId, sql.placeholder('accountId')), eq(ledgerBooks.kind, 'available'))).prepare());
-
-interface Range { bookId: string; from?: string; to?: string; after?: { createdAt: string; id: number }; limit: number }
-
-/**
- * One page, newest first, keyset-paged on (created_at, id): ledger_lines_book_created_idx serves the
- * book, the date range, the cursor and the order, so a page costs the same at line 50 and at line
- * 1,000,000. Exported for the plan test.
- */
-export function statementPageQuery(db: Stores, r: Range) {
-  const where: SQL[] = [eq(ledgerLines.bookId, r.bookId)];
-  if (r.from) where.push(gte(ledgerLines.createdAt, r.from));
-  if (r.to) where.push(lt(ledgerLines.createdAt, r.to));
-  if (r.after) where.push(sql`(${ledgerLines.createdAt}, ${ledgerLines.id}) < (${r.after.createdAt}, ${r.after.id})`);
-  return db.handle.select({
-    id: ledgerLines.id, amount: ledgerLines.amount, balanceAfter: ledgerLines.balanceAfter, createdAt: ledgerLines.createdAt,
-    entryId: ledgerEntries.id, kind: ledgerEntries.kind, resourceId: ledgerEntries.resourceId, description: ledgerEntries.description,
-  }).from(ledgerLines)
-    .innerJoin(ledgerEntries, eq(ledgerEntries.id, ledgerLines.entryId))
-    .where(and(...where))
-    .orderBy(desc(ledgerLines.createdAt), desc(ledgerLines.id))
-    .limit(r.limit + 1);
-}
+type Range = StatementRange;
 
 /** Checks the query (400 on a bad date, a reversed range or a foreign cursor) and resolves it. */
 export async function statementRange(db: Stores, accountId: string, q: StatementQuery): Promise<Range | null> {
@@ -82,12 +56,12 @@ export async function statementRange(db: Stores, accountId: string, q: Statement
     }
     after = { createdAt: c.createdAt, id: n };
   }
-  const book = await first(availableBook(db).execute({ accountId }));
-  if (!book) return null;
-  return { bookId: book.id, from, to, after, limit: q.limit ?? STATEMENT_DEFAULT_LIMIT };
+  const bookId = await db.ledger.merchantBookId(accountId, 'available');
+  if (!bookId) return null;
+  return { bookId, from, to, after, limit: q.limit ?? STATEMENT_DEFAULT_LIMIT };
 }
 
-function toMovement(r: Awaited<ReturnType<typeof statementPageQuery>>[number]): StatementMovement {
+function toMovement(r: StatementLine): StatementMovement {
   const k: LedgerKind | undefined = LEDGER_KINDS[r.kind];
   // a line of `available` whose kind has no statement name is a bug in contract/ledger.ts (a test posts
   // every kind): say so, never guess
@@ -109,7 +83,8 @@ export async function accountStatement(s: Services, accountId: string, q: Statem
   const timestamp = s.clock.now().toISOString();
   const range = await statementRange(db, accountId, q);
   if (!range) return { data: [], next_cursor: null, timestamp };
-  const rows = await statementPageQuery(db, range);
+  // newest first, keyset-paged on (created_at, id): a page costs the same at line 50 and at line 1,000,000
+  const rows = await db.ledger.statementPage(range);
   const page = rows.slice(0, range.limit);
   const last = page[page.length - 1];
   return {

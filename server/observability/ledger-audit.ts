@@ -1,6 +1,5 @@
-import { onPostgres } from '../../db/dialect';
-import { openReaderThread } from '../../db/reader-thread';
-import { auditBooks, auditBooksWith, type AuditReport } from '../domain/audit';
+import { auditReadsInThread, auditReadsRunner } from '../../db/ledger-audit-runner';
+import { auditBooksWith, type AuditReport } from '../domain/audit';
 import { log } from '../log';
 import type { AppDatabase } from '../../db';
 import type { Config } from '../config';
@@ -49,25 +48,14 @@ export type AuditRunner = (signal: AbortSignal) => Promise<AuditReport>;
  * kept open between audits, which are a minute apart); stopping ends the thread.
  */
 export function auditInThread(path: string): AuditRunner {
-  return async (signal) => {
-    // a low priority: on a busy two-core machine the audit's scans give way to requests (measured: at the
-    // same priority a million-line audit pushed /healthz's p99 to 170 ms); not the lowest, so that a
-    // saturated instance still finishes an audit within AUDIT_OVERDUE_MS (at 19 one took 105 s here)
-    const reader = openReaderThread(path, { nice: 10 });
-    const stop = () => { void reader.close(); };
-    signal.addEventListener('abort', stop);
-    try {
-      return await auditBooksWith((query) => reader.first(query));
-    } finally {
-      signal.removeEventListener('abort', stop);
-      await reader.close();
-    }
-  };
+  const run = auditReadsInThread(path);
+  return (signal) => run(auditBooksWith, signal);
 }
 
 /** The engine's way: a worker thread on SQLite's file, the read pool on PostgreSQL. */
 export function defaultAuditRunner(s: AuditedServices): AuditRunner {
-  return onPostgres ? () => auditBooks(s.db.read) : auditInThread(s.db.path);
+  const run = auditReadsRunner(s.db);
+  return (signal) => run(auditBooksWith, signal);
 }
 
 export function createLedgerAudit(s: AuditedServices, o: { intervalMs?: number; runner?: AuditRunner } = {}): LedgerAudit {

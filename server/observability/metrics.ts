@@ -1,7 +1,5 @@
 import client from 'prom-client';
-import { sql, type SQL } from 'drizzle-orm';
 import type { AppDatabase } from '../../db';
-import { rawRow } from '../../db/query';
 import { onOutcome } from '../domain/outcomes';
 import type { Clock } from '../clock';
 
@@ -64,14 +62,9 @@ export function createMetrics(o: { db: AppDatabase; clock: Clock }): Metrics {
   const queue = async () => {
     const now = o.clock.now();
     const iso = now.toISOString();
-    const count = (q: SQL) => rawRow<{ n: number; oldest: string | null }>(o.db.read, q).then((r) => r ?? { n: 0, oldest: null });
-    const [batches, due, undispatched] = await Promise.all([
-      count(sql`SELECT count(*) AS n, min(due_at) AS oldest FROM withdrawal_batches WHERE status = 'PENDING'`),
-      count(sql`SELECT count(*) AS n, min(next_attempt_at) AS oldest FROM deliveries WHERE status = 'PENDING' AND next_attempt_at <= ${iso}`),
-      count(sql`SELECT count(*) AS n FROM events WHERE dispatched_at IS NULL`),
-    ]);
+    const { batches, due, undispatched } = await o.db.read.reports.pendingWork(iso);
     const age = (t: string | null) => (t ? Math.max(0, (now.getTime() - Date.parse(t)) / 1000) : 0);
-    return { batches, due, undispatched: undispatched.n, age };
+    return { batches, due, undispatched, age };
   };
   type Queue = Awaited<ReturnType<typeof queue>>;
   let snapshot: Promise<Queue> | null = null;

@@ -1,7 +1,4 @@
-import { sql } from 'drizzle-orm';
 import type { ReadinessResponse as ReadinessReport } from '../routers/status/schemas';
-import { pendingMigrations } from '../../db/client';
-import { rawRow } from '../../db/query';
 import type { JobLoop } from '../jobs/runner';
 import { createLedgerAudit, type AuditedServices, type LedgerAudit } from './ledger-audit';
 import { log } from '../log';
@@ -87,10 +84,10 @@ export function createReadiness(s: ReadinessServices, o: { jobs?: () => JobLoop[
   function probeDatabase(): Promise<ReadinessCheck[]> {
     return Promise.all([
       run('database', async () => {
-        await timeout(rawRow(s.db.read, sql`SELECT 1`), WRITER_PROBE_MS, `the database did not answer within ${WRITER_PROBE_MS} ms`);
+        await timeout(s.db.read.reports.probeRead(), WRITER_PROBE_MS, `the database did not answer within ${WRITER_PROBE_MS} ms`);
         return null;
       }),
-      run('migrations', () => timeout(pendingMigrations(s.db.read), WRITER_PROBE_MS, `the migrations could not be read within ${WRITER_PROBE_MS} ms`)),
+      run('migrations', () => timeout(s.db.read.reports.pendingMigrations(), WRITER_PROBE_MS, `the migrations could not be read within ${WRITER_PROBE_MS} ms`)),
       run('writer', async () => {
         await timeout(s.db.write(() => true), WRITER_PROBE_MS, `the writer did not run a job within ${WRITER_PROBE_MS} ms`);
         return null;

@@ -6,7 +6,7 @@ import { openConnection } from '../../db/client';
 import { ManualClock } from '../../server/clock';
 import { ledgerBooks } from '../../db/schema';
 import { encodeCursor } from '../../server/domain/cursor';
-import { statementPageQuery } from '../../server/domain/statement';
+import { statementPageQuery } from '../../db/stores/ledger';
 import { callerFor, makeAccount, makeTestServices, type TestServices } from '../support/services';
 
 /**
