@@ -1,7 +1,4 @@
-import { sql } from 'drizzle-orm';
 import type { Stores } from '../../db';
-import { perConnection } from '../../db/prepared';
-import { events } from '../../db/schema';
 import { newId } from './ids';
 
 export const EVENT_TYPES = [
@@ -15,7 +12,6 @@ export const EVENT_TYPES = [
 export type EventType = (typeof EVENT_TYPES)[number];
 export type { EventCategory, StoredEventCategory } from '../../contract/enums';
 import type { StoredEventCategory } from '../../contract/enums';
-import { first } from '../../db/query';
 
 export function categoryOf(type: EventType): StoredEventCategory {
   return type.slice(0, type.indexOf('.')) as StoredEventCategory;
@@ -30,12 +26,6 @@ export interface RecordedEvent {
   createdAt: string;
 }
 
-const ph = (name: string) => sql.placeholder(name);
-const insertEvent = perConnection((d) => d.insert(events).values({
-  id: ph('id'), accountId: ph('accountId'), type: ph('type'), category: ph('category'), resourceId: ph('resourceId'),
-  payload: ph('payload'), createdAt: ph('createdAt'), requestId: ph('requestId'),
-}).returning({ seq: events.seq }).prepare());
-
 /**
  * Records an event inside the caller's write job, so the event exists if and only if the change it
  * reports was committed. `payload` is the resource as its GET returns it at this moment.
@@ -48,12 +38,11 @@ export async function recordEvent(
   const id = newId('event');
   const createdAt = e.at.toISOString();
   const category = categoryOf(e.type);
-  const row = await first(insertEvent(tx).execute({
+  const seq = await tx.events.record({
     id, accountId: e.accountId, type: e.type, category, resourceId: e.resourceId,
     payload: JSON.stringify(e.payload), createdAt, requestId: tx.requestId,
-  }));
-  if (!row) throw new Error('the event insert returned no row');
-  return { id, seq: row.seq, type: e.type, category, resourceId: e.resourceId, createdAt };
+  });
+  return { id, seq, type: e.type, category, resourceId: e.resourceId, createdAt };
 }
 
 /** The envelope a receiver gets: docs/decisions.md "Events and deliveries". */

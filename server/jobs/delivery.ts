@@ -1,4 +1,4 @@
-import { DeliveryEngine } from '../domain/webhooks/deliveries';
+import { DeliveryEngine } from '../domain/webhooks/deliveries/scheduler';
 import { dispatchPendingEvents } from '../domain/webhooks/dispatcher';
 import type { Services } from '../services';
 import { startJobLoop, type JobLoop } from './runner';

@@ -10,7 +10,7 @@ import { runRefundPass } from '../../server/domain/transactions/refunds';
 import { sandboxRail } from '../../server/domain/rails/sandbox';
 import { runSettlementPass } from '../../server/domain/withdrawals/settle';
 import { dispatchPendingEvents } from '../../server/domain/webhooks/dispatcher';
-import { chooseDue } from '../../server/domain/webhooks/deliveries';
+import { chooseDue } from '../../server/domain/webhooks/deliveries/claim';
 import { SlotUse } from '../../server/domain/webhooks/fair-share';
 import { withdrawalView, withdrawalViewByBatch, withdrawalWithBatchesQuery } from '../../server/domain/withdrawals/view';
 import { withdrawalBatches, withdrawals } from '../../db/schema';

@@ -1,51 +1,13 @@
-import { and, asc, eq, inArray, isNull, lte, sql } from 'drizzle-orm';
 import type { Stores } from '../../../db';
-import { perConnection } from '../../../db/prepared';
-import { jsonStringList } from '../../../db/dialect';
-import { onPostgres } from '../../../db/dialect';
-import { first, tryLockName } from '../../../db/query';
-import { deliveries, disputes, events, transactions, webhooks, withdrawalBatches, withdrawals } from '../../../db/schema';
+import type { NewDelivery } from '../../../db/stores/deliveries';
 import type { Services } from '../../services';
 import type { EventCategory, StoredEventCategory } from '../events';
 import { newId } from '../ids';
-import { holdBehindEarlier } from './queues';
 
 /** Events fanned out per write job: big enough to amortise a commit, small enough to keep the writer responsive. */
 export const DISPATCH_CHUNK = 500;
 
-/** The name of the advisory lock only one instance's dispatcher holds at a time (PostgreSQL). */
-const DISPATCHER_LOCK = 'event-dispatcher';
-
 export interface DispatchResult { events: number; deliveries: number }
-
-type NewDelivery = typeof deliveries.$inferInsert & { id: string };
-
-/** A JSON array of ids bound as one value, so a statement over a list of any length is prepared once. */
-const idList = (name: string) => jsonStringList(sql.placeholder(name));
-
-// prepared once per connection: the probe runs after every commit of the process, the rest per pass
-const statements = perConnection((db) => ({
-  probe: db.select({ seq: events.seq }).from(events).where(isNull(events.dispatchedAt)).limit(1).prepare(),
-  undispatched: db.select({
-    seq: events.seq, id: events.id, accountId: events.accountId, category: events.category, resourceId: events.resourceId,
-  }).from(events).where(isNull(events.dispatchedAt)).orderBy(asc(events.seq)).limit(sql.placeholder('limit')).prepare(),
-  markDispatched: db.update(events).set({ dispatchedAt: sql.placeholder('at') as unknown as string })
-    .where(and(isNull(events.dispatchedAt), lte(events.seq, sql.placeholder('lastSeq')))).prepare(),
-  markDispatchedIds: db.update(events).set({ dispatchedAt: sql.placeholder('at') as unknown as string })
-    .where(and(isNull(events.dispatchedAt), inArray(events.id, idList('ids')))).prepare(),
-  hooksOf: db.select({ id: webhooks.id, accountId: webhooks.accountId, url: webhooks.url, events: webhooks.events })
-    .from(webhooks)
-    .where(and(inArray(webhooks.accountId, idList('accountIds')), eq(webhooks.active, 1), isNull(webhooks.deletedAt), isNull(webhooks.pausedAt)))
-    .orderBy(asc(webhooks.createdAt), asc(webhooks.id)).prepare(),
-  withdrawalPostbacks: db.select({ id: withdrawals.id, postback: withdrawals.postback }).from(withdrawals)
-    .where(inArray(withdrawals.id, idList('ids'))).prepare(),
-  batchPostbacks: db.select({ id: withdrawalBatches.id, postback: withdrawals.postback }).from(withdrawalBatches)
-    .innerJoin(withdrawals, eq(withdrawals.id, withdrawalBatches.withdrawalId)).where(inArray(withdrawalBatches.id, idList('ids'))).prepare(),
-  transactionPostbacks: db.select({ id: transactions.id, postback: transactions.postback }).from(transactions)
-    .where(inArray(transactions.id, idList('ids'))).prepare(),
-  disputePostbacks: db.select({ id: disputes.id, postback: transactions.postback }).from(disputes)
-    .innerJoin(transactions, eq(transactions.id, disputes.transactionId)).where(inArray(disputes.id, idList('ids'))).prepare(),
-}));
 
 /**
  * Turns undispatched events (in `seq` order) into deliveries: one per active, not paused, not deleted webhook of
@@ -58,20 +20,18 @@ const statements = perConnection((db) => ({
  */
 export async function dispatchPendingEvents(s: Services, limit = DISPATCH_CHUNK): Promise<DispatchResult> {
   // Cheap probe on the read connection first: this runs after every commit of the process.
-  const probe = await first(statements(s.db.read).probe.execute());
-  if (!probe) return { events: 0, deliveries: 0 };
+  if (!(await s.db.read.events.anyUndispatched())) return { events: 0, deliveries: 0 };
   return s.db.write((tx) => fanOut(tx, s.clock.now(), s.config.webhookRetryScheduleSeconds, limit));
 }
 
 export async function fanOut(tx: Stores, now: Date, schedule: number[], limit: number): Promise<DispatchResult> {
   // one dispatcher at a time across instances (always true on SQLite)
-  if (!(await tryLockName(tx, DISPATCHER_LOCK))) return { events: 0, deliveries: 0 };
-  const st = statements(tx);
-  const batch = await st.undispatched.execute({ limit });
+  if (!(await tx.events.takeDispatcherTurn())) return { events: 0, deliveries: 0 };
+  const batch = await tx.events.undispatched(limit);
   if (batch.length === 0) return { events: 0, deliveries: 0 };
 
   const accountIds = [...new Set(batch.map((e) => e.accountId))];
-  const hooks = await st.hooksOf.execute({ accountIds: JSON.stringify(accountIds) });
+  const hooks = await tx.events.subscribersOf(accountIds);
   const hooksByAccount = new Map<string, { id: string; url: string; categories: Set<string> }[]>();
   for (const h of hooks) {
     const list = hooksByAccount.get(h.accountId) ?? [];
@@ -86,7 +46,7 @@ export async function fanOut(tx: Stores, now: Date, schedule: number[], limit: n
   for (const e of batch) {
     const base = {
       eventId: e.id, eventSeq: e.seq, accountId: e.accountId, resourceId: e.resourceId, status: 'PENDING' as const,
-      attempts: 0, nextAttemptAt: firstAttemptAt, createdAt: at, updatedAt: at,
+      attempts: 0 as const, nextAttemptAt: firstAttemptAt, createdAt: at, updatedAt: at,
     };
     for (const h of hooksByAccount.get(e.accountId) ?? []) {
       if (h.categories.has(e.category)) rows.push({ ...base, id: newId('delivery'), webhookId: h.id, target: 'webhook', url: h.url });
@@ -94,20 +54,11 @@ export async function fanOut(tx: Stores, now: Date, schedule: number[], limit: n
     const postback = postbacks.get(`${e.category}:${e.resourceId}`);
     if (postback) rows.push({ ...base, id: newId('delivery'), webhookId: null, target: 'postback', url: postback });
   }
-  // ~14 bound values per row: stay well under SQLite's variable limit
-  for (let i = 0; i < rows.length; i += 200) await tx.handle.insert(deliveries).values(rows.slice(i, i + 200));
+  await tx.deliveries.insertDeliveries(rows);
   // a resource's later event waits behind its earlier, still pending, deliveries to the same URL
-  await holdBehindEarlier(tx, rows.map((r) => r.id));
-  if (onPostgres) {
-    // Exactly the events fanned out: on PostgreSQL an event with a lower seq may have committed after
-    // this job read the batch (seqs are taken at insert, not at commit), so "up to lastSeq" could mark
-    // one that was never fanned out.
-    await st.markDispatchedIds.execute({ at, ids: JSON.stringify(batch.map((e) => e.id)) });
-  } else {
-    // Exactly the selected events: SQLite's single writer commits in seq order, so every undispatched
-    // event up to lastSeq was in this batch.
-    await st.markDispatched.execute({ at, lastSeq: batch[batch.length - 1].seq });
-  }
+  await tx.deliveries.holdBehindEarlier(rows.map((r) => r.id));
+  // exactly the events of this batch (the store knows what "exactly" takes on each engine)
+  await tx.events.markDispatched(batch, at);
   return { events: batch.length, deliveries: rows.length };
 }
 
@@ -117,35 +68,34 @@ export async function fanOut(tx: Stores, now: Date, schedule: number[], limit: n
  * carries the postback (or, tolerated, the transaction itself).
  */
 async function postbackUrls(tx: Stores, batch: { category: StoredEventCategory; resourceId: string }[]): Promise<Map<string, string>> {
-  const st = statements(tx);
   const out = new Map<string, string>();
   const ids = (c: EventCategory) => [...new Set(batch.filter((e) => e.category === c).map((e) => e.resourceId))];
   const put = (c: EventCategory, id: string, url: string | null) => { if (url) out.set(`${c}:${id}`, url); };
 
   const withdrawIds = ids('withdraw');
   if (withdrawIds.length) {
-    const found = await st.withdrawalPostbacks.execute({ ids: JSON.stringify(withdrawIds) });
+    const found = await tx.events.withdrawalPostbacks(withdrawIds);
     for (const r of found) put('withdraw', r.id, r.postback);
     const seen = new Set(found.map((r) => r.id));
     const missing = withdrawIds.filter((id) => !seen.has(id));
     if (missing.length) {
-      const viaBatch = await st.batchPostbacks.execute({ ids: JSON.stringify(missing) });
+      const viaBatch = await tx.events.batchPostbacks(missing);
       for (const r of viaBatch) put('withdraw', r.id, r.postback);
     }
   }
   const transactionIds = ids('transaction');
   if (transactionIds.length) {
-    const found = await st.transactionPostbacks.execute({ ids: JSON.stringify(transactionIds) });
+    const found = await tx.events.transactionPostbacks(transactionIds);
     for (const r of found) put('transaction', r.id, r.postback);
   }
   const disputeIds = ids('dispute');
   if (disputeIds.length) {
-    const found = await st.disputePostbacks.execute({ ids: JSON.stringify(disputeIds) });
+    const found = await tx.events.disputePostbacks(disputeIds);
     for (const r of found) put('dispute', r.id, r.postback);
     const seen = new Set(found.map((r) => r.id));
     const missing = disputeIds.filter((id) => !seen.has(id));
     if (missing.length) {
-      const direct = await st.transactionPostbacks.execute({ ids: JSON.stringify(missing) });
+      const direct = await tx.events.transactionPostbacks(missing);
       for (const r of direct) put('dispute', r.id, r.postback);
     }
   }

@@ -1,14 +1,11 @@
-import { and, asc, count, eq, isNull } from 'drizzle-orm';
 import type { Stores } from '../../../db';
-import { deliveries, webhooks } from '../../../db/schema';
-import { first, lockName } from '../../../db/query';
+import type { WebhookRow } from '../../../db/stores/webhooks';
 import { DomainError, validationError } from '../../errors';
 import type { Services } from '../../services';
 import { checkIdempotencyKey, requestFingerprint, runIdempotent, type IdempotentCreateOptions, type IdempotentOperation, type IdempotentResult } from '../idempotency';
 import { newId } from '../ids';
 import type { EventCategory } from '../events';
 import { MAX_WEBHOOK_URL_LENGTH } from '../../../contract/webhooks';
-import { promoteQueueHeads } from './queues';
 import { decryptSecret, encryptSecret, newWebhookSecret } from './secrets';
 import { checkWebhookUrl } from './url-guard';
 import type { z } from 'zod';
@@ -23,8 +20,6 @@ export const MAX_WEBHOOKS_PER_ACCOUNT = 50;
 
 /** The spec's webhook shape; its type is the contract's. */
 export type WebhookView = z.infer<typeof webhookView>;
-
-type WebhookRow = typeof webhooks.$inferSelect;
 
 function view(row: WebhookRow, secret: string): WebhookView {
   return {
@@ -68,9 +63,7 @@ export async function createWebhook(
   const secretEnc = encryptSecret(secret, s.masterKey);
   const answer = await runIdempotent<{ webhook: WebhookView }>(s.db, scope, fingerprint, () => s.clock.now(), async (tx) => {
     // on PostgreSQL creates of one account run at once on any instance: count and insert under one lock
-    await lockName(tx, `webhooks-of\n${accountId}`);
-    const [{ n }] = await tx.handle.select({ n: count() }).from(webhooks)
-      .where(and(eq(webhooks.accountId, accountId), isNull(webhooks.deletedAt)));
+    const n = await tx.webhooks.countLiveForCreate(accountId);
     if (n >= MAX_WEBHOOKS_PER_ACCOUNT) {
       throw new DomainError('UNPROCESSABLE', `an account can have at most ${MAX_WEBHOOKS_PER_ACCOUNT} webhooks; delete one first`);
     }
@@ -79,7 +72,7 @@ export async function createWebhook(
       id: newId('webhook'), accountId, url, secretEnc, events: JSON.stringify(events),
       active: 1, pausedAt: null, previousSecretEnc: null, previousSecretExpiresAt: null, createdAt: at, updatedAt: at, deletedAt: null,
     };
-    await tx.handle.insert(webhooks).values(row);
+    await tx.webhooks.insert(row);
     // stored with the secret still encrypted; decrypted on the way out
     return { webhook: view(row, secretEnc) };
   }, async () => {
@@ -95,16 +88,13 @@ export async function createWebhook(
  * spec's webhook shape and existing clients read it from the list.
  */
 export async function listWebhooks(s: Services, accountId: string, o: { secrets: SecretDisclosure }): Promise<WebhookView[]> {
-  const rows = await s.db.read.handle.select().from(webhooks)
-    .where(and(eq(webhooks.accountId, accountId), isNull(webhooks.deletedAt)))
-    .orderBy(asc(webhooks.createdAt), asc(webhooks.id));
+  const rows = await s.db.read.webhooks.liveOf(accountId);
   return rows.map((r) => view(r, disclose(s, r.secretEnc, o.secrets)));
 }
 
 /** A live (not deleted) webhook of the account, or 404 (another account's id looks unknown). */
 export async function liveWebhook(db: Stores, accountId: string, id: string): Promise<WebhookRow> {
-  const row = await first(db.handle.select().from(webhooks)
-    .where(and(eq(webhooks.id, id), eq(webhooks.accountId, accountId), isNull(webhooks.deletedAt))));
+  const row = await db.webhooks.live(accountId, id);
   if (!row) throw new DomainError('NOT_FOUND', 'webhook not found');
   return row;
 }
@@ -117,11 +107,10 @@ export async function deleteWebhook(s: Services, accountId: string, id: string):
   return s.db.write(async (tx) => {
     await liveWebhook(tx, accountId, id);
     const at = s.clock.now().toISOString();
-    await tx.handle.update(webhooks).set({ deletedAt: at, active: 0, updatedAt: at }).where(eq(webhooks.id, id));
-    const stopped = await tx.handle.update(deliveries).set({ status: 'FAILED', nextAttemptAt: null, manual: 0, lastError: 'webhook deleted', updatedAt: at })
-      .where(and(eq(deliveries.webhookId, id), eq(deliveries.status, 'PENDING'))).returning({ id: deliveries.id });
+    await tx.webhooks.update(id, { deletedAt: at, active: 0, updatedAt: at });
+    const stopped = await tx.deliveries.failPendingOfWebhook(id, 'webhook deleted', at);
     // another webhook or postback with the same URL may have been queued behind these
-    await promoteQueueHeads(tx, stopped.map((d) => d.id), at);
+    await tx.deliveries.promoteQueueHeads(stopped, at);
     return { deleted_at: at };
   });
 }
@@ -167,10 +156,10 @@ export async function updateWebhook(s: Services, accountId: string, id: string, 
     const hook = await liveWebhook(tx, accountId, id);
     const at = s.clock.now().toISOString();
     const set = { url: input.url ?? hook.url, events: input.events ? JSON.stringify(input.events) : hook.events, updatedAt: at };
-    await tx.handle.update(webhooks).set(set).where(eq(webhooks.id, id));
+    await tx.webhooks.update(id, set);
     if (set.url !== hook.url) {
       // ordering queues are per URL: the moved deliveries keep their order among themselves
-      await tx.handle.update(deliveries).set({ url: set.url, updatedAt: at }).where(and(eq(deliveries.webhookId, id), eq(deliveries.status, 'PENDING')));
+      await tx.deliveries.moveQueuedTo(id, set.url, at);
     }
     return { ...hook, ...set };
   });
@@ -187,7 +176,7 @@ export async function pauseWebhook(s: Services, accountId: string, id: string, h
     const hook = await liveWebhook(tx, accountId, id);
     if (hook.pausedAt) return hook;
     const at = s.clock.now().toISOString();
-    await tx.handle.update(webhooks).set({ pausedAt: at, updatedAt: at }).where(eq(webhooks.id, id));
+    await tx.webhooks.update(id, { pausedAt: at, updatedAt: at });
     return { ...hook, pausedAt: at, updatedAt: at };
   });
   return answer(s, row, how);
@@ -202,7 +191,7 @@ export async function resumeWebhook(s: Services, accountId: string, id: string, 
     const hook = await liveWebhook(tx, accountId, id);
     if (!hook.pausedAt && hook.active === 1) return hook;
     const at = s.clock.now().toISOString();
-    await tx.handle.update(webhooks).set({ pausedAt: null, active: 1, updatedAt: at }).where(eq(webhooks.id, id));
+    await tx.webhooks.update(id, { pausedAt: null, active: 1, updatedAt: at });
     return { ...hook, pausedAt: null, active: 1, updatedAt: at };
   });
   s.wake.delivery?.();
@@ -225,7 +214,7 @@ export async function rotateWebhookSecret(s: Services, accountId: string, id: st
       secretEnc, previousSecretEnc: hook.secretEnc,
       previousSecretExpiresAt: new Date(now.getTime() + ROTATION_OVERLAP_MS).toISOString(), updatedAt: now.toISOString(),
     };
-    await tx.handle.update(webhooks).set(set).where(eq(webhooks.id, id));
+    await tx.webhooks.update(id, set);
     await alongside?.(tx, now);
     return { ...hook, ...set };
   });

@@ -1,5 +1,6 @@
 import { z } from 'zod';
-import { getDelivery, listDeliveries, listPostbackDeliveries, resendDelivery, sendTestEvent } from '../../domain/webhooks/deliveries';
+import { getDelivery, listDeliveries, listPostbackDeliveries } from '../../domain/webhooks/deliveries/reads';
+import { resendDelivery, sendTestEvent } from '../../domain/webhooks/deliveries/by-hand';
 import type { Context } from '../../context';
 import { DomainError, validationError } from '../../errors';
 import {

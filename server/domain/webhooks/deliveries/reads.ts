@@ -1,0 +1,95 @@
+import type { z } from 'zod';
+import type { Stores } from '../../../../db';
+import type { DeliveryLog, DeliveryRow } from '../../../../db/stores/deliveries';
+import type { DeliveryStatus } from '../../../../contract/enums';
+import { DomainError } from '../../../errors';
+import type { Services } from '../../../services';
+import type { deliveryAttemptView, deliveryView } from '../../../routers/webhooks/schemas';
+import { eventEnvelope } from '../../events';
+import { liveWebhook } from '../subscriptions';
+import { decodeCursor, encodeCursor } from '../../cursor';
+import { ID_PREFIX } from '../../ids';
+
+// The delivery log, as the webhook API and the dashboard read it.
+
+export type { DeliveryStatus } from '../../../../contract/enums';
+
+export type DeliveryAttemptView = z.infer<typeof deliveryAttemptView>;
+
+export type DeliveryView = z.infer<typeof deliveryView>;
+
+async function withAttempts(db: Stores, rows: DeliveryRow[]): Promise<DeliveryView[]> {
+  const attempts = await db.deliveries.attemptsOf(rows.map((r) => r.id));
+  const byDelivery = new Map<string, DeliveryAttemptView[]>();
+  for (const a of attempts) {
+    const list = byDelivery.get(a.deliveryId) ?? [];
+    list.push({ at: a.attemptedAt, attempted_at: a.attemptedAt, status_code: a.statusCode, duration_ms: a.durationMs, response_excerpt: a.responseExcerpt, error: a.error });
+    byDelivery.set(a.deliveryId, list);
+  }
+  return rows.map((r) => ({
+    id: r.id,
+    event_id: r.eventId,
+    event_type: r.eventType,
+    status: r.status,
+    attempts: byDelivery.get(r.id) ?? [],
+    next_attempt_at: r.nextAttemptAt,
+    created_at: r.createdAt,
+    webhook_id: r.webhookId,
+    target: r.target,
+    url: r.url,
+    resource_id: r.resourceId,
+    attempt_count: r.attempts,
+    last_status_code: r.lastStatusCode,
+    last_error: r.lastError,
+    updated_at: r.updatedAt,
+  }));
+}
+
+/** One page of the log's deliveries, newest first, each with its attempts (oldest first). */
+async function deliveryPage(db: Stores, which: DeliveryLog, q: { cursor?: string | null; limit?: number }) {
+  const limit = q.limit ?? 20;
+  const after = q.cursor ? decodeCursor(q.cursor, ID_PREFIX.delivery) : null;
+  const rows = await db.deliveries.logPage(which, after, limit + 1);
+  const page = rows.slice(0, limit);
+  const last = page[page.length - 1];
+  return {
+    items: await withAttempts(db, page),
+    next_cursor: rows.length > limit && last ? encodeCursor({ createdAt: last.createdAt, id: last.id }) : null,
+  };
+}
+
+/**
+ * A webhook's deliveries, newest first, each with its attempts (oldest first), optionally only those
+ * in one status (the dashboard's "failed only"), one page and its `next_cursor`.
+ */
+export async function listDeliveries(s: Services, accountId: string, q: { magic_id: string; status?: DeliveryStatus; cursor?: string | null; limit?: number }) {
+  // deliveries and their attempts from one snapshot: a record committing between the reads would show an attempt beside a stale status
+  return s.db.read.snapshot(async (db) => {
+    await liveWebhook(db, accountId, q.magic_id);
+    return deliveryPage(db, { webhookId: q.magic_id, status: q.status }, q);
+  });
+}
+
+/** One delivery of the account with its attempts and the exact body every attempt sent. */
+export async function getDelivery(s: Services, accountId: string, deliveryId: string) {
+  return s.db.read.snapshot(async (db) => {
+    const view = await deliveryOf(db, accountId, deliveryId);
+    const e = await db.events.envelopeOf(view.event_id);
+    return { ...view, payload: eventEnvelope(e!) };
+  });
+}
+
+/**
+ * The account's postback deliveries (optionally of one resource: a withdrawal, transaction or dispute
+ * id), newest first: the only way to find a postback delivery's attempts and id, to resend it by hand.
+ */
+export async function listPostbackDeliveries(s: Services, accountId: string, q: { resourceId?: string | null; cursor?: string | null; limit?: number }) {
+  return s.db.read.snapshot((db) => deliveryPage(db, { postbacksOf: accountId, resourceId: q.resourceId }, q));
+}
+
+/** One delivery of the account as the log shows it, or 404. */
+export async function deliveryOf(db: Stores, accountId: string, id: string): Promise<DeliveryView> {
+  const row = await db.deliveries.ofAccount(accountId, id);
+  if (!row) throw new DomainError('NOT_FOUND', 'delivery not found');
+  return (await withAttempts(db, [row]))[0];
+}
