@@ -35,7 +35,7 @@ const { createAccount, issueAccessToken } = await import('../server/domain/accou
 const { hashSecret } = await import('../server/domain/secrets');
 const { newId } = await import('../server/domain/ids');
 const { splitIntoBatches } = await import('../server/domain/withdrawals/rules');
-const { withdrawalWithBatchesQuery } = await import('../server/domain/withdrawals/view');
+const { withdrawalWithBatchesQuery } = await import('../db/stores/withdrawals');
 const { drizzleOver } = await import('../db/client');
 
 const [path = '/tmp/floor.db'] = process.argv.slice(2);

@@ -12,7 +12,8 @@ import { runSettlementPass } from '../../server/domain/withdrawals/settle';
 import { dispatchPendingEvents } from '../../server/domain/webhooks/dispatcher';
 import { chooseDue } from '../../server/domain/webhooks/deliveries/claim';
 import { SlotUse } from '../../server/domain/webhooks/fair-share';
-import { withdrawalView, withdrawalViewByBatch, withdrawalWithBatchesQuery } from '../../server/domain/withdrawals/view';
+import { withdrawalView, withdrawalViewByBatch } from '../../server/domain/withdrawals/view';
+import { withdrawalWithBatchesQuery } from '../../db/stores/withdrawals';
 import { withdrawalBatches, withdrawals } from '../../db/schema';
 import { callerFor, makeAccount, makeTestServices, type TestServices } from '../support/services';
 

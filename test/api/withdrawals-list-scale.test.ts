@@ -1,8 +1,7 @@
 // @engines sqlite: seeds with SQLite SQL and asserts SQLite's query plans
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { encodeCursor, withdrawalPageQuery } from '../../server/domain/withdrawals/query';
-import { duePaymentOrdersQuery } from '../../server/domain/withdrawals/settle';
-import { batchesOfQuery } from '../../server/domain/withdrawals/view';
+import { batchesOfQuery, duePaymentOrdersQuery } from '../../db/stores/withdrawals';
 import { at, mine as isMine, SCALE_ROWS as N, seedScaleDatabase, wd as idOf, type ScaleDatabase } from '../support/scale-seed';
 import { callerFor } from '../support/services';
 

@@ -1,5 +1,4 @@
 import type { Stores } from '../../../db';
-import { first } from '../../../db/query';
 import { log } from '../../log';
 import type { Services } from '../../services';
 
@@ -22,7 +21,7 @@ export interface ClaimStatements<O> {
  */
 export async function claimDue<O>(s: Services, statements: (db: Stores) => ClaimStatements<O>, now: Date, limit: number): Promise<O[]> {
   const iso = now.toISOString();
-  if (!(await first(statements(s.db.read).anyDue.execute({ now: iso })))) return [];
+  if ((await statements(s.db.read).anyDue.execute({ now: iso })).length === 0) return [];
   return s.db.write(async (tx) => {
     const st = statements(tx);
     const leaseUntil = new Date(now.getTime() + s.config.jobLeaseMs).toISOString();

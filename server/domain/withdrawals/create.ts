@@ -1,6 +1,3 @@
-import { sql } from 'drizzle-orm';
-import type { Stores } from '../../../db';
-import { withdrawalBatches, withdrawals } from '../../../db/schema';
 import { DomainError, validationError, type FieldIssue } from '../../errors';
 import { wake, type Services } from '../../services';
 import { recordEvent } from '../events';
@@ -12,9 +9,7 @@ import type { PixKeyType } from '../../../contract/pix/keys';
 import { railFor } from '../rails';
 import { checkWebhookUrl } from '../webhooks/url-guard';
 import { MAX_BATCHES_PER_WITHDRAWAL, batchCount, splitIntoBatches } from './rules';
-import { perConnection } from '../../../db/prepared';
-import { first, lockName } from '../../../db/query';
-import { requestedWithdrawalView, withdrawalLookups } from './view';
+import { requestedWithdrawalView } from './view';
 
 /** The idempotency scope: REST and tRPC callers share one key space per operation. */
 const OPERATION: IdempotentOperation = 'withdrawal.create';
@@ -42,22 +37,6 @@ export interface WithdrawalCreated {
   batches: { identifier: string; amount: number }[];
 }
 
-/** The two inserts of every request, prepared once on the writer's connection. */
-const inserts = perConnection((tx) => {
-  const p = (name: string) => sql.placeholder(name);
-  return {
-    withdrawal: tx.insert(withdrawals).values({
-      id: p('id'), accountId: p('accountId'), status: 'REQUESTED', amount: p('amount'), key: p('key'), keyType: p('keyType'),
-      description: p('description'), detailsName: p('detailsName'), detailsDocument: p('detailsDocument'),
-      postback: p('postback'), externalRef: p('externalRef'), createdAt: p('createdAt'), updatedAt: p('updatedAt'),
-    }).prepare(),
-    batch: tx.insert(withdrawalBatches).values({
-      id: p('id'), withdrawalId: p('withdrawalId'), accountId: p('accountId'), seq: p('seq'), amount: p('amount'),
-      status: 'PENDING', dueAt: p('dueAt'), createdAt: p('createdAt'), updatedAt: p('updatedAt'),
-    }).prepare(),
-  };
-});
-
 interface Checked {
   document: string;
 }
@@ -76,10 +55,6 @@ async function checkRequest(s: Services, input: WithdrawalRequest): Promise<Chec
   }
   if (issues.length) throw validationError(issues);
   return { document: normalizeDocument(input.details.document) };
-}
-
-async function externalRefTaken(tx: Stores, accountId: string, externalRef: string): Promise<boolean> {
-  return !!(await first(withdrawalLookups(tx).idOfExternalRef.execute({ accountId, externalRef })));
 }
 
 /**
@@ -106,9 +81,8 @@ export async function createWithdrawal(
     async (tx, checked) => {
       const at = s.clock.now();
       const iso = at.toISOString();
-      // on PostgreSQL another instance may be creating the same reference right now: wait for it, then look
-      if (externalRef !== null) await lockName(tx, `withdrawal-ref\n${accountId}\n${externalRef}`);
-      if (externalRef !== null && await externalRefTaken(tx, accountId, externalRef)) {
+      // (on PostgreSQL another instance may be creating the same reference right now: the store waits for it, then looks)
+      if (externalRef !== null && await tx.withdrawals.externalRefTaken(accountId, externalRef)) {
         throw new DomainError('DUPLICATE_EXTERNAL_REF', 'external_ref: another withdrawal of this account already uses it', {
           issues: [{ path: 'external_ref', message: 'already used by another withdrawal' }],
         });
@@ -127,19 +101,16 @@ export async function createWithdrawal(
         }
         throw err;
       }
-      const insert = inserts(tx);
       const row = {
         id, amount: input.amount, key: input.key, keyType: input.key_type,
         description: input.description ?? null, detailsName: input.details.name, detailsDocument: checked.document,
         postback: input.postback ?? null, externalRef, createdAt: iso, updatedAt: iso,
       };
-      await insert.withdrawal.execute({ ...row, accountId });
+      await tx.withdrawals.insertWithdrawal({ ...row, accountId });
       // without a rail the batch is due at once: whichever rail is configured next picks it up
       const dueAt = (rail ? rail.firstAttemptAt(at) : at).toISOString();
       const batches = splitIntoBatches(input.amount, s.config.pixMaxBatchCents).map((amount, seq) => ({ id: newId('batch'), seq, amount }));
-      for (const b of batches) {
-        await insert.batch.execute({ ...b, withdrawalId: id, accountId, dueAt, createdAt: iso, updatedAt: iso });
-      }
+      await tx.withdrawals.insertBatches(id, accountId, batches, dueAt, iso);
       // the payload from what was just written, not read back: two reads fewer per request (the event
       // test compares it with the GET)
       await recordEvent(tx, { accountId, type: 'withdraw.requested', resourceId: id, payload: requestedWithdrawalView(row, batches), at });

@@ -1,12 +1,10 @@
-import { and, desc, eq, gte, lt, sql, type SQL } from 'drizzle-orm';
 import { dateBound as bound, decodeCursor, encodeCursor } from '../cursor';
 import type { Stores } from '../../../db';
-import { withdrawals } from '../../../db/schema';
+import type { WithdrawalListPage } from '../../../db/stores/withdrawals';
 import { DomainError, validationError } from '../../errors';
 import { ID_PREFIX } from '../ids';
 import type { WithdrawalStatus } from './rules';
-import { viewedWithdrawalColumns, withdrawalLookups, withdrawalView, withdrawalViewByBatch, withdrawalViews, type WithdrawalListItem, type WithdrawalView } from './view';
-import { first } from '../../../db/query';
+import { withdrawalView, withdrawalViewByBatch, withdrawalViews, type WithdrawalPage, type WithdrawalView } from './view';
 
 /**
  * GET /withdraw: by `identifier` (the withdrawal id or any of its batch identifiers) and/or
@@ -22,16 +20,15 @@ export async function findWithdrawal(db: Stores, accountId: string, q: { identif
   const isBatch = identifier !== null && identifier.startsWith(`${ID_PREFIX.batch}_`);
   // the usual query, by a batch identifier alone: one statement
   if (isBatch && externalRef === null) return withdrawalViewByBatch(db, accountId, identifier).then(foundOr404);
-  const lookups = withdrawalLookups(db);
   let id: string | null = null;
   if (identifier !== null) {
     // the prefix says which table: one primary-key lookup either way
-    id = isBatch ? (await first(lookups.idOfBatch.execute({ id: identifier, accountId })))?.id ?? null : identifier;
+    id = isBatch ? await db.withdrawals.idOfBatch(accountId, identifier) : identifier;
   }
   if (externalRef !== null) {
-    const row = await first(lookups.idOfExternalRef.execute({ accountId, externalRef }));
-    if (!row || (id !== null && row.id !== id)) throw withdrawalNotFound();
-    id = row.id;
+    const found = await db.withdrawals.idOfExternalRef(accountId, externalRef);
+    if (found === null || (id !== null && found !== id)) throw withdrawalNotFound();
+    id = found;
   }
   // one statement (withdrawalView): consistent on PostgreSQL without a snapshot transaction
   return foundOr404(id === null ? null : await withdrawalView(db, accountId, id));
@@ -62,28 +59,29 @@ export const DEFAULT_LIST_LIMIT = 20;
 export { encodeCursor } from '../cursor';
 
 /**
- * The page query, newest first, keyset-paginated on (created_at, id). It walks
- * withdrawals_account_created_idx (or withdrawals_account_status_created_idx with a status filter) in
- * order, so a page costs the same at row 20 and at row 100,000. Exported for the plan test.
+ * The page a filter asks for, newest first, keyset-paginated on (created_at, id): the dates as
+ * stored-form bounds, the cursor decoded, one row more than the page to know whether another follows.
  */
+function listPageOf(accountId: string, f: ListFilter): WithdrawalListPage {
+  return {
+    accountId,
+    status: f.status,
+    since: f.from ? bound('from', f.from) : undefined,
+    until: f.to ? bound('to', f.to) : undefined,
+    before: f.cursor ? decodeCursor(f.cursor, ID_PREFIX.withdrawal) : undefined,
+    take: (f.limit ?? DEFAULT_LIST_LIMIT) + 1,
+  };
+}
+
+/** The page's query (db/stores/withdrawals.ts listPageQuery: an index walk). For the plan test. */
 export function withdrawalPageQuery(db: Stores, accountId: string, f: ListFilter) {
-  const limit = f.limit ?? DEFAULT_LIST_LIMIT;
-  const where: SQL[] = [eq(withdrawals.accountId, accountId)];
-  if (f.status) where.push(eq(withdrawals.status, f.status));
-  if (f.from) where.push(gte(withdrawals.createdAt, bound('from', f.from)));
-  if (f.to) where.push(lt(withdrawals.createdAt, bound('to', f.to)));
-  if (f.cursor) {
-    const c = decodeCursor(f.cursor, ID_PREFIX.withdrawal);
-    where.push(sql`(${withdrawals.createdAt}, ${withdrawals.id}) < (${c.createdAt}, ${c.id})`);
-  }
-  return db.handle.select(viewedWithdrawalColumns).from(withdrawals).where(and(...where))
-    .orderBy(desc(withdrawals.createdAt), desc(withdrawals.id)).limit(limit + 1);
+  return db.withdrawals.listPageQuery(listPageOf(accountId, f));
 }
 
 /** The dashboard's list: one query for the page, one for all of its batches. */
-export async function listWithdrawals(db: Stores, accountId: string, f: ListFilter): Promise<{ items: WithdrawalListItem[]; next_cursor: string | null }> {
+export async function listWithdrawals(db: Stores, accountId: string, f: ListFilter): Promise<WithdrawalPage> {
   const limit = f.limit ?? DEFAULT_LIST_LIMIT;
-  const rows = await withdrawalPageQuery(db, accountId, f);
+  const rows = await db.withdrawals.listPage(listPageOf(accountId, f));
   const page = rows.slice(0, limit);
   const last = page[page.length - 1];
   return {

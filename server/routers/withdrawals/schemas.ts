@@ -3,10 +3,21 @@ import { documentKind } from '../../../contract/pix/documents';
 import { normalizePixKey } from '../../../contract/pix/keys';
 import { FAILURE_CODES } from '../../../contract/enums';
 import { DOCUMENT_RULE } from '../../domain/withdrawals/rules';
+import type { Receipt, WithdrawalPage, WithdrawalView } from '../../domain/withdrawals/view';
 import { boundedString, cents, listInput } from '../common';
 import { BATCH_STATUSES, PIX_KEY_TYPES, WITHDRAWAL_STATUSES } from '../../../contract/enums';
 
 /** The zod contract of the withdrawal operations (spec: "Withdrawal request", "Withdrawal", …). */
+
+/**
+ * A schema of a type the domain owns (server/domain/withdrawals/view.ts), checked at compile time in both
+ * directions: what it parses is a `T` (as `satisfies z.ZodType<T>` alone checks) and every `T` is what
+ * it parses, so a field the domain adds, drops, widens or makes nullable fails here until the schema
+ * (and so the OpenAPI document) says the same.
+ */
+function describes<T>() {
+  return <S extends z.ZodType<T>>(schema: S & ([T] extends [z.output<S>] ? unknown : { error: 'the domain type has values the schema refuses' })): S => schema;
+}
 
 
 const requiredOr = (otherwise: string) => ({ error: (iss: { input?: unknown }) => (iss.input === undefined ? 'is required' : otherwise) });
@@ -69,7 +80,7 @@ export const withdrawalCreationResponse = z.object({
   timestamp: z.string().describe('Creation time (ISO 8601)'),
 });
 
-export const receipt = z.object({
+export const receipt = describes<Receipt>()(z.object({
   status: z.enum(BATCH_STATUSES),
   endtoend: z.string().nullable().describe('32-character end-to-end id, once paid'),
   identifier: z.string().describe('Batch identifier'),
@@ -79,9 +90,9 @@ export const receipt = z.object({
   receiver_bank_ispb: z.string().nullable().describe('8-digit ISPB of that institution, once paid'),
   failure_code: z.enum(FAILURE_CODES).nullable().describe('Why the batch failed, as a code (KEY_NOT_FOUND: the key is not in the Pix directory; REJECTED: the receiving institution refused it); null unless ERROR'),
   failure_reason: z.string().nullable().describe('Why the batch failed, as an English sentence; null unless ERROR'),
-});
+}));
 
-export const withdrawalResponse = z.object({
+export const withdrawalResponse = describes<WithdrawalView>()(z.object({
   id: z.string(),
   status: z.enum(WITHDRAWAL_STATUSES),
   amount: z.number().int(),
@@ -97,7 +108,7 @@ export const withdrawalResponse = z.object({
   receipt: z.array(receipt).describe('Every batch, in order'),
   created_at: z.string(),
   updated_at: z.string(),
-});
+}));
 
 export const withdrawalQuery = z.strictObject({
   identifier: boundedString(255).optional().describe('The withdrawal id or any of its batch identifiers'),
@@ -123,10 +134,10 @@ export const searchWithdrawalsInput = z.strictObject({
   to: z.string().max(40).optional().describe('Brasília calendar day YYYY-MM-DD, included'),
 });
 
-export const withdrawalListResponse = z.object({
+export const withdrawalListResponse = describes<WithdrawalPage>()(z.object({
   items: z.array(withdrawalResponse),
   next_cursor: z.string().nullable(),
-});
+}));
 
 export type WithdrawalRequestInput = z.infer<typeof withdrawalRequest>;
 export type WithdrawalCreationResponse = z.infer<typeof withdrawalCreationResponse>;
