@@ -1,9 +1,10 @@
 // @engines sqlite: seeds with SQLite SQL and asserts SQLite's query plans
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { disputes } from '../../db/schema';
+import type { Stores } from '../../db';
 import { encodeCursor } from '../../server/domain/cursor';
 import { readSearch } from '../../server/domain/search';
-import { transactionSearchQuery } from '../../server/domain/transactions/search';
+import { transactionSearchPage } from '../../server/domain/transactions/search';
 import { withdrawalSearchConditions, withdrawalSearchQuery } from '../../server/domain/withdrawals/search';
 import {
   at, batchE2e, chargeAmount, chargeE2e, chargeMethod, CNPJ, CPF, FIRST_NAMES, mine, RARE, SCALE_ROWS as N, SURNAMES,
@@ -18,6 +19,11 @@ import { callerFor } from '../support/services';
  * a big table and no sort of the matches; the query plans say so.
  */
 let db: ScaleDatabase;
+/** The statement of one page of the charges' search (the store's, for the page the domain asks). */
+const transactionSearchQuery = (on: Stores, ...a: Parameters<typeof transactionSearchPage>) => {
+  const page = transactionSearchPage(...a);
+  return page && on.transactions.searchPageQuery(page);
+};
 const rows = (pred: (i: number) => boolean) => { const out: number[] = []; for (let i = N - 1; i >= 0; i--) if (mine(i) && pred(i)) out.push(i); return out; }; // newest first
 const ids = (page: { items: { id: string }[] }) => page.items.map((x) => x.id);
 const api = () => callerFor(db.s, db.accountId);

@@ -1,8 +1,5 @@
 import { reportOutcome } from '../outcomes';
-import { and, eq } from 'drizzle-orm';
 import type { Stores } from '../../../db';
-import { accounts, customers, transactions } from '../../../db/schema';
-import { first, lockName } from '../../../db/query';
 import { DomainError, validationError, type FieldIssue } from '../../errors';
 import type { Services } from '../../services';
 import { sandboxCardOutcome, validateCard, cardSummary, type CardInput } from '../cards';
@@ -94,19 +91,18 @@ export async function createTransaction(
     const iso = at.toISOString();
     if (input.externalRef !== undefined) {
       // on PostgreSQL another instance may be creating the same reference right now: wait for it, then look
-      await lockName(tx, `transaction-ref\n${accountId}\n${input.externalRef}`);
-      const taken = await first(tx.handle.select({ id: transactions.id }).from(transactions)
-        .where(and(eq(transactions.accountId, accountId), eq(transactions.externalRef, input.externalRef))));
-      if (taken) throw new DomainError('DUPLICATE_EXTERNAL_REF', 'externalRef: another transaction of this account already uses it');
+      if (await tx.transactions.lockExternalRef(accountId, input.externalRef)) {
+        throw new DomainError('DUPLICATE_EXTERNAL_REF', 'externalRef: another transaction of this account already uses it');
+      }
     }
-    const account = await first(tx.handle.select({ name: accounts.name }).from(accounts).where(eq(accounts.id, accountId)));
-    if (!account) throw new DomainError('NOT_FOUND', 'account not found');
+    const merchantName = await tx.transactions.merchantName(accountId);
+    if (merchantName === null) throw new DomainError('NOT_FOUND', 'account not found');
 
     const id = newId('transaction');
     const identifier = transactionIdentifier(id);
     const c = input.customer;
     const customer = customerView({ id: newId('customer'), name: c.name, email: c.email, phone: c.phone ?? null, document: normalizeDocument(c.document) });
-    await tx.handle.insert(customers).values({
+    await tx.transactions.insertCustomer({
       id: customer.id, accountId, name: customer.name, email: customer.email, phone: customer.phone, document: customer.document,
       address: c.address ? JSON.stringify(c.address) : null, createdAt: iso,
     });
@@ -116,7 +112,7 @@ export async function createTransaction(
     let invoice: { id: string; dueDate: string; line: string } | null = null;
     let expiresAt: string | null = null;
     if (input.method === 'PIX') {
-      qrcode = pixChargeBrCode({ accountId, merchantName: account.name, merchantCity: s.config.merchantCity, amount: input.amount, txid: identifier });
+      qrcode = pixChargeBrCode({ accountId, merchantName, merchantCity: s.config.merchantCity, amount: input.amount, txid: identifier });
       expiresAt = new Date(at.getTime() + s.config.pixExpiresSeconds * 1000).toISOString();
     } else if (input.method === 'INVOICE') {
       const invoiceId = newId('invoice');
@@ -124,7 +120,7 @@ export async function createTransaction(
       invoice = { id: invoiceId, dueDate, line: sandboxInvoiceLine(invoiceId, input.amount, dueDate) };
     }
 
-    await tx.handle.insert(transactions).values({
+    await tx.transactions.insertTransaction({
       id, accountId, identifier, method: input.method, status: 'PENDING', amount: input.amount, currency: 'BRL',
       customerId: customer.id, items: JSON.stringify(items), qrcode,
       invoiceId: invoice?.id ?? null, invoiceDueDate: invoice?.dueDate ?? null, invoiceDigitableLine: invoice?.line ?? null,
@@ -139,8 +135,7 @@ export async function createTransaction(
     let status: 'PENDING' | 'APPROVED' | 'REFUSED' = 'PENDING';
     if (card) {
       status = card.outcome;
-      await tx.handle.update(transactions).set({ status, refusedReason: status === 'REFUSED' ? 'card_declined' : null })
-        .where(eq(transactions.id, id));
+      await tx.transactions.setCardOutcome(id, { status, refusedReason: status === 'REFUSED' ? 'card_declined' : null });
       if (status === 'APPROVED') await creditTransaction(tx, { accountId, id, method: 'CARD', amount: input.amount, at });
       await recordTransactionEvent(tx, accountId, id, status === 'APPROVED' ? 'transaction.approved' : 'transaction.refused', at);
     }

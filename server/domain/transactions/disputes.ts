@@ -1,6 +1,4 @@
-import { and, eq } from 'drizzle-orm';
 import type { Stores } from '../../../db';
-import { disputes, transactions } from '../../../db/schema';
 import { DomainError } from '../../errors';
 import type { Services } from '../../services';
 import { recordEvent } from '../events';
@@ -8,10 +6,9 @@ import { newId } from '../ids';
 import { transfer } from '../ledger';
 import { requireSandbox } from './pay';
 import { toDisputeView, type DisputeView } from './view';
-import { first, lockRows, touched } from '../../../db/query';
 
 async function recordDisputeEvent(tx: Stores, accountId: string, id: string, type: 'dispute.opened' | 'dispute.won' | 'dispute.lost', at: Date) {
-  const row = await first(tx.handle.select().from(disputes).where(eq(disputes.id, id)));
+  const row = await tx.transactions.dispute(id);
   if (!row) throw new DomainError('INTERNAL', 'dispute vanished inside its own job');
   const view = toDisputeView(row);
   await recordEvent(tx, { accountId, type, resourceId: id, payload: view, at });
@@ -31,20 +28,18 @@ export async function openDispute(s: Services, accountId: string, transactionId:
     const at = s.clock.now();
     const iso = at.toISOString();
     // PostgreSQL runs jobs concurrently: the charge's row lock serializes its refunds, disputes and payment
-    await lockRows(tx, transactions, transactions.id, [transactionId]);
-    const t = await first(tx.handle.select({ id: transactions.id, method: transactions.method, status: transactions.status, amount: transactions.amount, refundedAmount: transactions.refundedAmount })
-      .from(transactions).where(and(eq(transactions.accountId, accountId), eq(transactions.id, transactionId))));
+    const t = await tx.transactions.lockForDispute(accountId, transactionId);
     if (!t) throw new DomainError('NOT_FOUND', 'transaction not found');
     if (t.method !== 'CARD' || t.status !== 'APPROVED') {
       throw new DomainError('INVALID_STATE', 'only an APPROVED CARD transaction can be disputed');
     }
-    const existing = await first(tx.handle.select({ id: disputes.id }).from(disputes).where(eq(disputes.transactionId, t.id)));
-    if (existing) throw new DomainError('CONFLICT', `this transaction already has a dispute (${existing.id})`);
+    const existing = await tx.transactions.disputeIdOf(t.id);
+    if (existing) throw new DomainError('CONFLICT', `this transaction already has a dispute (${existing})`);
     // docs/decisions.md "Refunds": the hold is what refunds have not already given back (a trigger checks it too)
     const hold = t.amount - t.refundedAmount;
     if (hold <= 0) throw new DomainError('INVALID_STATE', 'the transaction is fully refunded: nothing is left to dispute');
     const id = newId('dispute');
-    await tx.handle.insert(disputes).values({ id, accountId, transactionId: t.id, status: 'OPEN', amount: hold, createdAt: iso, updatedAt: iso });
+    await tx.transactions.insertDispute({ id, accountId, transactionId: t.id, status: 'OPEN', amount: hold, createdAt: iso, updatedAt: iso });
     await transfer(tx, {
       accountId, kind: 'dispute_hold', resourceId: id, description: `dispute on ${t.id}`,
       from: { account: accountId, book: 'available' }, to: { account: accountId, book: 'blocked' }, amount: hold, at,
@@ -64,17 +59,15 @@ export async function resolveDispute(s: Services, accountId: string, disputeId: 
   requireSandbox(s);
   return s.db.write(async (tx) => {
     const at = s.clock.now();
-    const found = await first(tx.handle.select({ transactionId: disputes.transactionId }).from(disputes).where(and(eq(disputes.accountId, accountId), eq(disputes.id, disputeId))));
-    if (!found) throw new DomainError('NOT_FOUND', 'dispute not found');
     // the charge's row lock (as refunds take it), then the dispute as it is now: a refund failing meanwhile grows its amount
-    await lockRows(tx, transactions, transactions.id, [found.transactionId]);
-    const d = (await first(tx.handle.select().from(disputes).where(eq(disputes.id, disputeId))))!;
+    const d = await tx.transactions.lockDispute(accountId, disputeId);
+    if (!d) throw new DomainError('NOT_FOUND', 'dispute not found');
     const target = outcome === 'won' ? 'WON' : 'LOST';
     if (d.status === target) return toDisputeView(d);
     if (d.status !== 'OPEN') throw new DomainError('INVALID_STATE', `the dispute is already ${d.status}`);
-    const changed = await touched(tx.handle.update(disputes).set({ status: target, updatedAt: at.toISOString() })
-      .where(and(eq(disputes.id, d.id), eq(disputes.status, 'OPEN'))).returning({ id: disputes.id }));
-    if (changed !== 1) throw new DomainError('INVALID_STATE', 'the dispute changed while being resolved');
+    if (!(await tx.transactions.closeDispute(d.id, { status: target, updatedAt: at.toISOString() }))) {
+      throw new DomainError('INVALID_STATE', 'the dispute changed while being resolved');
+    }
     await transfer(tx, {
       accountId, kind: outcome === 'won' ? 'dispute_release' : 'chargeback', resourceId: d.id,
       description: `dispute ${outcome} on ${d.transactionId}`,

@@ -1,12 +1,9 @@
-import { and, eq } from 'drizzle-orm';
-import { customers, transactions } from '../../../db/schema';
 import { DomainError } from '../../errors';
 import type { Services } from '../../services';
 import { newEndToEndId } from '../pix/end-to-end';
 import { pickReceiverBank } from '../pix/participants';
 import { creditTransaction, recordTransactionEvent } from './create';
 import { transactionView, type TransactionView } from './view';
-import { first, lockRows, touched } from '../../../db/query';
 
 export function requireSandbox(s: Services) {
   if (!s.config.sandbox) throw new DomainError('NOT_FOUND', 'the sandbox is off');
@@ -26,12 +23,7 @@ export async function sandboxPay(s: Services, accountId: string, transactionId: 
   return s.db.write(async (tx) => {
     const at = s.clock.now();
     // PostgreSQL runs jobs concurrently: with the row locked, a concurrent pay sees APPROVED and answers it unchanged
-    await lockRows(tx, transactions, transactions.id, [transactionId]);
-    const t = await first(tx.handle.select({
-      id: transactions.id, method: transactions.method, status: transactions.status, amount: transactions.amount,
-      expiresAt: transactions.expiresAt, document: customers.document,
-    }).from(transactions).innerJoin(customers, eq(customers.id, transactions.customerId))
-      .where(and(eq(transactions.accountId, accountId), eq(transactions.id, transactionId))));
+    const t = await tx.transactions.lockForPayment(accountId, transactionId);
     if (!t) throw new DomainError('NOT_FOUND', 'transaction not found');
     if (t.method === 'CARD') throw new DomainError('INVALID_STATE', 'a CARD transaction is settled when it is created; only PIX and INVOICE are paid here');
     if (t.status === 'APPROVED') return (await transactionView(tx, accountId, transactionId))!;
@@ -42,9 +34,9 @@ export async function sandboxPay(s: Services, accountId: string, transactionId: 
     const iso = at.toISOString();
     // The payer's bank stands in for a real one: the same customer always pays from the same bank.
     const endToEnd = t.method === 'PIX' ? newEndToEndId(pickReceiverBank(t.document).ispb, at) : null;
-    const changed = await touched(tx.handle.update(transactions).set({ status: 'APPROVED', endToEnd, updatedAt: iso })
-      .where(and(eq(transactions.id, t.id), eq(transactions.status, 'PENDING'))).returning({ id: transactions.id }));
-    if (changed !== 1) throw new DomainError('INVALID_STATE', 'the transaction changed while being paid');
+    if (!(await tx.transactions.markPaid(t.id, { endToEnd, updatedAt: iso }))) {
+      throw new DomainError('INVALID_STATE', 'the transaction changed while being paid');
+    }
     await creditTransaction(tx, { accountId, id: t.id, method: t.method, amount: t.amount, at });
     await recordTransactionEvent(tx, accountId, t.id, 'transaction.approved', at);
     return (await transactionView(tx, accountId, transactionId))!;

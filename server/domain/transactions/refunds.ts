@@ -1,7 +1,5 @@
-import { and, asc, eq, inArray, lte, sql } from 'drizzle-orm';
 import type { Stores } from '../../../db';
-import { perConnection } from '../../../db/prepared';
-import { customers, disputes, refunds, transactions } from '../../../db/schema';
+import type { HoldingDispute } from '../../../db/stores/refunds';
 import { DomainError } from '../../errors';
 import { wake, type Services } from '../../services';
 import { checkIdempotencyKey, requestFingerprint, runIdempotent, type IdempotentCreateOptions, type IdempotentOperation, type IdempotentResult } from '../idempotency';
@@ -9,11 +7,9 @@ import { newId } from '../ids';
 import { transfer, type BookRef } from '../ledger';
 import type { LedgerEntryKind } from '../../../contract/ledger';
 import { railFor, type PixRail, type RefundOrder, type RefundOutcome } from '../rails';
-import { claimDue, settleWithRail } from '../rails/pass';
+import { claimDue, settleWithRail, type ClaimStatements } from '../rails/pass';
 import { recordTransactionEvent } from './create';
 import { transactionView, type TransactionView } from './view';
-import { first, lockRows, skipLocked } from '../../../db/query';
-import { jsonStringList } from '../../../db/dialect';
 
 /** The body of POST /transaction/{id}/refund, after the schema has checked its shape. */
 export interface RefundRequest {
@@ -29,29 +25,17 @@ const OPERATION: IdempotentOperation = 'refund.create';
 /** The job wakes the refund settlement loop under this name. */
 export const REFUND_SETTLEMENT_JOB = 'refund-settlement';
 
-const ph = (name: string) => sql.placeholder(name);
-const lookups = perConnection((db) => ({
-  charge: db.select({ id: transactions.id, status: transactions.status, amount: transactions.amount, refundedAmount: transactions.refundedAmount })
-    .from(transactions).where(and(eq(transactions.accountId, ph('accountId')), eq(transactions.id, ph('id')))).prepare(),
-  holdingDispute: db.select({ id: disputes.id, status: disputes.status }).from(disputes)
-    .where(and(eq(disputes.transactionId, ph('id')), inArray(disputes.status, ['OPEN', 'LOST']))).limit(1).prepare(),
-  refund: db.select({ status: refunds.status, amount: refunds.amount, accountId: refunds.accountId, transactionId: refunds.transactionId })
-    .from(refunds).where(eq(refunds.id, ph('id'))).prepare(),
-}));
-
 /**
  * What can still be refunded of a charge, or why nothing can. docs/decisions.md "Refunds": only APPROVED
  * charges; while a dispute is open, and after it is lost, none; otherwise total minus refunds so far
  * (a won dispute holds nothing). Run inside the job that refunds, so the answer cannot go stale.
  */
 async function refundable(tx: Stores, accountId: string, transactionId: string): Promise<number> {
-  const st = lookups(tx);
   // PostgreSQL runs jobs concurrently: the charge's row lock serializes its refunds, disputes and payment
-  await lockRows(tx, transactions, transactions.id, [transactionId]);
-  const t = await first(st.charge.execute({ accountId, id: transactionId }));
+  const t = await tx.refunds.lockForRefund(accountId, transactionId);
   if (!t) throw new DomainError('NOT_FOUND', 'transaction not found');
   if (t.status !== 'APPROVED') throw new DomainError('INVALID_STATE', `the transaction is ${t.status}; only APPROVED transactions can be refunded`);
-  const dispute = await first(st.holdingDispute.execute({ id: transactionId }));
+  const dispute = await tx.refunds.holdingDispute(transactionId);
   if (dispute) {
     throw new DomainError('INVALID_STATE', dispute.status === 'OPEN'
       ? `the transaction has an open dispute (${dispute.id}); it cannot be refunded while the dispute holds it`
@@ -93,7 +77,7 @@ export async function refundTransaction(
         });
       }
       const id = newId('refund');
-      await tx.handle.insert(refunds).values({
+      await tx.refunds.insertRefund({
         id, accountId, transactionId, amount, reason: input.reason ?? null, status: 'PENDING',
         // without a rail the refund is due at once: whichever rail is configured next picks it up
         dueAt: (rail ? rail.firstAttemptAt(at) : at).toISOString(), createdAt: iso, updatedAt: iso,
@@ -110,7 +94,7 @@ export async function refundTransaction(
         }
         throw err;
       }
-      await tx.handle.update(transactions).set({ updatedAt: iso }).where(eq(transactions.id, transactionId));
+      await tx.refunds.touchCharge(transactionId, iso);
       await recordTransactionEvent(tx, accountId, transactionId, 'transaction.refunded', at);
       return { transaction: (await transactionView(tx, accountId, transactionId))! };
     },
@@ -123,44 +107,19 @@ export async function refundTransaction(
 export const REFUND_PASS_SIZE = 25;
 export const REFUND_RAIL_RETRY_MS = 30_000;
 
-/** What the rail is handed of a refund (RefundOrder). */
-const refundOrder = {
-  refundId: refunds.id, transactionId: refunds.transactionId, accountId: refunds.accountId, amount: refunds.amount,
-  method: transactions.method, originalEndToEnd: transactions.endToEnd,
-  customerEmail: customers.email, customerDocument: customers.document,
-};
-
-/** Due PENDING refunds, oldest due first (refunds_due_idx). Exported for the plan test. */
-export function dueRefundOrdersQuery(db: Stores, now: Date, limit = REFUND_PASS_SIZE) {
-  return db.handle.select(refundOrder).from(refunds)
-    .innerJoin(transactions, eq(transactions.id, refunds.transactionId))
-    .innerJoin(customers, eq(customers.id, transactions.customerId))
-    .where(and(eq(refunds.status, 'PENDING'), lte(refunds.dueAt, now.toISOString())))
-    .orderBy(asc(refunds.dueAt))
-    .limit(limit);
-}
-
-const claims = perConnection((db) => ({
-  /** Whether anything is due: an idle pass reads this one row and writes nothing. */
-  anyDue: db.select({ id: refunds.id }).from(refunds).where(and(eq(refunds.status, 'PENDING'), lte(refunds.dueAt, ph('now')))).limit(1).prepare(),
-  /** Takes the oldest due refunds nobody else is claiming: due again only when the lease runs out. */
-  claim: db.update(refunds).set({ dueAt: ph('leaseUntil') as unknown as string, claimedBy: ph('instance') as unknown as string })
-    .where(inArray(refunds.id, skipLocked(db.select({ id: refunds.id }).from(refunds)
-      .where(and(eq(refunds.status, 'PENDING'), lte(refunds.dueAt, ph('now')))).orderBy(asc(refunds.dueAt)).limit(ph('limit')))))
-    .returning({ id: refunds.id }).prepare(),
-  orders: db.select(refundOrder).from(refunds)
-    .innerJoin(transactions, eq(transactions.id, refunds.transactionId))
-    .innerJoin(customers, eq(customers.id, transactions.customerId))
-    .where(inArray(refunds.id, jsonStringList(ph('ids'))))
-    .orderBy(asc(refunds.createdAt), asc(refunds.id)).prepare(),
-}));
+/** The refunds' claim, in the shape claimDue (rails/pass.ts) runs for every kind of row the rail settles. */
+const refundClaims = (db: Stores): ClaimStatements<RefundOrder> => ({
+  anyDue: { execute: async ({ now }) => ((await db.refunds.anyDue(now)) ? [now] : []) },
+  claim: { execute: async (c) => (await db.refunds.claimDue(c)).map((id) => ({ id })) },
+  orders: { execute: ({ ids }) => db.refunds.orders(JSON.parse(ids) as string[]) },
+});
 
 /**
  * Claims up to `limit` due refunds for this instance (claimDue: due_at moved forward by the lease,
  * claimed_by stamped, rows other claims hold skipped) and returns what the rail needs to pay them back.
  */
 export async function claimDueRefundOrders(s: Services, now: Date, limit = REFUND_PASS_SIZE): Promise<RefundOrder[]> {
-  return claimDue(s, claims, now, limit);
+  return claimDue(s, refundClaims, now, limit);
 }
 
 /**
@@ -173,16 +132,15 @@ export async function applyRefundOutcome(s: Services, order: RefundOrder, outcom
     const at = s.clock.now();
     const iso = at.toISOString();
     // the charge's row lock: one outcome per refund, and a dispute resolved meanwhile is seen as it is
-    await lockRows(tx, transactions, transactions.id, [order.transactionId]);
-    const r = await first(lookups(tx).refund.execute({ id: order.refundId }));
+    const r = await tx.refunds.lockForOutcome(order.transactionId, order.refundId);
     if (!r || r.status !== 'PENDING') return false;
     const { accountId, transactionId, amount } = r;
     if (outcome.status === 'PENDING') {
-      await tx.handle.update(refunds).set({ dueAt: outcome.retryAt.toISOString(), updatedAt: iso }).where(eq(refunds.id, order.refundId));
+      await tx.refunds.retryAt(order.refundId, outcome.retryAt.toISOString(), iso);
       return true;
     }
     if (outcome.status === 'PAID') {
-      await tx.handle.update(refunds).set({ status: 'PAID', endToEnd: outcome.endToEndId, updatedAt: iso }).where(eq(refunds.id, order.refundId));
+      await tx.refunds.markPaid(order.refundId, outcome.endToEndId, iso);
       await transfer(tx, {
         accountId, kind: 'refund_paid', resourceId: order.refundId, amount, at,
         from: { account: accountId, book: 'refunds_in_flight' }, to: { system: 'refunds_out' },
@@ -190,11 +148,11 @@ export async function applyRefundOutcome(s: Services, order: RefundOrder, outcom
       });
     } else {
       // read before the update: its trigger grows an open or lost dispute's amount by this refund
-      const dispute = await first(lookups(tx).holdingDispute.execute({ id: transactionId }));
-      await tx.handle.update(refunds).set({ status: 'ERROR', failureReason: outcome.reason.slice(0, 500), updatedAt: iso }).where(eq(refunds.id, order.refundId));
+      const dispute = await tx.refunds.holdingDispute(transactionId);
+      await tx.refunds.markFailed(order.refundId, outcome.reason.slice(0, 500), iso);
       await transfer(tx, { accountId, resourceId: order.refundId, amount, at, from: { account: accountId, book: 'refunds_in_flight' }, ...failedRefundReturn(accountId, dispute) });
     }
-    await tx.handle.update(transactions).set({ updatedAt: iso }).where(eq(transactions.id, transactionId));
+    await tx.refunds.touchCharge(transactionId, iso);
     await recordTransactionEvent(tx, accountId, transactionId, outcome.status === 'PAID' ? 'transaction.refund_paid' : 'transaction.refund_failed', at);
     return true;
   });
@@ -207,7 +165,7 @@ export async function applyRefundOutcome(s: Services, order: RefundOrder, outcom
  * open, to the chargeback once it is lost; either way refunds plus the hold stay equal to the total.
  * The dispute's amount grows by it in the same statement (trigger refunds_failed).
  */
-function failedRefundReturn(accountId: string, dispute: { id: string; status: string } | undefined): { kind: LedgerEntryKind; to: BookRef; description: string } {
+function failedRefundReturn(accountId: string, dispute: HoldingDispute | null): { kind: LedgerEntryKind; to: BookRef; description: string } {
   if (dispute?.status === 'OPEN') {
     return { kind: 'refund_failed_held', to: { account: accountId, book: 'blocked' as const }, description: `refund failed: amount held by dispute ${dispute.id}` };
   }

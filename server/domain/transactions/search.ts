@@ -1,12 +1,9 @@
-import { and, desc, eq, gte, inArray, lt, lte, sql, type SQL } from 'drizzle-orm';
 import type { Stores } from '../../../db';
-import { customers, disputes, nameWords, transactions } from '../../../db/schema';
-import { contains } from '../../../db/dialect';
-import { indexWalkFloor } from '../../../db/name-words';
+import type { ChargeSearchPage } from '../../../db/stores/transactions';
 import { decodeCursor, encodeCursor } from '../cursor';
 import { ID_PREFIX } from '../ids';
 import { boundedPage, localDayRange, mergePages, planWordWalk, readSearch, refineSearch, walkStop, WALK_CAP, wordFloor, type SearchReading, type WalkFloor } from '../search';
-import { selectTransactionViews, toTransactionView, viewColumns, type TransactionMethod, type TransactionStatus, type TransactionView } from './view';
+import { toTransactionView, type TransactionMethod, type TransactionStatus, type TransactionView } from './view';
 
 export interface TransactionSearch {
   q?: string;
@@ -22,71 +19,23 @@ export interface TransactionSearch {
 export type DisputeMark = 'OPEN' | 'WON' | 'LOST';
 export interface TransactionSearchItem extends TransactionView { dispute: DisputeMark | null }
 
-/** The condition one reading adds; each is served by one index (see db/schema/transactions.ts). */
-function readingCondition(r: SearchReading): SQL | null {
-  switch (r.kind) {
-    case 'id': return eq(transactions.id, r.value);
-    case 'endtoend': return eq(transactions.endToEnd, r.value);
-    case 'email': return eq(customers.emailSearch, r.value);
-    case 'document': return eq(customers.document, r.value);
-    case 'amount': return eq(transactions.amount, r.value);
-    case 'reference': return eq(transactions.externalRef, r.value);
-    // the stem's rows of name_words (the walk's index), the key word among them, the other words in the name
-    case 'words': return and(
-      eq(nameWords.subject, 'transaction'), eq(nameWords.stem, r.stem), contains(nameWords.words, `,${r.key}`),
-      eq(transactions.id, nameWords.ownerId), eq(customers.id, transactions.customerId),
-      ...r.others.map((w) => contains(customers.nameWords, `"${w}`)),
-    )!;
-    case 'batch': return null;
-  }
-}
-
-/** Readings that name at most one charge: no order to keep, so the planner goes straight to their index. */
-const SINGLE = new Set<SearchReading['kind']>(['id', 'endtoend', 'reference']);
-/** Readings about the customer: the customer index is read first (CROSS JOIN fixes SQLite's join order). */
+/** Readings about the customer: an e-mail or document search walks the customer index (customerWalkFloor). */
 const BY_CUSTOMER = new Set<SearchReading['kind']>(['email', 'document']);
 
 /**
- * One keyset page of one reading (or of no search at all), newest first. Exported for the plan test:
- * every variant is an index search of the account's rows, never a scan.
+ * One keyset page of one reading (or of no search at all), newest first, as the store reads it (null
+ * for a reading charges do not have: a batch id). Exported for the plan test, which reads the SQL of
+ * `transactions.searchPageQuery` of it: every variant is an index search of the account's rows, never a scan.
  */
-export function transactionSearchQuery(db: Stores, accountId: string, f: TransactionSearch, reading: SearchReading | null, floor: WalkFloor | null = null) {
-  const limit = f.limit ?? 20;
-  const range = localDayRange(f.from, f.to);
-  // a word search walks name_words, whose (created_at, owner_id) are the charge's: order, dates and
-  // cursor go on its columns so that its index serves them
-  const byWords = reading?.kind === 'words';
-  // likewise an e-mail or document search walks the customer index: every charge has a customer of its
-  // own stamped with the charge's created_at (create.ts), so order, dates, cursor and floor go on the
-  // customer's, and the charges are then reached by customer, never by a range of the account's charges
-  const byCustomer = reading !== null && BY_CUSTOMER.has(reading.kind);
-  const createdAt = byWords ? nameWords.createdAt : byCustomer ? customers.createdAt : transactions.createdAt;
-  const id = byWords ? nameWords.ownerId : transactions.id;
-  const where: SQL[] = [eq(byWords ? nameWords.accountId : transactions.accountId, accountId)];
-  if (reading) {
-    const c = readingCondition(reading);
-    if (!c) return null;
-    where.push(c);
-    if (BY_CUSTOMER.has(reading.kind)) where.push(eq(customers.accountId, accountId), eq(customers.id, transactions.customerId));
-  }
-  if (f.status) where.push(eq(transactions.status, f.status));
-  if (f.method) where.push(eq(transactions.method, f.method));
-  if (range.since) where.push(gte(createdAt, range.since));
-  if (range.until) where.push(lt(createdAt, range.until));
-  if (f.cursor) {
-    const c = decodeCursor(f.cursor, ID_PREFIX.transaction);
-    where.push(sql`(${createdAt}, ${id}) < (${c.createdAt}, ${c.id})`);
-  }
-  // the bounded walk (planWordWalk, transactionWalkFloor): this page reads its index down to the floor and no further
-  const stopAt = wordFloor(reading) ?? floor;
-  if (stopAt) where.push(sql`(${createdAt}, ${id}) >= (${stopAt.createdAt}, ${stopAt.id})`);
-  const base = byWords
-    ? db.handle.select(viewColumns).from(nameWords).crossJoin(transactions).crossJoin(customers).where(and(...where)).$dynamic()
-    : reading && BY_CUSTOMER.has(reading.kind)
-      ? db.handle.select(viewColumns).from(customers).crossJoin(transactions).where(and(...where)).$dynamic()
-      : selectTransactionViews(db).where(and(...where)).$dynamic();
-  if (reading && SINGLE.has(reading.kind)) return base.limit(limit + 1);
-  return base.orderBy(desc(createdAt), desc(id)).limit(limit + 1);
+export function transactionSearchPage(accountId: string, f: TransactionSearch, reading: SearchReading | null, floor: WalkFloor | null = null): ChargeSearchPage | null {
+  if (reading?.kind === 'batch') return null;
+  return {
+    accountId, reading, status: f.status, method: f.method, ...localDayRange(f.from, f.to),
+    before: f.cursor ? decodeCursor(f.cursor, ID_PREFIX.transaction) : undefined,
+    // the bounded walk (planWordWalk, transactionWalkFloor): this page reads its index down to the floor and no further
+    floor: wordFloor(reading) ?? floor,
+    take: (f.limit ?? 20) + 1,
+  };
 }
 
 /**
@@ -98,14 +47,14 @@ export function transactionSearchQuery(db: Stores, accountId: string, f: Transac
  */
 export async function transactionWalkFloor(db: Stores, accountId: string, f: TransactionSearch, reading: SearchReading | null): Promise<WalkFloor | null> {
   if (reading && BY_CUSTOMER.has(reading.kind)) return customerWalkFloor(db, accountId, f, reading);
-  const where: SQL[] = [eq(transactions.accountId, accountId)];
-  if (reading === null && f.status && f.method) where.push(eq(transactions.status, f.status));
-  else if (reading?.kind === 'amount' && (f.status || f.method)) where.push(eq(transactions.amount, reading.value));
+  let by: { status: TransactionStatus } | { amount: number };
+  if (reading === null && f.status && f.method) by = { status: f.status };
+  else if (reading?.kind === 'amount' && (f.status || f.method)) by = { amount: reading.value };
   else return null;
-  return indexWalkFloor(db, {
-    table: transactions, createdAt: transactions.createdAt, id: transactions.id, ...localDayRange(f.from, f.to),
+  return db.transactions.chargeWalkFloor({
+    accountId, by, ...localDayRange(f.from, f.to),
     before: f.cursor ? decodeCursor(f.cursor, ID_PREFIX.transaction) : undefined,
-  }, where, WALK_CAP);
+  }, WALK_CAP);
 }
 
 /**
@@ -116,22 +65,19 @@ export async function transactionWalkFloor(db: Stores, accountId: string, f: Tra
  * id sorts before every real id, so that the rows of its instant all belong to this page, none to the next.
  */
 async function customerWalkFloor(db: Stores, accountId: string, f: TransactionSearch, reading: SearchReading): Promise<WalkFloor | null> {
-  const where: SQL[] = [eq(customers.accountId, accountId), readingCondition(reading)!];
-  const range = localDayRange(f.from, f.to);
-  if (range.since) where.push(gte(customers.createdAt, range.since));
-  if (range.until) where.push(lt(customers.createdAt, range.until));
-  if (f.cursor) where.push(lte(customers.createdAt, decodeCursor(f.cursor, ID_PREFIX.transaction).createdAt));
-  const [r] = await db.handle.select({ createdAt: customers.createdAt }).from(customers).where(and(...where))
-    .orderBy(desc(customers.createdAt)).limit(1).offset(WALK_CAP - 1);
-  return r ? { createdAt: r.createdAt, id: `${ID_PREFIX.transaction}_0` } : null;
+  if (reading.kind !== 'email' && reading.kind !== 'document') return null;
+  const floor = await db.transactions.customerWalkFloor({
+    accountId, reading, ...localDayRange(f.from, f.to),
+    atOrBefore: f.cursor ? decodeCursor(f.cursor, ID_PREFIX.transaction).createdAt : undefined,
+  }, WALK_CAP);
+  return floor !== null ? { createdAt: floor, id: `${ID_PREFIX.transaction}_0` } : null;
 }
 
 /** The dispute a charge shows: an open one first, else the latest. */
 async function disputeMarks(db: Stores, ids: string[]): Promise<Map<string, DisputeMark>> {
   const marks = new Map<string, DisputeMark>();
   if (!ids.length) return marks;
-  const rows = await db.handle.select({ transactionId: disputes.transactionId, status: disputes.status }).from(disputes)
-    .where(inArray(disputes.transactionId, ids)).orderBy(disputes.createdAt, disputes.id);
+  const rows = await db.transactions.disputeStatusesOf(ids);
   for (const r of rows) if (marks.get(r.transactionId) !== 'OPEN') marks.set(r.transactionId, r.status);
   return marks;
 }
@@ -147,7 +93,10 @@ export async function searchTransactions(db: Stores, accountId: string, f: Trans
     ? planWordWalk(db, r, { accountId, subject: 'transaction', ...range, before })
     : r)))).filter((r) => r !== 'empty');
   const floors = await Promise.all(readings.map(async (r) => wordFloor(r) ?? transactionWalkFloor(db, accountId, f, r)));
-  const pages = await Promise.all(readings.map((r, i) => transactionSearchQuery(db, accountId, f, r, floors[i]) ?? []));
+  const pages = await Promise.all(readings.map((r, i) => {
+    const p = transactionSearchPage(accountId, f, r, floors[i]);
+    return p ? db.transactions.searchPage(p) : [];
+  }));
   const stop = walkStop(pages, floors, limit);
   // a word walk that stopped is refused on `q` as before; another on `q` too, or on `method` when no `q` was typed
   const byWords = readings.some((r) => r?.kind === 'words' && r.floor && stop && r.floor === stop);
@@ -166,14 +115,7 @@ export interface DisputeListItem {
 
 /** The Disputes page: open disputes first (their amount is held from the balance), then closed ones, newest first. */
 export async function listDisputes(db: Stores, accountId: string, limit = 100): Promise<{ items: DisputeListItem[]; held: number }> {
-  const rows = async (status: DisputeMark[]) => db.handle.select({
-    id: disputes.id, transactionId: disputes.transactionId, status: disputes.status, amount: disputes.amount,
-    createdAt: disputes.createdAt, updatedAt: disputes.updatedAt, customerName: customers.name, method: transactions.method,
-  }).from(disputes)
-    .innerJoin(transactions, eq(transactions.id, disputes.transactionId))
-    .innerJoin(customers, eq(customers.id, transactions.customerId))
-    .where(and(eq(disputes.accountId, accountId), inArray(disputes.status, status)))
-    .orderBy(desc(disputes.createdAt), desc(disputes.id)).limit(limit);
+  const rows = (statuses: DisputeMark[]) => db.transactions.disputeList(accountId, statuses, limit);
   const open = await rows(['OPEN']);
   const closed = open.length < limit ? await rows(['WON', 'LOST']) : [];
   const items = [...open, ...closed].slice(0, limit).map((d) => ({

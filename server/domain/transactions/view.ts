@@ -1,22 +1,31 @@
-import { and, asc, eq, inArray, sql } from 'drizzle-orm';
-import { perConnection } from '../../../db/prepared';
-import type { DrizzleDb, Stores } from '../../../db';
-import { handleOf } from '../../../db/stores';
-import { customers, disputes, refunds, transactions } from '../../../db/schema';
+import type { Stores } from '../../../db';
+import type { ChargeRefundRow, DisputeRow, TransactionViewRow } from '../../../db/stores/transactions';
 
 export type { TransactionMethod, TransactionStatus } from '../../../contract/enums';
-import type { TransactionMethod, TransactionStatus } from '../../../contract/enums';
-import type { z } from 'zod';
-import type { customerView as customerViewSchema, disputeView, transactionCreated, transactionItem, transactionView as transactionViewSchema } from '../../routers/transactions/schemas';
-
-export type TransactionItem = z.infer<typeof transactionItem>;
-export type CustomerView = z.infer<typeof customerViewSchema>;
-
-/** The query shape (spec "Transaction"); its type is the contract's. */
-export type TransactionView = z.infer<typeof transactionViewSchema>;
+import type { DisputeStatus, TransactionMethod, TransactionStatus } from '../../../contract/enums';
 export type { RefundStatus } from '../../../contract/enums';
 import type { RefundStatus } from '../../../contract/enums';
-import { first } from '../../../db/query';
+export type { TransactionViewRow } from '../../../db/stores/transactions';
+
+// The shapes the domain answers with. The router's zod schemas (server/routers/transactions/schemas.ts)
+// are checked against these at compile time, not the other way round.
+
+/** One line of a charge. */
+export interface TransactionItem {
+  /** Cents. */
+  unitPrice: number;
+  quantity: number;
+  title: string;
+  tangible: boolean;
+}
+
+export interface CustomerView {
+  id: string;
+  name: string;
+  email: string;
+  phone: string | null;
+  document: string;
+}
 
 /** docs/decisions.md "Refunds": one refund as the transaction's query shape lists it. */
 export interface RefundView {
@@ -28,44 +37,59 @@ export interface RefundView {
   created_at: string;
 }
 
-/** The spec's "Transaction creation response", exactly. */
-export type TransactionCreated = z.infer<typeof transactionCreated>;
-
-/** Dispute resource: the `data` of dispute.* events and of the sandbox answers. */
-export type DisputeView = z.infer<typeof disputeView>;
-
-/** The columns of a transaction view (transaction + customer); the search builds other joins over them. */
-export const viewColumns = {
-  id: transactions.id,
-  status: transactions.status,
-  amount: transactions.amount,
-  method: transactions.method,
-  currency: transactions.currency,
-  endToEnd: transactions.endToEnd,
-  postback: transactions.postback,
-  items: transactions.items,
-  externalRef: transactions.externalRef,
-  metadata: transactions.metadata,
-  createdAt: transactions.createdAt,
-  updatedAt: transactions.updatedAt,
-  refundedAmount: transactions.refundedAmount,
-  customerId: customers.id,
-  customerName: customers.name,
-  customerEmail: customers.email,
-  customerPhone: customers.phone,
-  customerDocument: customers.document,
-};
-
-/**
- * Transactions joined with their customer in one statement: every reader of views (one, a page, an
- * event) goes through this, so a page of N transactions is one query, never N+1.
- */
-export function selectTransactionViews(on: DrizzleDb | Stores) {
-  const db = handleOf(on);
-  return db.select(viewColumns).from(transactions).innerJoin(customers, eq(customers.id, transactions.customerId));
+/** The query shape (spec "Transaction"), plus created_at/updated_at, refunded_amount and refunds. */
+export interface TransactionView {
+  id: string;
+  status: TransactionStatus;
+  /** Cents. */
+  total: number;
+  method: TransactionMethod;
+  currency: string;
+  /** End-to-end id of the Pix payment; null until a PIX is paid. */
+  endtoend: string | null;
+  postback: string | null;
+  items: TransactionItem[];
+  customer: CustomerView;
+  external_ref: string | null;
+  metadata: string | null;
+  created_at: string;
+  updated_at: string;
+  /** Cents refunded (refunds in ERROR do not count); 0 when none. */
+  refunded_amount: number;
+  /** Oldest first. */
+  refunds: RefundView[];
 }
 
-export type TransactionViewRow = Awaited<ReturnType<ReturnType<typeof selectTransactionViews>['all']>>[number];
+/** The spec's "Transaction creation response", exactly. */
+export interface TransactionCreated {
+  id: string;
+  status: TransactionStatus;
+  /** Cents. */
+  total: number;
+  method: TransactionMethod;
+  /** Pix BR Code ("copia e cola") for PIX; null otherwise. */
+  qrcode: string | null;
+  /** Invoice id for INVOICE; null otherwise. */
+  invoice: string | null;
+  currency: 'BRL';
+  /** Letters and digits; the txid of the Pix BR Code. */
+  identifier: string;
+  external_ref: string | null;
+  customer: CustomerView;
+  created_at: string;
+  updated_at: string;
+}
+
+/** Dispute resource: the `data` of dispute.* events and of the sandbox answers. */
+export interface DisputeView {
+  id: string;
+  transaction_id: string;
+  status: DisputeStatus;
+  /** Cents held, released or charged back. */
+  amount: number;
+  created_at: string;
+  updated_at: string;
+}
 
 export function toTransactionView(r: TransactionViewRow, refundList: RefundView[] = []): TransactionView {
   return {
@@ -87,13 +111,9 @@ export function toTransactionView(r: TransactionViewRow, refundList: RefundView[
   };
 }
 
-const refundColumns = { transactionId: refunds.transactionId, id: refunds.id, amount: refunds.amount, status: refunds.status, endToEnd: refunds.endToEnd, createdAt: refunds.createdAt };
-function toRefundView(r: { id: string; amount: number; status: RefundStatus; endToEnd: string | null; createdAt: string }): RefundView {
+function toRefundView(r: ChargeRefundRow): RefundView {
   return { id: r.id, amount: r.amount, status: r.status, endtoend: r.endToEnd, created_at: r.createdAt };
 }
-
-const refundsOfOne = perConnection((db) => db.select(refundColumns).from(refunds)
-  .where(eq(refunds.transactionId, sql.placeholder('id'))).orderBy(asc(refunds.createdAt), asc(refunds.id)).prepare());
 
 /**
  * Views of a page of rows with their refunds: one more query for the whole page (refunds_transaction_idx),
@@ -102,9 +122,7 @@ const refundsOfOne = perConnection((db) => db.select(refundColumns).from(refunds
 export async function toTransactionViews(db: Stores, rows: TransactionViewRow[]): Promise<TransactionView[]> {
   const approved = rows.filter((r) => r.status === 'APPROVED').map((r) => r.id);
   if (approved.length === 0) return rows.map((r) => toTransactionView(r));
-  const found = approved.length === 1
-    ? await refundsOfOne(db).execute({ id: approved[0] })
-    : await db.handle.select(refundColumns).from(refunds).where(inArray(refunds.transactionId, approved)).orderBy(asc(refunds.createdAt), asc(refunds.id));
+  const found = await db.transactions.refundsOf(approved);
   const byTransaction = new Map<string, RefundView[]>();
   for (const r of found) {
     const list = byTransaction.get(r.transactionId) ?? [];
@@ -119,14 +137,11 @@ export function customerView(c: { id: string; name: string; email: string; phone
 }
 
 /** The view of one of the account's transactions, or null (unknown and other accounts' look alike). */
-const viewById = perConnection((db) => selectTransactionViews(db)
-  .where(and(eq(transactions.accountId, sql.placeholder('accountId')), eq(transactions.id, sql.placeholder('id')))).prepare());
-
 export async function transactionView(db: Stores, accountId: string, id: string): Promise<TransactionView | null> {
-  const row = await first(viewById(db).execute({ accountId, id }));
+  const row = await db.transactions.viewRow(accountId, id);
   return row ? (await toTransactionViews(db, [row]))[0] : null;
 }
 
-export function toDisputeView(d: typeof disputes.$inferSelect): DisputeView {
+export function toDisputeView(d: DisputeRow): DisputeView {
   return { id: d.id, transaction_id: d.transactionId, status: d.status, amount: d.amount, created_at: d.createdAt, updated_at: d.updatedAt };
 }
