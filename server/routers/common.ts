@@ -36,3 +36,13 @@ export const listInput = z.strictObject({
   cursor: z.string().max(200).nullish(),
   limit: strictInt(1, 100).optional(),
 });
+
+/**
+ * A schema of a type the domain owns (the view types of server/domain), checked at compile time in both
+ * directions: what it parses is a `T` (as `satisfies z.ZodType<T>` alone checks) and every `T` is what
+ * it parses, so a field the domain adds, drops, widens or makes nullable fails here until the schema
+ * (and so the OpenAPI document) says the same.
+ */
+export function describes<T>() {
+  return <S extends z.ZodType<T>>(schema: S & ([T] extends [z.output<S>] ? unknown : { error: 'the domain type has values the schema refuses' })): S => schema;
+}

@@ -2,7 +2,9 @@ import { presentedPassword } from '../../domain/sign-in-rules';
 import { z } from 'zod';
 import { MAX_WEBHOOK_URL_LENGTH, WEBHOOK_CATEGORIES } from '../../../contract/webhooks';
 import { DELIVERY_STATUSES, DELIVERY_TARGETS } from '../../../contract/enums';
-import { isoTimestamp, queryInt, strictInt } from '../common';
+import { describes, isoTimestamp, queryInt, strictInt } from '../common';
+import type { WebhookView } from '../../domain/webhooks/subscriptions';
+import type { DeliveryAttemptView, DeliveryView } from '../../domain/webhooks/deliveries/reads';
 
 const category = z.enum(WEBHOOK_CATEGORIES, { error: 'must be one of transaction, withdraw, dispute' });
 
@@ -32,7 +34,7 @@ export const revealSecretRequest = z.strictObject({
   password: presentedPassword.describe('The signed-in person\'s dashboard password'),
 });
 
-export const webhookView = z.object({
+export const webhookView = describes<WebhookView>()(z.object({
   magic_id: z.string(),
   url: z.string(),
   secret: z.string().describe('whsec_… signing secret (Standard Webhooks); masked (whsec_…last4) for dashboard sessions'),
@@ -42,7 +44,7 @@ export const webhookView = z.object({
   previous_secret_expires_at: z.string().nullable().describe('After a rotation: until when the previous secret still signs deliveries (a second v1 signature)'),
   created_at: isoTimestamp,
   updated_at: isoTimestamp,
-});
+}));
 
 const envelope = <T extends z.ZodType>(content: T) => z.object({
   code: z.number().int(),
@@ -59,16 +61,16 @@ export const webhookUpdated = envelope(webhookView);
 
 const deliveryStatus = z.enum(DELIVERY_STATUSES);
 
-export const deliveryAttemptView = z.object({
+export const deliveryAttemptView = describes<DeliveryAttemptView>()(z.object({
   at: isoTimestamp.describe('When the attempt started'),
   attempted_at: isoTimestamp.describe('Same as at (kept for the first clients of the resend answer)'),
   status_code: z.number().int().nullable().describe('HTTP status answered, null when none (timeout, refused, …)'),
   duration_ms: z.number().int(),
   response_excerpt: z.string().nullable().describe('First 1 KiB of the receiver\'s answer'),
   error: z.string().nullable(),
-});
+}));
 
-export const deliveryView = z.object({
+export const deliveryView = describes<DeliveryView>()(z.object({
   id: z.string(),
   event_id: z.string().describe('Sent as webhook-id on every attempt'),
   event_type: z.string(),
@@ -84,7 +86,7 @@ export const deliveryView = z.object({
   last_status_code: z.number().int().nullable(),
   last_error: z.string().nullable(),
   updated_at: isoTimestamp,
-});
+}));
 
 const cursor = z.string().max(200).nullish().describe('next_cursor of the previous page');
 const pageLimit = queryInt(1, 100).optional().describe('1–100, default 20');

@@ -4,20 +4,11 @@ import { normalizePixKey } from '../../../contract/pix/keys';
 import { FAILURE_CODES } from '../../../contract/enums';
 import { DOCUMENT_RULE } from '../../domain/withdrawals/rules';
 import type { Receipt, WithdrawalPage, WithdrawalView } from '../../domain/withdrawals/view';
-import { boundedString, cents, listInput } from '../common';
+import { boundedString, cents, describes, listInput } from '../common';
 import { BATCH_STATUSES, PIX_KEY_TYPES, WITHDRAWAL_STATUSES } from '../../../contract/enums';
 
 /** The zod contract of the withdrawal operations (spec: "Withdrawal request", "Withdrawal", …). */
 
-/**
- * A schema of a type the domain owns (server/domain/withdrawals/view.ts), checked at compile time in both
- * directions: what it parses is a `T` (as `satisfies z.ZodType<T>` alone checks) and every `T` is what
- * it parses, so a field the domain adds, drops, widens or makes nullable fails here until the schema
- * (and so the OpenAPI document) says the same.
- */
-function describes<T>() {
-  return <S extends z.ZodType<T>>(schema: S & ([T] extends [z.output<S>] ? unknown : { error: 'the domain type has values the schema refuses' })): S => schema;
-}
 
 
 const requiredOr = (otherwise: string) => ({ error: (iss: { input?: unknown }) => (iss.input === undefined ? 'is required' : otherwise) });

@@ -1,10 +1,8 @@
-import type { z } from 'zod';
 import type { Stores } from '../../../../db';
 import type { DeliveryLog, DeliveryRow } from '../../../../db/stores/deliveries';
-import type { DeliveryStatus } from '../../../../contract/enums';
+import type { DeliveryStatus, DeliveryTarget } from '../../../../contract/enums';
 import { DomainError } from '../../../errors';
 import type { Services } from '../../../services';
-import type { deliveryAttemptView, deliveryView } from '../../../routers/webhooks/schemas';
 import { eventEnvelope } from '../../events';
 import { liveWebhook } from '../subscriptions';
 import { decodeCursor, encodeCursor } from '../../cursor';
@@ -14,9 +12,39 @@ import { ID_PREFIX } from '../../ids';
 
 export type { DeliveryStatus } from '../../../../contract/enums';
 
-export type DeliveryAttemptView = z.infer<typeof deliveryAttemptView>;
+// The shapes the log answers with, owned here: the router's schemas (server/routers/webhooks/schemas.ts)
+// are checked against them at compile time.
 
-export type DeliveryView = z.infer<typeof deliveryView>;
+/** One attempt to deliver, oldest first in its delivery. */
+export interface DeliveryAttemptView {
+  at: string;
+  /** Same as `at` (kept for the first clients of the resend answer). */
+  attempted_at: string;
+  /** The HTTP status answered; null when none (timeout, refused…). */
+  status_code: number | null;
+  duration_ms: number;
+  /** The first 1 KiB of the receiver's answer. */
+  response_excerpt: string | null;
+  error: string | null;
+}
+
+export interface DeliveryView {
+  id: string;
+  event_id: string;
+  event_type: string;
+  status: DeliveryStatus;
+  attempts: DeliveryAttemptView[];
+  next_attempt_at: string | null;
+  created_at: string;
+  webhook_id: string | null;
+  target: DeliveryTarget;
+  url: string;
+  resource_id: string;
+  attempt_count: number;
+  last_status_code: number | null;
+  last_error: string | null;
+  updated_at: string;
+}
 
 async function withAttempts(db: Stores, rows: DeliveryRow[]): Promise<DeliveryView[]> {
   const attempts = await db.deliveries.attemptsOf(rows.map((r) => r.id));
