@@ -1,5 +1,5 @@
 /**
- * `npm run bench:limits [-- --ops 20000 --keys 100]`: what a rate-limit check costs (server/rate-limit.ts).
+ * `npm run bench:limits [-- --ops 20000 --keys 100]`: what a rate-limit check costs (db/memory-rate-limits.ts).
  * MemoryRateLimits (SQLite: one process) against PgRateLimits (db/pg/rate-limits.ts: one INSERT … ON
  * CONFLICT … DO UPDATE statement per take, rows every instance shares), with 1 and 50 concurrent callers
  * over the service's pool (db/pg/open.ts, 10 connections): takes/s, p50 and p99. Against DATABASE_URL
@@ -15,7 +15,8 @@ import { openPostgres } from '../db/pg/open';
 import { migratePostgres } from '../db/pg/migrate';
 import { PgRateLimits } from '../db/pg/rate-limits';
 import { startThrowawayPostgres, type ThrowawayPostgres } from '../scripts/lib/throwaway-postgres';
-import { MemoryRateLimits, type RateLimits } from '../server/rate-limit';
+import { MemoryRateLimits } from '../db/memory-rate-limits';
+import type { RateLimits } from '../contract/rate-limits';
 
 const { values } = parseArgs({
   options: {

@@ -1,4 +1,4 @@
-// The rate limits' shape and numbers (pure): the in-memory limits of server/rate-limit.ts and the
+// The rate limits' shape and numbers (pure): the in-memory limits of db/memory-rate-limits.ts and the
 // PostgreSQL rows of db/pg/rate-limits.ts implement the same interfaces with the same constants.
 
 /** How many requests an account may send at once (after a quiet spell): two seconds' worth. */

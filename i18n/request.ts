@@ -1,7 +1,7 @@
 import { cookies } from 'next/headers';
 import { getRequestConfig } from 'next-intl/server';
 import { DASHBOARD_LOCALES, DEFAULT_LOCALE, type DashboardLocale } from '@/db/schema/accounts';
-import { LOCALE_COOKIE } from '@/server/domain/sessions';
+import { LOCALE_COOKIE } from '@/contract/session';
 import { CATALOGS } from '@/messages';
 import { currentSession } from '@/app/_lib/session-server';
 

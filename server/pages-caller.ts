@@ -11,8 +11,6 @@ type MakeCaller = (headers: Record<string, string | undefined>) => PagesCaller;
 
 const KEY = Symbol.for('pix-payments.pages-caller');
 
-// PAGE_REQUEST_HEADER (contract/session.ts): the key of the page request's log record, set by server/main.ts
-export { PAGE_REQUEST_HEADER } from '../contract/session';
 const holder = globalThis as typeof globalThis & { [KEY]?: MakeCaller };
 
 /**

@@ -4,14 +4,10 @@ import { openDatabase, type AppDatabase } from '../db';
 import { systemClock, type Clock } from './clock';
 import { loadConfig, type Config } from './config';
 import { loadMasterKey } from './domain/master-key';
-import { MemoryRateLimits, type RateLimits } from './rate-limit';
-import { onPostgres } from '../db/dialect';
+import { openLimits } from '../db/stores/limits';
+import type { RateLimits } from '../contract/rate-limits';
 import type { Metrics } from './observability/metrics';
 import type { Readiness } from './observability/readiness';
-
-// On PostgreSQL the limits are rows every instance shares (docs/decisions.md "Engines"); loaded only
-// there, like its driver
-const pgLimits = onPostgres ? await import('../db/pg/rate-limits') : null;
 
 /** Everything a procedure or job needs, built once per process (or per test). */
 export interface Services {
@@ -42,7 +38,7 @@ export function createServices(opts: { config?: Config; clock?: Clock; db?: AppD
     clock,
     masterKey: loadMasterKey(config.databasePath, config.secretsKeyPath),
     instance: `${hostname()}/${process.pid}/${randomBytes(3).toString('hex')}`,
-    limits: pgLimits ? new pgLimits.PgRateLimits(db.read, config.rateLimitRps, now) : new MemoryRateLimits(config.rateLimitRps, now),
+    limits: openLimits(db.read, config.rateLimitRps, now),
     wake: {},
   };
 }

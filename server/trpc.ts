@@ -5,7 +5,8 @@ import type { Context } from './context';
 import { DomainError, toTRPCError } from './errors';
 import { presentTrpcErrorData, type Envelope } from './http/presenter';
 import { accountForAccessToken, accountForApiKey } from './domain/accounts';
-import { checkCsrf, CSRF_HEADER, noteSessionSeen, parseCookies, sessionFor, SESSION_COOKIE } from './domain/sessions';
+import { checkCsrf, noteSessionSeen, parseCookies, sessionFor } from './domain/sessions';
+import { CSRF_HEADER, SESSION_COOKIE } from '../contract/session';
 import { userAgentOf, type DashboardActor } from './domain/audit-trail';
 
 /**

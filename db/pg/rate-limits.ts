@@ -15,7 +15,7 @@ export const SIGN_IN_LEASE_MS = 30_000;
 export const PURGE_EVERY_MS = 60_000;
 
 /**
- * The limits of server/rate-limit.ts as rows of one PostgreSQL, shared by every instance on it
+ * The limits of db/memory-rate-limits.ts as rows of one PostgreSQL, shared by every instance on it
  * (docs/decisions.md "Engines": two instances together accept no more than the configured rate). Each check
  * is one statement, one round trip: an `INSERT … ON CONFLICT … DO UPDATE … WHERE <allowed>` that locks the
  * key's row, so concurrent checks of one key, from any instance, queue on that row and none reads a value
@@ -71,7 +71,7 @@ export class PgRateLimits implements RateLimits {
   }
 
   /**
-   * AttemptWindow (server/rate-limit.ts) over rows: `kind` names the limit. The statement counts the
+   * AttemptWindow (db/memory-rate-limits.ts) over rows: `kind` names the limit. The statement counts the
    * attempt unless the window is full; RETURNING gives the count with it (null: refused).
    */
   private countAttempt(kind: string, key: string, limit: { max: number; windowMs: number }, t: number): SQL {

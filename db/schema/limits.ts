@@ -1,7 +1,7 @@
 import type { Columns, Dialect, Kit } from './kit';
 
 /**
- * The request and credential limits of server/rate-limit.ts, as rows that every instance on one
+ * The request and credential limits of db/memory-rate-limits.ts, as rows that every instance on one
  * PostgreSQL shares (db/pg/rate-limits.ts). On SQLite one process serves everything and keeps its limits
  * in memory (MemoryRateLimits), so these tables stay empty there; they exist so that both engines have
  * the same schema. Times are milliseconds (microseconds for `tat_us`) since the epoch, on the service's

@@ -1,19 +1,9 @@
 import { sql, type SQL } from 'drizzle-orm';
 import type { Columns, Dialect, Kit } from './kit';
+import { FOLDED_LETTERS, WORD_SEPARATORS } from '../../contract/search-words';
 
-/**
- * How names are compared in a search: accents dropped and ASCII lower-cased, so "joão", "Joao" and
- * "JOÃO" find each other. The same folding exists twice, as SQL for the generated, indexed columns
- * and as JS for the searched text (server/domain/search.ts); test/unit/search-words.test.ts keeps them equal.
- */
-export const FOLDED_LETTERS: [string, string][] = [
-  ['á', 'a'], ['à', 'a'], ['â', 'a'], ['ã', 'a'], ['ä', 'a'], ['Á', 'a'], ['À', 'a'], ['Â', 'a'], ['Ã', 'a'], ['Ä', 'a'],
-  ['é', 'e'], ['è', 'e'], ['ê', 'e'], ['ë', 'e'], ['É', 'e'], ['È', 'e'], ['Ê', 'e'], ['Ë', 'e'],
-  ['í', 'i'], ['ì', 'i'], ['î', 'i'], ['ï', 'i'], ['Í', 'i'], ['Ì', 'i'], ['Î', 'i'], ['Ï', 'i'],
-  ['ó', 'o'], ['ò', 'o'], ['ô', 'o'], ['õ', 'o'], ['ö', 'o'], ['Ó', 'o'], ['Ò', 'o'], ['Ô', 'o'], ['Õ', 'o'], ['Ö', 'o'],
-  ['ú', 'u'], ['ù', 'u'], ['û', 'u'], ['ü', 'u'], ['Ú', 'u'], ['Ù', 'u'], ['Û', 'u'], ['Ü', 'u'],
-  ['ç', 'c'], ['Ç', 'c'], ['ñ', 'n'], ['Ñ', 'n'],
-];
+// the folding, the separators and the stem's length are the contract's (the domain folds the typed text the same way)
+export { FOLDED_LETTERS, STEM_LENGTH, WORD_SEPARATORS } from '../../contract/search-words';
 
 /** The SQL of the folding in SQLite (db/pg/schema/columns.ts has PostgreSQL's), for a generated column: nested replace() around lower(trim(col)). */
 export function foldedSql(columnName: string): SQL {
@@ -21,12 +11,6 @@ export function foldedSql(columnName: string): SQL {
   for (const [from, to] of FOLDED_LETTERS) expr = `replace(${expr}, '${from}', '${to}')`;
   return sql.raw(expr);
 }
-
-/**
- * What separates the words of a name besides spaces: "Ana-Maria", "D'Ávila", "Souza, Maria", "Jr.".
- * The JS twin is wordsForSearch (server/domain/search.ts).
- */
-export const WORD_SEPARATORS = ['\\', '"', '-', '.', ',', "'", '/', '(', ')', '\t', '\n', '\r'];
 
 /**
  * The SQL of a name's words, for a generated column over the folded name (`folded`, itself generated):
@@ -46,9 +30,6 @@ function sqlChar(c: string): string {
   const code = c.charCodeAt(0);
   return code < 32 ? `char(${code})` : `'${c}'`;
 }
-
-/** The length of a word's stem: the words of a name are filed under their first three letters (substr(…, 1, 3) in the triggers). */
-export const STEM_LENGTH = 3;
 
 /**
  * The words of customers' and recipients' names, for the dashboard's word-prefix search ("silva" finds

@@ -1,8 +1,5 @@
-import { and, eq, gt, isNull, sql } from 'drizzle-orm';
-import { perConnection } from '../../db/prepared';
-import { first, touched } from '../../db/query';
 import type { AppDatabase, Stores } from '../../db';
-import { accessTokens, accounts, dashboardUsers } from '../../db/schema';
+import type { AccountRow } from '../../db/stores/accounts';
 import { DomainError } from '../errors';
 import { addressKey } from '../rate-limit';
 import type { Services } from '../services';
@@ -60,16 +57,15 @@ export async function createAccount(s: AccountServices, input: CreateAccountInpu
   await s.db.write(async (tx) => {
     const at = s.now();
     const iso = at.toISOString();
-    await tx.handle.insert(accounts).values({
+    await tx.accounts.insertAccount({
       id: creds.account_id, name, code: creds.code, tokenHash: hashSecret(creds.token), apiKey: creds.api_key,
       postbackSecretEnc, createdAt: iso, updatedAt: iso,
     });
     await openMerchantBooks(tx, creds.account_id, at);
     if (input.balance) await sandboxTopUp(tx, creds.account_id, input.balance, at);
     if (email && passwordHash) {
-      const taken = await first(tx.handle.select({ id: dashboardUsers.id }).from(dashboardUsers).where(eq(dashboardUsers.email, email)));
-      if (taken) throw new DomainError('CONFLICT', 'email: a dashboard user with this email already exists');
-      await tx.handle.insert(dashboardUsers).values({ id: newId('dashboardUser'), accountId: creds.account_id, email, passwordHash, createdAt: iso });
+      if (await tx.sessions.emailTaken(email)) throw new DomainError('CONFLICT', 'email: a dashboard user with this email already exists');
+      await tx.sessions.insertUser({ id: newId('dashboardUser'), accountId: creds.account_id, email, passwordHash, createdAt: iso });
     }
   });
   return creds;
@@ -77,7 +73,7 @@ export async function createAccount(s: AccountServices, input: CreateAccountInpu
 
 /** Exchanges the client pair for an opaque access token. Unknown code and wrong token look alike. */
 export async function issueAccessToken(s: AccountServices, code: string, token: string) {
-  const account = await first(s.db.read.handle.select({ id: accounts.id, tokenHash: accounts.tokenHash }).from(accounts).where(eq(accounts.code, code)));
+  const account = await s.db.read.accounts.clientPairByCode(code);
   const presented = hashSecret(token);
   // compare against a dummy hash when the code is unknown, so both paths cost the same
   const ok = safeEqualHex(presented, account?.tokenHash ?? hashSecret('no-such-account')) && !!account;
@@ -85,7 +81,7 @@ export async function issueAccessToken(s: AccountServices, code: string, token: 
   const accessToken = randomSecret('at_');
   const at = s.now();
   await s.db.write(async (tx) => {
-    await tx.handle.insert(accessTokens).values({
+    await tx.accounts.insertAccessToken({
       id: newId('accessToken'), accountId: account.id, tokenHash: hashSecret(accessToken), createdAt: at.toISOString(),
       expiresAt: new Date(at.getTime() + ACCESS_TOKEN_TTL_SECONDS * 1000).toISOString(),
     });
@@ -110,22 +106,19 @@ export async function issueAccessTokenLimited(s: Services, code: string, token: 
   return issued;
 }
 
-const tokenByHash = perConnection((d) => d.select({ accountId: accessTokens.accountId, tokenHash: accessTokens.tokenHash }).from(accessTokens)
-  .where(and(eq(accessTokens.tokenHash, sql.placeholder('hash')), isNull(accessTokens.revokedAt), gt(accessTokens.expiresAt, sql.placeholder('now')))).prepare());
-
 /** The account an unexpired, unrevoked access token belongs to, or null. */
 export async function accountForAccessToken(db: Stores, token: string, now: Date): Promise<string | null> {
   if (!token.startsWith('at_') || token.length > 200) return null;
   const hash = hashSecret(token);
   // the lookup is by hash, so timing reveals nothing about the token; the compare is belt and braces
-  const row = await first(tokenByHash(db).execute({ hash, now: now.toISOString() }));
+  const row = await db.accounts.liveAccessToken(hash, now.toISOString());
   if (!row || !safeEqualHex(hash, row.tokenHash)) return null;
   return row.accountId;
 }
 
 /** The webhook API's pair: a public api key and an access token, both of one account. */
 export async function accountForApiKey(db: Stores, apiKey: string, token: string, now: Date): Promise<string | null> {
-  const byKey = await first(db.handle.select({ id: accounts.id, apiKey: accounts.apiKey }).from(accounts).where(eq(accounts.apiKey, apiKey)));
+  const byKey = await db.accounts.byApiKey(apiKey);
   const byToken = await accountForAccessToken(db, token, now);
   if (!byKey || !byToken || !safeEqualHex(byKey.apiKey, apiKey) || byKey.id !== byToken) return null;
   return byKey.id;
@@ -134,8 +127,7 @@ export async function accountForApiKey(db: Stores, apiKey: string, token: string
 export async function revokeAccessToken(s: AccountServices, token: string): Promise<boolean> {
   const hash = hashSecret(token);
   return s.db.write(async (tx) => {
-    return (await touched(tx.handle.update(accessTokens).set({ revokedAt: s.now().toISOString() })
-      .where(and(eq(accessTokens.tokenHash, hash), isNull(accessTokens.revokedAt))).returning({ id: accessTokens.id }))) > 0;
+    return tx.accounts.revokeAccessToken(hash, s.now().toISOString());
   });
 }
 
@@ -151,21 +143,21 @@ export async function rotateClientToken(
   return s.db.write(async (tx) => {
     const now = s.now();
     const at = now.toISOString();
-    const row = await first(tx.handle.update(accounts).set({ tokenHash: hashSecret(token), updatedAt: at }).where(eq(accounts.id, accountId)).returning({ code: accounts.code }));
+    // the account's new token hash, and every access token the old one issued revoked
+    const row = await tx.accounts.replaceClientToken(accountId, hashSecret(token), at);
     if (!row) throw new DomainError('NOT_FOUND', 'account not found');
-    await tx.handle.update(accessTokens).set({ revokedAt: at }).where(and(eq(accessTokens.accountId, accountId), isNull(accessTokens.revokedAt)));
     await alongside?.(tx, now);
     return { code: row.code, token };
   });
 }
 
-export async function getAccount(db: Stores, accountId: string) {
-  const row = await first(db.handle.select({ id: accounts.id, name: accounts.name, code: accounts.code, apiKey: accounts.apiKey, createdAt: accounts.createdAt })
-    .from(accounts).where(eq(accounts.id, accountId)));
+export async function getAccount(db: Stores, accountId: string): Promise<AccountRow> {
+  const row = await db.accounts.accountById(accountId);
   if (!row) throw new DomainError('NOT_FOUND', 'account not found');
   return row;
 }
 
 export async function countAccounts(db: Stores): Promise<number> {
-  return (await db.handle.select({ id: accounts.id }).from(accounts).limit(1)).length;
+  // (0 or 1: whether there is any)
+  return (await db.accounts.anyAccount()) ? 1 : 0;
 }

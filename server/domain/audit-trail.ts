@@ -1,6 +1,5 @@
-import { and, desc, eq, lt, or } from 'drizzle-orm';
 import type { Stores } from '../../db';
-import { auditTrail, type AuditAction } from '../../db/schema';
+import type { AuditAction } from '../../contract/enums';
 import type { Services } from '../services';
 import { decodeCursor, encodeCursor } from './cursor';
 import { ID_PREFIX, newId } from './ids';
@@ -32,7 +31,7 @@ export function userAgentOf(header: string | undefined): string | null {
 
 /** Adds one row; runs inside the write job of the change it records. */
 export async function recordAudit(tx: Stores, who: Omit<DashboardActor, 'sessionId'>, action: AuditAction, at: Date, subject: string | null = null) {
-  await tx.handle.insert(auditTrail).values({
+  await tx.auditTrail.insert({
     id: newId('auditEntry'), accountId: who.accountId, userId: who.userId, actorEmail: who.email, action, subject,
     clientAddress: who.clientAddress, userAgent: who.userAgent, createdAt: at.toISOString(),
   });
@@ -59,11 +58,7 @@ export const AUDIT_PAGE_DEFAULT = 50;
 export async function listAuditTrail(s: Services, accountId: string, o: { cursor?: string; limit?: number } = {}) {
   const limit = o.limit ?? AUDIT_PAGE_DEFAULT;
   const after = o.cursor ? decodeCursor(o.cursor, ID_PREFIX.auditEntry) : null;
-  const rows = await s.db.read.handle.select().from(auditTrail)
-    .where(and(eq(auditTrail.accountId, accountId), after
-      ? or(lt(auditTrail.createdAt, after.createdAt), and(eq(auditTrail.createdAt, after.createdAt), lt(auditTrail.id, after.id)))
-      : undefined))
-    .orderBy(desc(auditTrail.createdAt), desc(auditTrail.id)).limit(limit + 1);
+  const rows = await s.db.read.auditTrail.page(accountId, after, limit + 1);
   const page = rows.slice(0, limit);
   const last = page.at(-1);
   return {

@@ -1,10 +1,6 @@
 import { createHmac } from 'node:crypto';
-import { and, eq, lt, sql } from 'drizzle-orm';
-import { perConnection } from '../../db/prepared';
 import type { AppDatabase, Stores } from '../../db';
-import { idempotencyKeys } from '../../db/schema';
 import { DomainError } from '../errors';
-import { first, touched, lockName, tryLockName } from '../../db/query';
 
 export const IDEMPOTENCY_TTL_MS = 24 * 3600 * 1000;
 export const MAX_IDEMPOTENCY_KEY_LENGTH = 255;
@@ -50,19 +46,6 @@ export function checkIdempotencyKey(key: string | undefined | null): string | nu
   return key;
 }
 
-const ph = (name: string) => sql.placeholder(name);
-const bySlot = and(eq(idempotencyKeys.accountId, ph('accountId')), eq(idempotencyKeys.operation, ph('operation')),
-  eq(idempotencyKeys.key, ph('key')));
-const lookup = perConnection((d) => d.select({ expiresAt: idempotencyKeys.expiresAt }).from(idempotencyKeys).where(bySlot).prepare());
-const statements = perConnection((d) => ({
-  find: d.select().from(idempotencyKeys).where(bySlot).prepare(),
-  remove: d.delete(idempotencyKeys).where(bySlot).prepare(),
-  insert: d.insert(idempotencyKeys).values({
-    accountId: ph('accountId'), operation: ph('operation'), key: ph('key'), fingerprint: ph('fingerprint'),
-    result: ph('result'), createdAt: ph('createdAt'), expiresAt: ph('expiresAt'),
-  }).prepare(),
-}));
-
 /** Keys whose first request is still being answered in this process (work outside the writer). */
 const inFlight = new Set<string>();
 
@@ -102,16 +85,14 @@ export async function runIdempotent<T extends object, C = undefined>(
   try {
     let checked: { value: C } | null = check ? null : { value: undefined as C };
     // the usual case (no key, or a key never seen): check first, then one write job
-    if (!checked && !(slot && liveAnswer(await first(lookup(db.read).execute(slot)), now()))) checked = { value: await check!() };
+    if (!checked && !(slot && liveAnswer(await db.read.idempotency.answerExpiry(slot), now()))) checked = { value: await check!() };
     for (;;) {
       const answer = await db.write(async (tx): Promise<IdempotentResult<T> | typeof NOT_CHECKED> => {
         const at = now();
-        const st = statements(tx);
         if (slot) {
           // instances each answer their own requests: a second request of this key waits for the first
           // one's job to commit and then replays its answer, instead of running the effect again
-          await lockName(tx, `idempotency\n${flightKey}`);
-          const row = await first(st.find.execute(slot));
+          const row = await tx.idempotency.lockedAnswer(slot);
           if (row && liveAnswer(row, at)) {
             if (row.fingerprint !== fingerprint) {
               throw new DomainError('IDEMPOTENCY_KEY_REUSED', 'this idempotency-key was used with a different request');
@@ -119,11 +100,11 @@ export async function runIdempotent<T extends object, C = undefined>(
             return { ...(JSON.parse(row.result) as T), replayed: true };
           }
           if (!checked) return NOT_CHECKED;
-          if (row) await st.remove.execute(slot);
+          if (row) await tx.idempotency.forget(slot);
         }
         const result = await effect(tx, checked!.value);
         if (slot) {
-          await st.insert.execute({
+          await tx.idempotency.storeAnswer({
             ...slot, fingerprint, result: JSON.stringify(result),
             createdAt: at.toISOString(), expiresAt: new Date(at.getTime() + IDEMPOTENCY_TTL_MS).toISOString(),
           });
@@ -150,7 +131,6 @@ function liveAnswer(row: { expiresAt: string } | undefined, at: Date): boolean {
  */
 export async function purgeExpiredIdempotencyKeys(db: AppDatabase, now: Date): Promise<number> {
   return db.write(async (tx) => {
-    if (!(await tryLockName(tx, 'idempotency-cleanup'))) return 0;
-    return touched(tx.handle.delete(idempotencyKeys).where(lt(idempotencyKeys.expiresAt, now.toISOString())).returning({ key: idempotencyKeys.key }));
+    return tx.idempotency.purgeExpired(now.toISOString());
   });
 }

@@ -2,8 +2,8 @@
 // predicate that one index answers in (created_at, id) order; a text with several readings (a bare
 // number may be an amount or a reference) runs one keyset query per reading and merges them.
 import type { Stores } from '../../db';
-import { sampleStemWalk, stemWalkFloor, type StemWalk } from '../../db/name-words';
-import { FOLDED_LETTERS, STEM_LENGTH, WORD_SEPARATORS } from '../../db/schema/search';
+import type { StemWalk } from '../../db/stores/search';
+import { FOLDED_LETTERS, STEM_LENGTH, WORD_SEPARATORS } from '../../contract/search-words';
 import { validationError } from '../errors';
 import { ID_PREFIX } from './ids';
 import { isCalendarDay, startOfLocalDay, addDays } from './local-time';
@@ -27,14 +27,14 @@ export type SearchReading =
 
 const FOLD = new Map(FOLDED_LETTERS);
 
-/** The JS twin of db/schema/search.ts's SQL folding: accents dropped, ASCII lower-cased. */
+/** The JS twin of the SQL folding of the indexed name columns (contract/search-words.ts): accents dropped, ASCII lower-cased. */
 export function foldForSearch(s: string): string {
   return [...s.trim().replace(/[A-Z]/g, (c) => c.toLowerCase())].map((c) => FOLD.get(c) ?? c).join('');
 }
 
 const SEPARATORS = new Set(WORD_SEPARATORS);
 
-/** The JS twin of db/schema/search.ts's wordsSql: the folded words of a name, in order. */
+/** The JS twin of the SQL that splits an indexed name into words (wordsSql): the folded words of a name, in order. */
 export function wordsForSearch(s: string): string[] {
   return [...foldForSearch(s)].map((c) => (SEPARATORS.has(c) ? ' ' : c)).join('').split(' ').filter(Boolean);
 }
@@ -152,7 +152,7 @@ export async function planWordWalk(
 ): Promise<Extract<SearchReading, { kind: 'words' }> | 'empty'> {
   const typed = [reading.key, ...reading.others];
   const candidates = [...new Set(typed.filter((w) => w.length >= STEM_LENGTH))];
-  const samples = await Promise.all(candidates.map(async (word) => ({ word, ...await sampleStemWalk(db, { ...walk, stem: word.slice(0, STEM_LENGTH) }, word, WORD_SAMPLE) })));
+  const samples = await Promise.all(candidates.map(async (word) => ({ word, ...await db.search.sampleStemWalk({ ...walk, stem: word.slice(0, STEM_LENGTH) }, word, WORD_SAMPLE) })));
   // a sample that reached the stem's end is its exact count; any other ranks after it, by its share of matches
   const score = (s: (typeof samples)[number]) => (s.examined < WORD_SAMPLE ? s.matched : WORD_SAMPLE + s.matched);
   if (samples.some((s) => s.examined < WORD_SAMPLE && s.matched === 0)) return 'empty';
@@ -161,7 +161,7 @@ export async function planWordWalk(
   const others = [...typed];
   others.splice(typed.indexOf(rarest.word), 1);
   const stem = rarest.word.slice(0, STEM_LENGTH);
-  const floor = await stemWalkFloor(db, { ...walk, stem }, WORD_WALK_CAP);
+  const floor = await db.search.stemWalkFloor({ ...walk, stem }, WORD_WALK_CAP);
   return { kind: 'words', stem, key: rarest.word, others, ...(floor ? { floor } : {}) };
 }
 

@@ -1,15 +1,13 @@
-import { and, desc, eq, gt, isNull, ne, type SQL } from 'drizzle-orm';
 import type { AppDatabase, Stores } from '../../db';
-import { dashboardSessions, dashboardUsers, type DashboardLocale } from '../../db/schema';
+import type { SessionOwner } from '../../db/stores/sessions';
+import type { DashboardLocale } from '../../contract/enums';
 import { DomainError, validationError } from '../errors';
 import type { Services } from '../services';
 import { addressKey } from '../rate-limit';
 import { recordAudit, type DashboardActor } from './audit-trail';
 import { newId } from './ids';
 import { hashPassword, hashSecret, randomSecret, safeEqualHex, verifyPassword } from './secrets';
-import { first, touched } from '../../db/query';
 
-export { CSRF_COOKIE, CSRF_HEADER, LOCALE_COOKIE, SESSION_COOKIE } from '../../contract/session';
 export const SESSION_TTL_MS = 12 * 3600 * 1000;
 
 // A real scrypt hash to compare against when the email is unknown, so both paths cost the same.
@@ -25,7 +23,7 @@ export interface ClientOrigin { clientAddress: string; userAgent: string | null 
  * or password"). The session keeps where it was opened, and the sign-in goes in the audit trail.
  */
 export async function signIn(db: AppDatabase, email: string, password: string, now: Date, origin: ClientOrigin): Promise<SignedIn | null> {
-  const user = await first(db.read.handle.select().from(dashboardUsers).where(eq(dashboardUsers.email, email.trim().toLowerCase())));
+  const user = await db.read.sessions.userByEmail(email.trim().toLowerCase());
   dummyHash ??= hashPassword('not-a-real-password');
   const ok = await verifyPassword(password, user?.passwordHash ?? (await dummyHash));
   if (!ok || !user) return null;
@@ -33,7 +31,7 @@ export async function signIn(db: AppDatabase, email: string, password: string, n
   const csrfToken = randomSecret('csrf_', 24);
   const expiresAt = new Date(now.getTime() + SESSION_TTL_MS);
   await db.write(async (tx) => {
-    await tx.handle.insert(dashboardSessions).values({
+    await tx.sessions.insertSession({
       id: newId('session'), userId: user.id, accountId: user.accountId, tokenHash: hashSecret(sessionToken), csrfToken,
       createdAt: now.toISOString(), expiresAt: expiresAt.toISOString(),
       clientAddress: origin.clientAddress, userAgent: origin.userAgent, lastSeenAt: now.toISOString(),
@@ -61,8 +59,7 @@ export async function signInLimited(s: Services, email: string, password: string
  * miss answers 403, not 401, because the session itself is still good.
  */
 export async function confirmPassword(s: Services, userId: string, password: string, address: string): Promise<void> {
-  const user = await first(s.db.read.handle.select({ email: dashboardUsers.email, passwordHash: dashboardUsers.passwordHash })
-    .from(dashboardUsers).where(eq(dashboardUsers.id, userId)));
+  const user = await s.db.read.sessions.passwordOf(userId);
   if (!user) throw new DomainError('UNAUTHORIZED', 'sign in first');
   await passwordAttempt(s, user.email, address, async () => ((await verifyPassword(password, user.passwordHash)) ? true : null),
     new DomainError('FORBIDDEN', 'wrong password'));
@@ -92,13 +89,13 @@ function tooMany(wait: number) {
 /** The person's language for the dashboard, kept on their user so every device and session shows it. */
 export async function setUserLocale(db: AppDatabase, userId: string, locale: DashboardLocale) {
   await db.write(async (tx) => {
-    await tx.handle.update(dashboardUsers).set({ locale }).where(eq(dashboardUsers.id, userId));
+    await tx.sessions.setLocale(userId, locale);
   });
 }
 
 export async function signOut(db: AppDatabase, sessionToken: string, now: Date) {
   await db.write(async (tx) => {
-    await tx.handle.update(dashboardSessions).set({ revokedAt: now.toISOString() }).where(eq(dashboardSessions.tokenHash, hashSecret(sessionToken)));
+    await tx.sessions.revokeByTokenHash(hashSecret(sessionToken), now.toISOString());
   });
 }
 
@@ -107,11 +104,7 @@ export interface SessionAuth { sessionId: string; accountId: string; userId: str
 export async function sessionFor(db: Stores, sessionToken: string, now: Date): Promise<SessionAuth | null> {
   if (!sessionToken.startsWith('ses_') || sessionToken.length > 200) return null;
   const hash = hashSecret(sessionToken);
-  const row = await first(db.handle.select({
-    sessionId: dashboardSessions.id, lastSeenAt: dashboardSessions.lastSeenAt, accountId: dashboardSessions.accountId, userId: dashboardSessions.userId, csrfToken: dashboardSessions.csrfToken,
-    tokenHash: dashboardSessions.tokenHash, email: dashboardUsers.email, locale: dashboardUsers.locale,
-  }).from(dashboardSessions).innerJoin(dashboardUsers, eq(dashboardUsers.id, dashboardSessions.userId))
-    .where(and(eq(dashboardSessions.tokenHash, hash), isNull(dashboardSessions.revokedAt), gt(dashboardSessions.expiresAt, now.toISOString()))));
+  const row = await db.sessions.liveSession(hash, now.toISOString());
   if (!row || !safeEqualHex(hash, row.tokenHash)) return null;
   return { sessionId: row.sessionId, accountId: row.accountId, userId: row.userId, email: row.email, csrfToken: row.csrfToken, locale: row.locale, lastSeenAt: row.lastSeenAt };
 }
@@ -124,19 +117,17 @@ export async function noteSessionSeen(s: Services, session: SessionAuth) {
   const now = s.clock.now();
   if (session.lastSeenAt && now.getTime() - Date.parse(session.lastSeenAt) < LAST_SEEN_EVERY_MS) return;
   await s.db.write(async (tx) => {
-    await tx.handle.update(dashboardSessions).set({ lastSeenAt: now.toISOString() }).where(eq(dashboardSessions.id, session.sessionId));
+    await tx.sessions.noteSeen(session.sessionId, now.toISOString());
   });
 }
 
-/** Revokes every live session that `scope` selects except the one the person acts through; inside a write job. */
-export async function endOtherSessions(tx: Stores, scope: SQL, keepSessionId: string, at: Date): Promise<number> {
-  return touched(tx.handle.update(dashboardSessions).set({ revokedAt: at.toISOString() })
-    .where(and(scope, ne(dashboardSessions.id, keepSessionId), isNull(dashboardSessions.revokedAt), gt(dashboardSessions.expiresAt, at.toISOString())))
-    .returning({ id: dashboardSessions.id }));
+/** Revokes every live session of `scope` (a person's or an account's) except the one the person acts through; inside a write job. */
+export async function endOtherSessions(tx: Stores, scope: SessionOwner, keepSessionId: string, at: Date): Promise<number> {
+  return tx.sessions.endOthers(scope, keepSessionId, at.toISOString());
 }
 
 /** Sessions of one account (rotating the client token ends them), for endOtherSessions. */
-export const sessionsOfAccount = (accountId: string) => eq(dashboardSessions.accountId, accountId);
+export const sessionsOfAccount = (accountId: string): SessionOwner => ({ accountId });
 
 /**
  * "Sign out everywhere": after the password, every other session of this person ends (the one they act
@@ -146,7 +137,7 @@ export async function signOutEverywhere(s: Services, who: DashboardActor, passwo
   await confirmPassword(s, who.userId, password, who.clientAddress);
   const ended = await s.db.write(async (tx) => {
     const now = s.clock.now();
-    const n = await endOtherSessions(tx, eq(dashboardSessions.userId, who.userId), who.sessionId, now);
+    const n = await endOtherSessions(tx, { userId: who.userId }, who.sessionId, now);
     await recordAudit(tx, who, 'session.sign_out_everywhere', now);
     return n;
   });
@@ -166,8 +157,8 @@ export async function changePassword(s: Services, who: DashboardActor, password:
   const passwordHash = await hashPassword(newPassword);
   const ended = await s.db.write(async (tx) => {
     const now = s.clock.now();
-    await tx.handle.update(dashboardUsers).set({ passwordHash }).where(eq(dashboardUsers.id, who.userId));
-    const n = await endOtherSessions(tx, eq(dashboardSessions.userId, who.userId), who.sessionId, now);
+    await tx.sessions.setPasswordHash(who.userId, passwordHash);
+    const n = await endOtherSessions(tx, { userId: who.userId }, who.sessionId, now);
     await recordAudit(tx, who, 'password.change', now);
     return n;
   });
@@ -182,12 +173,7 @@ export const MAX_LISTED_SESSIONS = 100;
 /** The person's live sessions, newest first: where each was opened and when it was last seen. */
 export async function listSessions(s: Services, who: Pick<DashboardActor, 'userId' | 'sessionId'>): Promise<{ data: SessionView[] }> {
   const now = s.clock.now().toISOString();
-  const rows = await s.db.read.handle.select({
-    id: dashboardSessions.id, clientAddress: dashboardSessions.clientAddress, userAgent: dashboardSessions.userAgent,
-    createdAt: dashboardSessions.createdAt, lastSeenAt: dashboardSessions.lastSeenAt, expiresAt: dashboardSessions.expiresAt,
-  }).from(dashboardSessions)
-    .where(and(eq(dashboardSessions.userId, who.userId), isNull(dashboardSessions.revokedAt), gt(dashboardSessions.expiresAt, now)))
-    .orderBy(desc(dashboardSessions.createdAt), desc(dashboardSessions.id)).limit(MAX_LISTED_SESSIONS);
+  const rows = await s.db.read.sessions.liveSessionsOf(who.userId, now, MAX_LISTED_SESSIONS);
   return {
     data: rows.map((r) => ({
       current: r.id === who.sessionId, client_address: r.clientAddress, user_agent: r.userAgent,

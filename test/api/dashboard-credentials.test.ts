@@ -3,7 +3,7 @@ import { ManualClock } from '../../server/clock';
 import { createContextInner } from '../../server/context';
 import { LAST_SEEN_EVERY_MS } from '../../server/domain/sessions';
 import { toDomainError } from '../../server/errors';
-import { growingDelayMs } from '../../server/rate-limit';
+import { growingDelayMs } from '../../contract/rate-limits';
 import { appRouter } from '../../server/routers';
 import { createCallerFactory } from '../../server/trpc';
 import { callerFor, makeAccount, makeTestServices, type TestServices } from '../support/services';

@@ -2,7 +2,7 @@ import { TRPCError } from '@trpc/server';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { ManualClock } from '../../server/clock';
 import { createContextInner } from '../../server/context';
-import { growingDelayMs } from '../../server/rate-limit';
+import { growingDelayMs } from '../../contract/rate-limits';
 import { appRouter } from '../../server/routers';
 import { createCallerFactory } from '../../server/trpc';
 import { callerFor, makeAccount, makeTestServices, type TestServices } from '../support/services';

@@ -2,7 +2,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createAccount } from '../../server/domain/accounts';
 import { loadMasterKey } from '../../server/domain/master-key';
-import { burstFor, SIGN_IN_ATTEMPTS_PER_ADDRESS } from '../../server/rate-limit';
+import { burstFor, SIGN_IN_ATTEMPTS_PER_ADDRESS } from '../../contract/rate-limits';
 import { startCluster, type RunningCluster } from '../support/cluster';
 import { SERVER_TEST_TIMEOUT_MS } from '../support/server';
 

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { SIGN_IN_ATTEMPTS_PER_ADDRESS, TOKEN_ATTEMPTS_PER_ADDRESS } from '../../server/rate-limit';
+import { SIGN_IN_ATTEMPTS_PER_ADDRESS, TOKEN_ATTEMPTS_PER_ADDRESS } from '../../contract/rate-limits';
 import { removeDir, startServer, type RunningServer } from '../support/server';
 
 /**

@@ -5,7 +5,8 @@ import { rawRow } from '../../db/query';
 import { openPostgres } from '../../db/pg/open';
 import { PgRateLimits, SIGN_IN_LEASE_MS } from '../../db/pg/rate-limits';
 import { makeTestServices } from '../support/services';
-import { burstFor, growingDelayMs, MemoryRateLimits, SIGN_IN_ATTEMPTS_PER_ADDRESS, TOKEN_ATTEMPTS_PER_ADDRESS } from '../../server/rate-limit';
+import { burstFor, growingDelayMs, SIGN_IN_ATTEMPTS_PER_ADDRESS, TOKEN_ATTEMPTS_PER_ADDRESS } from '../../contract/rate-limits';
+import { MemoryRateLimits } from '../../db/memory-rate-limits';
 
 /**
  * Shared limits across instances (docs/decisions.md "Engines"): the limits as rows of one PostgreSQL

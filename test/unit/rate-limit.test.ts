@@ -1,6 +1,7 @@
 // @engines none: a unit test with no database (runs once)
 import { describe, expect, it } from 'vitest';
-import { addressKey, AttemptWindow, GrowingDelay, TokenBuckets } from '../../server/rate-limit';
+import { addressKey } from '../../server/rate-limit';
+import { AttemptWindow, GrowingDelay, TokenBuckets } from '../../db/memory-rate-limits';
 
 describe('credential limits count what a client can vary as one', () => {
   it('an IPv6 client counts per /64; IPv4 and its IPv4-mapped form are one address', () => {

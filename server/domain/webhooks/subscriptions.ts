@@ -8,8 +8,6 @@ import type { EventCategory } from '../events';
 import { MAX_WEBHOOK_URL_LENGTH } from '../../../contract/webhooks';
 import { decryptSecret, encryptSecret, newWebhookSecret } from './secrets';
 import { checkWebhookUrl } from './url-guard';
-import type { z } from 'zod';
-import type { webhookView } from '../../routers/webhooks/schemas';
 import { confirmPassword } from '../sessions';
 import { recordAudit, recordDisclosure, type DashboardActor } from '../audit-trail';
 
@@ -18,8 +16,21 @@ export { MAX_WEBHOOK_URL_LENGTH, WEBHOOK_CATEGORIES } from '../../../contract/we
 /** Caps the fan-out one account can cause: every event is sent once per webhook. */
 export const MAX_WEBHOOKS_PER_ACCOUNT = 50;
 
-/** The spec's webhook shape; its type is the contract's. */
-export type WebhookView = z.infer<typeof webhookView>;
+/** The spec's webhook shape, owned here: the router's schema (server/routers/webhooks/schemas.ts) is checked against it. */
+export interface WebhookView {
+  magic_id: string;
+  url: string;
+  /** whsec_… signing secret; masked (whsec_…last4) for dashboard sessions. */
+  secret: string;
+  events: EventCategory[];
+  /** false once the receiver answered 410 Gone. */
+  active: boolean;
+  paused: boolean;
+  /** After a rotation: until when the previous secret still signs deliveries. */
+  previous_secret_expires_at: string | null;
+  created_at: string;
+  updated_at: string;
+}
 
 function view(row: WebhookRow, secret: string): WebhookView {
   return {

@@ -1,5 +1,5 @@
 import type { Config } from '../../config';
-import { CSRF_COOKIE, LOCALE_COOKIE, SESSION_COOKIE } from '../../domain/sessions';
+import { CSRF_COOKIE, LOCALE_COOKIE, SESSION_COOKIE } from '../../../contract/session';
 
 /**
  * Secure whenever the request came over https: judged from our own socket or from X-Forwarded-Proto

@@ -3,7 +3,8 @@ import { getAccount } from '../../domain/accounts';
 import { signedInUser } from '../../domain/dashboard';
 import { DomainError } from '../../errors';
 import { userAgentOf } from '../../domain/audit-trail';
-import { changePassword, listSessions, parseCookies, SESSION_COOKIE, setUserLocale, signInLimited, signOut, signOutEverywhere } from '../../domain/sessions';
+import { changePassword, listSessions, parseCookies, setUserLocale, signInLimited, signOut, signOutEverywhere } from '../../domain/sessions';
+import { SESSION_COOKIE } from '../../../contract/session';
 import { dashboardProcedure, personProcedure, publicProcedure, router } from '../../trpc';
 import { clearedSessionCookies, cookiesAreSecure, localeCookie, sessionCookies } from './cookies';
 import {
