@@ -16,6 +16,12 @@ const boundary = (files, patterns) => ({
   },
 });
 
+/** What no file under server/ may import: the query builder, the tables and the engines' internals. */
+const serverBoundary = [
+  ['^drizzle-orm', 'server/ asks the stores (db/stores): no query builder above db/'],
+  ['(^|/)db/(schema|query|prepared|dialect|name-words|pg|client|handle|writer|reader-thread|memory-rate-limits|stores/handle-of)(/|\\.|$)', 'server/ asks the stores (db/stores) and opens the database through db/index.ts: tables, SQL helpers and engines stay in db/'],
+];
+
 export default [
   {
     ignores: [
@@ -51,7 +57,21 @@ export default [
     [`(^|/)server/(domain|http|jobs|observability)(/|$)`, 'app/ does not import server/domain, server/http, server/jobs or server/observability: use contract/ or a procedure'],
     [`(^|/)server/(main|bootstrap|services|context|trpc|worker|rate-limit)(\\.ts)?$`, 'app/ does not import the server process: use contract/ or a procedure'],
   ]),
-  // Not yet enforced (it would fail today): server/domain/** ↛ drizzle-orm and db/schema. It holds once
-  // the stores of the data-layer refactor exist (db/stores/*); then add:
-  // boundary(['server/domain/**'], [['^drizzle-orm', 'the domain asks the stores'], [folder('db'), 'the domain asks the stores']]),
+  // server/: the rules and the edge; SQL, engines and locks are db/'s. It opens the database (db/index.ts,
+  // db/engine.ts) and reaches data only through the stores (db/stores/*), never tables or query builders.
+  boundary(['server/**'], serverBoundary),
+  // server/domain/: plain functions over the stores, so from db/ it takes types only (the stores' row types)
+  {
+    files: ['server/domain/**'],
+    rules: {
+      '@typescript-eslint/no-restricted-imports': ['error', {
+        patterns: [
+          ...serverBoundary.map(([regex, message]) => ({ regex, message })),
+          { regex: folder('db'), message: 'the domain takes only types from db/ (the stores it is handed)', allowTypeImports: true },
+        ],
+      }],
+      // the connection under the stores is db/'s (and tests' support code): the domain calls store methods
+      'no-restricted-syntax': ['error', { selector: 'MemberExpression[property.name="handle"]', message: 'the domain calls the stores\' methods, never the connection under them' }],
+    },
+  },
 ];

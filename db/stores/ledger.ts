@@ -10,7 +10,7 @@ import type { BookKind, LedgerEntryKind, MerchantBook, SystemBook } from '../../
  * The ledger's rows: books, entries and their lines (a trigger applies each line to its book's running
  * balance and refuses an overdraft or a balance above the ceiling), the statement's pages and the
  * ledger audit's scans. The double-entry rules (lines sum to zero, which book, what a refusal means)
- * are server/domain/ledger.ts's; this only reads and writes rows.
+ * are the domain's ledger's; this only reads and writes rows.
  */
 
 export interface NewBook {

@@ -1,5 +1,5 @@
 // The refunds of charges: stored PENDING, claimed by the settlement pass, settled by the rail's outcome.
-// The rules (what is refundable, where a failed refund's money goes) stay in server/domain/transactions.
+// The rules (what is refundable, where a failed refund's money goes) stay in the domain (its transactions).
 import { and, asc, eq, inArray, lte, sql } from 'drizzle-orm';
 import type { DrizzleDb } from '../handle';
 import { perConnection } from '../prepared';
@@ -22,7 +22,7 @@ export interface NewRefund {
   status: RefundStatus; dueAt: string; createdAt: string; updatedAt: string;
 }
 
-/** What the rail is handed of a refund (server/domain/rails RefundOrder). */
+/** What the rail is handed of a refund (the rails' RefundOrder). */
 export interface RefundOrderRow {
   refundId: string; transactionId: string; accountId: string; amount: number;
   method: TransactionMethod; originalEndToEnd: string | null; customerEmail: string; customerDocument: string;

@@ -1,5 +1,5 @@
 // The charges aggregate: transactions, their customers and their disputes. Every statement the domain
-// runs on them (server/domain/transactions), written once for both engines; the rules (what may be
+// runs on them (the domain's transactions), written once for both engines; the rules (what may be
 // paid, refunded, disputed; what a view shows) stay in the domain.
 import { and, asc, desc, eq, gte, inArray, isNotNull, lt, lte, or, sql, type SQL } from 'drizzle-orm';
 import type { DrizzleDb } from '../handle';
@@ -381,7 +381,7 @@ export class TransactionStore {
     // cursor go on its columns so that its index serves them
     const byWords = reading?.kind === 'words';
     // likewise an e-mail or document search walks the customer index: every charge has a customer of its
-    // own stamped with the charge's created_at (server/domain/transactions/create.ts), so order, dates,
+    // own stamped with the charge's created_at (when the domain creates the charge), so order, dates,
     // cursor and floor go on the customer's, and the charges are then reached by customer, never by a
     // range of the account's charges
     const byCustomer = reading !== null && BY_CUSTOMER.has(reading.kind);
