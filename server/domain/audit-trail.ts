@@ -2,7 +2,8 @@ import type { Stores } from '../../db';
 import type { AuditAction } from '../../contract/enums';
 import type { Services } from '../services';
 import { decodeCursor, encodeCursor } from './cursor';
-import { ID_PREFIX, newId } from './ids';
+import { newId } from './ids';
+import { ID_PREFIX } from '../../contract/ids';
 
 /**
  * The account's audit trail: who got at a secret or a new credential, who signed in,

@@ -1,7 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { ID_PREFIX, type IdKind } from '../../contract/ids';
 
-export { ID_PREFIX, type IdKind } from '../../contract/ids';
 
 const ALPHABET = '0123456789abcdefghijklmnopqrstuvwxyz';
 

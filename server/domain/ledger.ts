@@ -9,7 +9,6 @@ import { newId } from './ids';
  * `available` below zero) or a balance above the ceiling inside the same statement, so both rules hold
  * whatever the concurrency.
  */
-export type { MerchantBook, SystemBook } from '../../contract/ledger';
 
 export type BookRef = { account: string; book: MerchantBook } | { system: SystemBook };
 

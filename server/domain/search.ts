@@ -5,7 +5,7 @@ import type { Stores } from '../../db';
 import type { StemWalk } from '../../db/stores/search';
 import { FOLDED_LETTERS, STEM_LENGTH, WORD_SEPARATORS } from '../../contract/search-words';
 import { validationError } from '../errors';
-import { ID_PREFIX } from './ids';
+import { ID_PREFIX } from '../../contract/ids';
 import { isCalendarDay, startOfLocalDay, addDays } from './local-time';
 import { documentKind, normalizeDocument } from '../../contract/pix/documents';
 

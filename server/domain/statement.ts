@@ -3,7 +3,7 @@ import type { StatementLine, StatementRange } from '../../db/stores/ledger';
 import { DomainError, validationError } from '../errors';
 import type { Services } from '../services';
 import { dateBound, decodeCursor, encodeCursor } from './cursor';
-import { ID_PREFIX } from './ids';
+import { ID_PREFIX } from '../../contract/ids';
 import { LEDGER_KINDS, STATEMENT_ENTRY_KINDS, type LedgerEntryKind, type LedgerKind } from '../../contract/ledger';
 import { STATEMENT_DEFAULT_LIMIT, type StatementResourceType, type StatementType } from '../../contract/statement';
 

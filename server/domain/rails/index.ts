@@ -2,7 +2,7 @@ import type { Config } from '../../config';
 import type { PixRail } from './rail';
 import { sandboxRail } from './sandbox';
 
-export { FAILURE_CODES, type FailureCode, type PixKeyEntry, type PixPaymentOrder, type PixPaymentOutcome, type PixRail, type RefundOrder, type RefundOutcome } from './rail';
+export { type PixKeyEntry, type PixPaymentOrder, type PixPaymentOutcome, type PixRail, type RefundOrder, type RefundOutcome } from './rail';
 
 /**
  * The rail withdrawals go out through. The sandbox is the only one so far; a PSP adapter plugs in here.

@@ -33,7 +33,6 @@ export interface PixKeyEntry {
 }
 
 // Why a batch failed (KEY_NOT_FOUND, REJECTED): a contract enum, since the dashboard names it too.
-export { FAILURE_CODES, type FailureCode } from '../../../contract/enums';
 import type { FailureCode } from '../../../contract/enums';
 
 export type PixPaymentOutcome =

@@ -1,5 +1,5 @@
 import { decodeCursor, encodeCursor } from '../cursor';
-import { ID_PREFIX } from '../ids';
+import { ID_PREFIX } from '../../../contract/ids';
 import type { Stores } from '../../../db';
 import { DomainError, validationError } from '../../errors';
 import { toDisputeView, toTransactionViews, type DisputeView, type TransactionMethod, type TransactionStatus, type TransactionView } from './view';

@@ -1,7 +1,7 @@
 import type { Stores } from '../../../db';
 import type { ChargeSearchPage } from '../../../db/stores/transactions';
 import { decodeCursor, encodeCursor } from '../cursor';
-import { ID_PREFIX } from '../ids';
+import { ID_PREFIX } from '../../../contract/ids';
 import { boundedPage, localDayRange, mergePages, planWordWalk, readSearch, refineSearch, walkStop, WALK_CAP, wordFloor, type SearchReading, type WalkFloor } from '../search';
 import { toTransactionView, type TransactionMethod, type TransactionStatus, type TransactionView } from './view';
 

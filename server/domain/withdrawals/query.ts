@@ -2,7 +2,7 @@ import { dateBound as bound, decodeCursor, encodeCursor } from '../cursor';
 import type { Stores } from '../../../db';
 import type { WithdrawalListPage } from '../../../db/stores/withdrawals';
 import { DomainError, validationError } from '../../errors';
-import { ID_PREFIX } from '../ids';
+import { ID_PREFIX } from '../../../contract/ids';
 import type { WithdrawalStatus } from './rules';
 import { withdrawalView, withdrawalViewByBatch, withdrawalViews, type WithdrawalPage, type WithdrawalView } from './view';
 

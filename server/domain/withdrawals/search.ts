@@ -1,7 +1,7 @@
 import type { Stores } from '../../../db';
 import type { WithdrawalMatch, WithdrawalSearchPage } from '../../../db/stores/withdrawals';
 import { decodeCursor, encodeCursor } from '../cursor';
-import { ID_PREFIX } from '../ids';
+import { ID_PREFIX } from '../../../contract/ids';
 import { boundedPage, localDayRange, mergePages, planWordWalk, readSearch, refineSearch, walkStop, WALK_CAP, WORD_WALK_CAP, wordFloor, type SearchReading, type WalkFloor } from '../search';
 import type { WithdrawalStatus } from './rules';
 import { withdrawalViews, type WithdrawalPage } from './view';

@@ -1,7 +1,7 @@
 import type { Stores } from '../../../db';
 import type { BatchRow, WithdrawalRow, WithdrawalWithBatches } from '../../../db/stores/withdrawals';
 import type { PixKeyType } from '../../../contract/pix/keys';
-import type { FailureCode } from '../rails';
+import type { FailureCode } from '../../../contract/enums';
 import type { BatchStatus, WithdrawalStatus } from './rules';
 
 /**

@@ -6,7 +6,7 @@ import type { Services } from '../../../services';
 import { eventEnvelope } from '../../events';
 import { liveWebhook } from '../subscriptions';
 import { decodeCursor, encodeCursor } from '../../cursor';
-import { ID_PREFIX } from '../../ids';
+import { ID_PREFIX } from '../../../../contract/ids';
 
 // The delivery log, as the webhook API and the dashboard read it.
 
