@@ -42,7 +42,7 @@ const BASE_ENV: Record<string, string> = { NODE_ENV: 'production', DASHBOARD: 'f
 
 /** `npm run cluster -- --instances N` on `databaseUrl`: the balancer's address and the demo credentials. */
 function startCluster(instances: number, databaseUrl: string, dir: string): Promise<{ child: ChildProcess; url: string; out: () => string }> {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'scripts/cluster.ts', '--instances', String(instances)], {
+  const child = spawn(process.execPath, ['--import', 'tsx', 'scripts/cluster.ts', '--instances', String(instances), '--balance', 'roundrobin'], {
     cwd: ROOT, env: { ...process.env, ...BASE_ENV, DATABASE_URL: databaseUrl, DATABASE_PATH: join(dir, 'payments.db') }, stdio: ['ignore', 'pipe', 'pipe'],
   });
   let out = '';

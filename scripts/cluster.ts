@@ -1,11 +1,16 @@
 /**
- * `npm run cluster [-- --instances N] [--keep-going]`: the service scaled out on one machine, for trying
+ * `npm run cluster [-- --instances N] [--keep-going] [--balance credentials|roundrobin]`: the service scaled out on one machine, for trying
  * it and for the multi-instance tests. PostgreSQL (DATABASE_URL, else a throwaway one from
  * scripts/lib/throwaway-postgres.ts, migrated once here), N instances of server/main.ts on their own 127.0.0.1 ports,
- * and HAProxy (Debian's) in front on 127.0.0.1, round-robin, health-checked on /healthz, setting
+ * and HAProxy (Debian's) in front on 127.0.0.1, health-checked on /healthz, setting
  * X-Forwarded-For (the instances trust 127.0.0.1). Prints the balancer's address and the demo
  * credentials; stops everything on Ctrl-C/SIGTERM, or when any process of the cluster dies — except,
  * with --keep-going, an instance: it stays down and the balancer routes around it (a failover drill).
+ *
+ * --balance credentials (the default) routes a request by a consistent hash of its Authorization header, so
+ * one merchant's writes tend to meet on one instance (and in one write group there); requests without one
+ * (sign-in, pages) go round-robin, as all do with --balance roundrobin. Correctness never depends on it:
+ * the multi-instance tests spread one account over every instance on purpose (roundrobin).
  */
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -43,7 +48,19 @@ function requireHaproxy() {
   process.exit(1);
 }
 
-function haproxyConfig(o: { port: number; statsPort: number; instances: number[] }): string {
+type Balance = 'credentials' | 'roundrobin';
+
+function parseBalance(argv: string[]): Balance {
+  const i = argv.indexOf('--balance');
+  const raw = i >= 0 ? argv[i + 1] : argv.find((a) => a.startsWith('--balance='))?.slice('--balance='.length) ?? 'credentials';
+  if (raw !== 'credentials' && raw !== 'roundrobin') {
+    console.error(`--balance must be credentials or roundrobin, got "${raw}"`);
+    process.exit(2);
+  }
+  return raw;
+}
+
+function haproxyConfig(o: { port: number; statsPort: number; instances: number[]; balance: Balance }): string {
   return [
     'global',
     '  maxconn 4096',
@@ -59,7 +76,8 @@ function haproxyConfig(o: { port: number; statsPort: number; instances: number[]
     `  bind 127.0.0.1:${o.port}`,
     '  default_backend instances',
     'backend instances',
-    '  balance roundrobin',
+    // by credentials: a consistent hash keeps a merchant on its instance while others join or leave
+    ...(o.balance === 'credentials' ? ['  balance hdr(authorization)', '  hash-type consistent'] : ['  balance roundrobin']),
     '  option httpchk',
     '  http-check send meth GET uri /healthz',
     '  http-check expect status 200',
@@ -89,6 +107,7 @@ function relay(child: ChildProcess, name: string) {
 async function main() {
   const count = parseInstances(process.argv.slice(2));
   const keepGoing = process.argv.includes('--keep-going');
+  const balance = parseBalance(process.argv.slice(2));
   requireHaproxy();
   const dir = mkdtempSync(join(tmpdir(), 'pix-cluster-'));
   const children: { name: string; child: ChildProcess }[] = [];
@@ -179,7 +198,7 @@ async function main() {
     const port = await freePort();
     const statsPort = await freePort();
     const cfg = join(dir, 'haproxy.cfg');
-    writeFileSync(cfg, haproxyConfig({ port, statsPort, instances: ports }));
+    writeFileSync(cfg, haproxyConfig({ port, statsPort, instances: ports, balance }));
     const check = spawnSync(HAPROXY, ['-c', '-q', '-f', cfg], { encoding: 'utf8' });
     if (check.status !== 0) throw new Error(`HAProxy refused its configuration: ${check.stderr || check.stdout}`);
     const haproxy = spawn(HAPROXY, ['-db', '-f', cfg], { stdio: ['ignore', 'pipe', 'pipe'] });

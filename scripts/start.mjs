@@ -6,7 +6,8 @@ import { existsSync } from 'node:fs';
 const root = new URL('..', import.meta.url).pathname;
 // a payment service sends nothing home unasked: Next's telemetry is off for the build and the server
 process.env.NEXT_TELEMETRY_DISABLED ??= '1';
-if (!existsSync(`${root}.next/BUILD_ID`)) {
+// an API-only process (DASHBOARD=false) serves no page: nothing to build
+if (process.env.DASHBOARD !== 'false' && !existsSync(`${root}.next/BUILD_ID`)) {
   console.log('No production build yet: running next build (once)…');
   const r = spawnSync(process.execPath, [`${root}node_modules/next/dist/bin/next`, 'build'], { cwd: root, stdio: 'inherit' });
   if (r.status !== 0) process.exit(r.status ?? 1);
@@ -16,5 +17,7 @@ const child = spawn(process.execPath, ['--import', 'tsx', 'server/main.ts', ...p
   stdio: 'inherit',
   env: { NODE_ENV: 'production', ...process.env },
 });
+// forwarded for a signal sent to this process alone; when the whole group is signalled the server gets it
+// twice, and treats the echo as the same stop (server/main.ts)
 for (const sig of ['SIGINT', 'SIGTERM']) process.on(sig, () => child.kill(sig));
 child.on('exit', (code, signal) => process.exit(code ?? (signal ? 1 : 0)));

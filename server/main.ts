@@ -25,6 +25,9 @@ import { engineAtStartOrExit } from '../db/engine';
  * The one process: REST paths to the REST adapter, /api/trpc to tRPC's adapter, /healthz /readyz /metrics to the operations endpoints, every other path to Next's
  * request handler. Background jobs run here too.
  */
+
+/** A second stop signal within this long of the first is the same request delivered twice. */
+const SIGNAL_ECHO_MS = 1_000;
 async function main() {
   // DATABASE_URL decides the engine; one that cannot be used stops the process here with one line
   await engineAtStartOrExit();
@@ -117,13 +120,21 @@ async function main() {
   log.info(`listening on http://${config.host}:${port} (${servePages ? (dev ? 'pages in dev mode' : 'pages built') : 'API only'}, database ${config.databasePath})`);
 
   let drainCut: (() => void) | null = null;
+  let stopAskedAt = 0;
   const shutdown = async (signal: string) => {
     if (shuttingDown) {
-      // a second signal: stop draining now
+      // One stop often arrives twice: systemd (KillMode=control-group) or a terminal signals every
+      // process of the group, and scripts/start.mjs forwards its own copy too. Only a signal sent again
+      // later (a person insisting) stops draining now; the echo must not close the listener mid-drain.
+      if (Date.now() - stopAskedAt < SIGNAL_ECHO_MS) {
+        log.info({ signal }, 'stop asked again at once (the process group and the start script): still draining');
+        return;
+      }
       drainCut?.();
       return;
     }
     shuttingDown = true;
+    stopAskedAt = Date.now();
     // Not ready first, while still accepting: the balancer sees /readyz fail and stops sending.
     readiness.markShuttingDown();
     log.info({ signal, drain_ms: config.shutdownDrainMs }, 'stopping: /readyz now answers 503');

@@ -19,7 +19,8 @@ import { accessToken, api, removeDir, SERVER_TEST_TIMEOUT_MS } from '../support/
  * Several stateless instances behind a balancer (docs/decisions.md "Engines"; docs/postgresql.md): `npm run
  * cluster` (scripts/cluster.ts) with 3 instances behind HAProxy, on this file's PostgreSQL
  * (vitest.pg.config.ts), and the money guarantees through the balancer. HAProxy's own per-server counters
- * (its stats page on 127.0.0.1) show the requests really went to every instance.
+ * (its stats page on 127.0.0.1) show the requests really went to every instance: this cluster balances
+ * round-robin, so one account's requests meet on every instance (correctness never depends on routing).
  */
 const ROOT = new URL('../..', import.meta.url).pathname;
 const INSTANCES = 3;
@@ -33,7 +34,7 @@ let db: AppDatabase;
 
 beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), 'pix-cluster-e2e-'));
-  cluster = spawn(process.execPath, ['--import', 'tsx', 'scripts/cluster.ts', '--instances', String(INSTANCES)], {
+  cluster = spawn(process.execPath, ['--import', 'tsx', 'scripts/cluster.ts', '--instances', String(INSTANCES), '--balance', 'roundrobin'], {
     cwd: ROOT,
     env: {
       ...process.env, // DATABASE_URL: this file's throwaway PostgreSQL (test/support/pg-setup.ts)
@@ -159,6 +160,51 @@ describe(`npm run cluster: ${INSTANCES} instances behind HAProxy on one PostgreS
         s.once('error', () => resolve(true));
       });
       expect(refused, `${url} still accepts`).toBe(true);
+    }
+  }, SERVER_TEST_TIMEOUT_MS);
+});
+
+describe('npm run cluster --balance credentials (its default): a merchant\'s requests meet on one instance', () => {
+  it('routes every request of one Authorization header to the same instance', async () => {
+    const own = mkdtempSync(join(tmpdir(), 'pix-cluster-hash-'));
+    const child = spawn(process.execPath, ['--import', 'tsx', 'scripts/cluster.ts', '--instances', '2'], {
+      cwd: ROOT,
+      env: { ...process.env, DATABASE_PATH: join(own, 'payments.db'), DASHBOARD: 'false', NODE_ENV: 'test', RATE_LIMIT_RPS: '0' },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let log = '';
+    child.stdout!.on('data', (c) => { log += c.toString(); });
+    child.stderr!.on('data', (c) => { log += c.toString(); });
+    try {
+      await new Promise<void>((resolve, reject) => {
+        const check = () => { if (/Cluster ready/.test(log) && /Ctrl-C stops/.test(log)) resolve(); };
+        child.stdout!.on('data', check);
+        child.once('exit', (code) => reject(new Error(`cluster exited with ${code}:\n${log}`)));
+      });
+      const front = /balancer\s+(http:\S+)/.exec(log)![1];
+      const statsUrl = /haproxy stats\s+(http:\S+)/.exec(log)![1];
+      const served = async () => (await (await fetch(`${statsUrl};csv`)).text()).split('\n')
+        .filter((l) => /^instances,i\d+,/.test(l)).map((l) => Number(l.split(',')[7]));
+      // tokens are whatever the header says: the balancer hashes it before any instance reads it
+      const landings: number[][] = [];
+      for (const token of ['merchant-a', 'merchant-b', 'merchant-c', 'merchant-d']) {
+        const before = await served();
+        for (let i = 0; i < 10; i++) expect((await api(front, '/balance', { token })).status).toBe(401);
+        landings.push((await served()).map((n, i) => n - before[i]));
+      }
+      // each merchant's 10 requests all on one instance (round-robin would split them 5/5); HAProxy's
+      // session counter may show one stray session elsewhere (seen once: 10 and 1), never a share
+      for (const l of landings) {
+        expect(Math.max(...l), JSON.stringify(landings)).toBeGreaterThanOrEqual(10);
+        expect(l.reduce((a, b) => a + b, 0) - Math.max(...l), JSON.stringify(landings)).toBeLessThanOrEqual(1);
+      }
+    } finally {
+      if (child.exitCode === null) {
+        const exited = new Promise((r) => child.once('exit', r));
+        child.kill('SIGTERM');
+        await exited;
+      }
+      removeDir(own);
     }
   }, SERVER_TEST_TIMEOUT_MS);
 });

@@ -1,8 +1,12 @@
+import { spawn } from 'node:child_process';
+import { mkdtempSync } from 'node:fs';
 import { request } from 'node:http';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { onPostgres } from '../../db/dialect';
 import { peekDb } from '../support/peek';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { accessToken, api, finishedLines, logLines as logLinesOf, removeDir, startServer, type RunningServer } from '../support/server';
+import { accessToken, api, finishedLines, logLines as logLinesOf, postgresDatabaseFor, removeDir, startServer, type RunningServer } from '../support/server';
 import { waitFor } from '../support/services';
 import { APPROVED_CARD, card, txBody } from '../support/transactions';
 
@@ -214,6 +218,7 @@ describe('readiness failures', () => {
       expect((await api(s.url, '/readyz')).status).toBe(200);
       const exited = new Promise<number | null>((resolve) => s.child.on('exit', (code) => resolve(code)));
       s.child.kill('SIGTERM');
+      const signalledAt = Date.now();
       const draining = await waitFor(async () => {
         const r = await api(s.url, '/readyz');
         return r.status === 503 ? r : null;
@@ -221,12 +226,50 @@ describe('readiness failures', () => {
       expect(draining.json).toMatchObject({ ready: false, failed: 'shutdown' });
       // still accepting: a new connection gets an answer after readiness turned
       expect((await api(s.url, '/healthz')).status).toBe(200);
-      // a second signal ends the drain at once
+      // a second signal, sent later (not the echo of the first through the process group), ends the drain at once
+      await waitFor(() => Date.now() - signalledAt > 1_100, { what: 'the echo window of the first signal to pass' });
       s.child.kill('SIGTERM');
       expect(await exited).toBe(0);
     } finally {
       await s.kill();
       removeDir(s.dir);
+    }
+  }, 120_000);
+
+  it('a stop sent to the whole process group (start script and server, as systemd does) keeps draining and refuses no request', async () => {
+    // npm start's process tree in a group of its own, signalled the way systemd's KillMode=control-group
+    // and a terminal do: every process gets SIGTERM, and scripts/start.mjs forwards its own copy as well
+    const dir = mkdtempSync(join(tmpdir(), 'pix-group-stop-'));
+    const databasePath = join(dir, 'payments.db');
+    const databaseUrl = await postgresDatabaseFor(databasePath);
+    const child = spawn(process.execPath, ['scripts/start.mjs'], {
+      cwd: process.cwd(), detached: true, stdio: ['ignore', 'pipe', 'pipe'],
+      env: {
+        ...process.env, PORT: '0', HOST: '127.0.0.1', DATABASE_PATH: databasePath, ...(databaseUrl ? { DATABASE_URL: databaseUrl } : {}),
+        DASHBOARD: 'false', SHUTDOWN_DRAIN_MS: '60000', LOG_LEVEL: 'info', RATE_LIMIT_RPS: '0',
+      },
+    });
+    let out = '';
+    child.stdout!.on('data', (c) => { out += c; });
+    child.stderr!.on('data', (c) => { out += c; });
+    const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+    try {
+      const url = await waitFor(() => /listening on (http:\/\/[\d.]+:\d+)/.exec(out)?.[1], { what: 'the server to listen', timeoutMs: 60_000 });
+      process.kill(-child.pid!, 'SIGTERM');
+      const signalledAt = Date.now();
+      await waitFor(() => out.includes('stop asked again at once'), { what: 'the echoed signal to reach the server' });
+      // both copies have arrived: still draining, /readyz says so, and requests are still served
+      expect((await api(url, '/readyz')).status).toBe(503);
+      expect((await api(url, '/healthz')).status).toBe(200);
+      expect((await api(url, '/withdraw?identifier=wdb_x')).status).toBe(401);
+      // a signal sent again later ends the drain; everything exits cleanly
+      await waitFor(() => Date.now() - signalledAt > 1_100, { what: 'the echo window of the first signal to pass' });
+      process.kill(-child.pid!, 'SIGINT');
+      expect(await exited).toBe(0);
+      expect(out).toContain('stopped cleanly');
+    } finally {
+      try { process.kill(-child.pid!, 'SIGKILL'); } catch { /* already gone */ }
+      removeDir(dir);
     }
   }, 120_000);
 });

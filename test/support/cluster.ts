@@ -46,7 +46,7 @@ export const DELIVERING_CLUSTER_ENV = { RATE_LIMIT_RPS: '0', SANDBOX_SETTLEMENT_
 export async function startCluster(o: { instances: number; env?: Record<string, string>; args?: string[] }): Promise<RunningCluster> {
   const dir = mkdtempSync(join(tmpdir(), 'pix-cluster-e2e-'));
   const databasePath = join(dir, 'payments.db');
-  const child = spawn(process.execPath, ['--import', 'tsx', 'scripts/cluster.ts', '--instances', String(o.instances), ...(o.args ?? [])], {
+  const child = spawn(process.execPath, ['--import', 'tsx', 'scripts/cluster.ts', '--instances', String(o.instances), ...(o.args?.some((x) => x.startsWith('--balance')) ? [] : ['--balance', 'roundrobin']), ...(o.args ?? [])], {
     cwd: ROOT,
     env: { ...process.env, DATABASE_PATH: databasePath, DASHBOARD: 'false', NODE_ENV: 'test', ...o.env },
     stdio: ['ignore', 'pipe', 'pipe'],
