@@ -171,8 +171,10 @@ export class PgGroupCommitWriter {
         for (const q of group) {
           // what the job threw, to tell it from a failed ROLLBACK TO (the savepoint scope rethrows that instead)
           let thrown: { error: unknown } | undefined;
+          let started = false;
           try {
             const value = await scope.savepoint(async (sp) => {
+              started = true;
               try {
                 return await q.job(sp);
               } catch (error) {
@@ -182,13 +184,14 @@ export class PgGroupCommitWriter {
             });
             outcomes.push({ ok: true, value });
           } catch (error) {
-            // the SAVEPOINT itself failed, or the ROLLBACK TO it did: the transaction is gone or aborted
-            if (!thrown) throw new GroupLost(error);
+            // the SAVEPOINT itself failed: the transaction is gone or aborted
+            if (!started) throw new GroupLost(error);
             // the connection is gone (or the server going): so is the transaction, run nothing more on it
             if (databaseUnavailable(error) !== null) throw new GroupLost(error);
-            if (error !== thrown.error) {
-              // postgres.js rethrows the first failed query rather than a later "transaction aborted" (25P02);
-              // anything else came from the ROLLBACK TO. Ask the transaction itself whether it still stands.
+            if (!thrown || error !== thrown.error) {
+              // not what the job threw: postgres.js answers with the first failed query of the savepoint when the
+              // job caught it and went on (or threw "transaction aborted", 25P02), or with the error of the
+              // ROLLBACK TO itself. Ask the transaction whether it still stands.
               try { await scope.probe(); } catch (probeError) { throw new GroupLost(probeError); }
             }
             // rolled back to its savepoint: nothing of this job is left, the others go on

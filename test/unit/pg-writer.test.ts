@@ -190,6 +190,22 @@ describe('PgGroupCommitWriter: jobs gathered into one transaction, one savepoint
     expect((await client`SELECT id FROM writer_rows WHERE id BETWEEN 40 AND 43 ORDER BY id`).map((r) => r.id)).toEqual([40, 43]);
   });
 
+  it('answers a job that caught its failed statement and went on with that statement\'s error, and commits the others', async () => {
+    const writer = new PgGroupCommitWriter(db);
+    const answers = await Promise.allSettled([
+      writer.write(async (tx) => {
+        await tx.execute(q`INSERT INTO writer_rows VALUES (44, 'gone')`);
+        await tx.execute(q`INSERT INTO writer_rows VALUES (1, 'duplicate')`).catch(() => undefined);
+        return 'went on';
+      }),
+      writer.write(async (tx) => { await tx.execute(q`INSERT INTO writer_rows VALUES (45, 'kept')`); return 'b'; }),
+    ]);
+    expect(answers[0].status).toBe('rejected');
+    expect(sqlState((answers[0] as PromiseRejectedResult).reason)).toBe('23505');
+    expect(answers[1]).toEqual({ status: 'fulfilled', value: 'b' });
+    expect((await client`SELECT id FROM writer_rows WHERE id IN (44, 45) ORDER BY id`).map((r) => r.id)).toEqual([45]);
+  });
+
   it('runs again every job of a group whose COMMIT met a serialization failure, and the work of each job lands exactly once', async () => {
     const writer = new PgGroupCommitWriter(db, { sleep: async () => {} });
     const runs = new Map<number, number>();
