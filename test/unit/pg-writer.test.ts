@@ -68,7 +68,8 @@ describe('PgGroupCommitWriter: jobs gathered into one transaction, one savepoint
 
   it('retries the loser of a deadlock until both jobs are done', async () => {
     // two instances: in one, the second job would wait for the first job's group to end
-    const writers = [new PgGroupCommitWriter(db, { sleep: async () => {} }), new PgGroupCommitWriter(db, { sleep: async () => {} })];
+    // (without the lock that makes instances take turns, which would keep the second job from starting)
+    const writers = [new PgGroupCommitWriter(db, { sleep: async () => {}, serializeGroups: false }), new PgGroupCommitWriter(db, { sleep: async () => {}, serializeGroups: false })];
     // both jobs hold their first row before asking for the other's: a real deadlock, the first time
     let locked = 0;
     let bothLocked!: () => void;
@@ -104,7 +105,7 @@ describe('PgGroupCommitWriter: jobs gathered into one transaction, one savepoint
   });
 
   it('runs again a job whose insert met a key another job committed after its check, so the check sees it', async () => {
-    const writers = { x: new PgGroupCommitWriter(db), y: new PgGroupCommitWriter(db) };
+    const writers = { x: new PgGroupCommitWriter(db, { serializeGroups: false }), y: new PgGroupCommitWriter(db, { serializeGroups: false }) };
     // both jobs look for key 20 before either inserts it: the loser's insert violates the primary key
     let checked = 0;
     let bothChecked!: () => void;
@@ -261,6 +262,21 @@ describe('PgGroupCommitWriter: jobs gathered into one transaction, one savepoint
     expect(writer.stats.groups).toBe(0);
     expect(await client`SELECT 1 FROM writer_rows WHERE id IN (50, 51)`).toHaveLength(0);
     expect(await writer.write(async (tx) => { await tx.execute(q`INSERT INTO writer_rows VALUES (52, 'after')`); return 'ok'; })).toBe('ok');
+  });
+
+  it('runs the groups of two instances one after the other, so that they never deadlock', async () => {
+    const writers = [new PgGroupCommitWriter(db), new PgGroupCommitWriter(db)];
+    const spans: [string, number][] = [];
+    const job = (w: number, name: string) => writers[w].write(async (tx) => {
+      spans.push([`${name} start`, Date.now()]);
+      await tx.execute(q`SELECT pg_sleep(0.05)`);
+      spans.push([`${name} end`, Date.now()]);
+    });
+    const first = job(0, 'a');
+    await new Promise((r) => setTimeout(r, 10));
+    await Promise.all([first, job(1, 'b')]);
+    // b's group began with the lock a's group held until its COMMIT
+    expect(spans.map((s) => s[0])).toEqual(['a start', 'a end', 'b start', 'b end']);
   });
 
   it('answers the queued jobs before close resolves', async () => {
