@@ -238,7 +238,7 @@ export class PgGroupCommitWriter {
     });
     this.stats.jobs += committed;
     for (const fn of this.groupListeners) {
-      try { fn({ jobs: group.length, commitSeconds }); } catch (err) { console.error('[writer] onGroup listener failed', err); }
+      try { fn({ jobs: committed, commitSeconds }); } catch (err) { console.error('[writer] onGroup listener failed', err); }
     }
     for (const fn of this.commitListeners) {
       try { fn(); } catch (err) { console.error('[writer] onCommit listener failed', err); }
