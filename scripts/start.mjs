@@ -14,10 +14,17 @@ if (process.env.DASHBOARD !== 'false' && !existsSync(`${root}.next/BUILD_ID`)) {
 }
 const child = spawn(process.execPath, ['--import', 'tsx', 'server/main.ts', ...process.argv.slice(2)], {
   cwd: root,
-  stdio: 'inherit',
+  // an IPC channel beside the terminal: the stops this script forwards arrive as messages (below)
+  stdio: ['inherit', 'inherit', 'inherit', 'ipc'],
   env: { NODE_ENV: 'production', ...process.env },
 });
-// forwarded for a signal sent to this process alone; when the whole group is signalled the server gets it
-// twice, and treats the echo as the same stop (server/main.ts)
-for (const sig of ['SIGINT', 'SIGTERM']) process.on(sig, () => child.kill(sig));
+// Forwarded, as a message, for a signal sent to this process alone. When the whole group is signalled
+// (systemd's KillMode=control-group, Ctrl-C) the server also gets the signal itself: a message and a signal
+// it counts as one stop (server/main.ts), and two signals, or two messages, as a person insisting.
+for (const sig of ['SIGINT', 'SIGTERM']) {
+  process.on(sig, () => {
+    if (child.connected) child.send({ stop: sig }, (err) => { if (err) child.kill(sig); });
+    else child.kill(sig);
+  });
+}
 child.on('exit', (code, signal) => process.exit(code ?? (signal ? 1 : 0)));

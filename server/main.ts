@@ -25,9 +25,6 @@ import { engineAtStartOrExit } from '../db/engine';
  * The one process: REST paths to the REST adapter, /api/trpc to tRPC's adapter, /healthz /readyz /metrics to the operations endpoints, every other path to Next's
  * request handler. Background jobs run here too.
  */
-
-/** A second stop signal within this long of the first is the same request delivered twice. */
-const SIGNAL_ECHO_MS = 1_000;
 async function main() {
   // DATABASE_URL decides the engine; one that cannot be used stops the process here with one line
   await engineAtStartOrExit();
@@ -120,21 +117,23 @@ async function main() {
   log.info(`listening on http://${config.host}:${port} (${servePages ? (dev ? 'pages in dev mode' : 'pages built') : 'API only'}, database ${config.databasePath})`);
 
   let drainCut: (() => void) | null = null;
-  let stopAskedAt = 0;
-  const shutdown = async (signal: string) => {
+  // How many stops arrived by each way: a signal to this process, or scripts/start.mjs's message
+  const stops = { signal: 0, forwarded: 0 };
+  const shutdown = async (signal: string, way: 'signal' | 'forwarded' = 'signal') => {
+    stops[way] += 1;
     if (shuttingDown) {
-      // One stop often arrives twice: systemd (KillMode=control-group) or a terminal signals every
-      // process of the group, and scripts/start.mjs forwards its own copy too. Only a signal sent again
-      // later (a person insisting) stops draining now; the echo must not close the listener mid-drain.
-      if (Date.now() - stopAskedAt < SIGNAL_ECHO_MS) {
-        log.info({ signal }, 'stop asked again at once (the process group and the start script): still draining');
+      // One stop often arrives twice: systemd (KillMode=control-group) or a terminal signals every process
+      // of the group, and scripts/start.mjs forwards its own copy. The first copy by the other way is that
+      // echo and must not close the listener mid-drain; a stop sent again by the same way (a person
+      // insisting) ends the drain now.
+      if (stops[way] === 1) {
+        log.info({ signal, way }, 'stop asked again at once (the process group and the start script): still draining');
         return;
       }
       drainCut?.();
       return;
     }
     shuttingDown = true;
-    stopAskedAt = Date.now();
     // Not ready first, while still accepting: the balancer sees /readyz fail and stops sending.
     readiness.markShuttingDown();
     log.info({ signal, drain_ms: config.shutdownDrainMs }, 'stopping: /readyz now answers 503');
@@ -164,6 +163,9 @@ async function main() {
   };
   process.on('SIGTERM', () => void shutdown('SIGTERM'));
   process.on('SIGINT', () => void shutdown('SIGINT'));
+  // scripts/start.mjs forwards the signals it gets as messages, so that its copy is told from a signal's
+  process.on('message', (m: { stop?: string }) => { if (m?.stop === 'SIGTERM' || m?.stop === 'SIGINT') void shutdown(m.stop, 'forwarded'); });
+  process.channel?.unref();
 }
 
 main().catch((err) => {
