@@ -115,17 +115,19 @@ describe('bad input to the commands', () => {
     conn.prepare(`INSERT INTO ledger_lines (entry_id, book_id, amount, balance_after, created_at) VALUES ('lje_forged', ?, 1, (SELECT balance FROM ledger_books WHERE id = ?) + 1, 'x')`).run(book.id, book.id);
     conn.close();
 
-    const cases: [Promise<{ code: number | null; stderr: string; stdout: string }>, RegExp][] = [
-      [command('restore', ['--from', junk], s.databasePath), /^restore: backup .*junk\.db is not an SQLite database$/],
-      [command('restore', ['--from', broken], s.databasePath), /^restore: .*broken\.db fails the ledger audit \(entries_balanced: entry lje_forged: .*\); nothing restored$/],
-      [command('restore', ['--from', join(work, 'nope.db')], s.databasePath), /^restore: backup .*nope\.db does not exist or cannot be read \(ENOENT\)$/],
-      [command('backup', ['--to', join(work, 'no-such-dir', 'b.db')], s.databasePath), /^backup: cannot write .*b\.db: directory .* does not exist$/],
-      [command('backup', ['--to', '/proc/b.db'], s.databasePath), /^backup: cannot write \/proc\/b\.db: /],
-      [command('audit', [], join(work, 'missing.db')), /^audit: database .*missing\.db does not exist or cannot be read \(ENOENT\)$/],
-      [command('audit', [], broken), /^audit: the books do not balance: entries_balanced: entry lje_forged/],
+    // one after another: every command takes the live database's in-use lock, and a restore rightly
+    // refuses while another command holds it
+    const cases: [() => Promise<{ code: number | null; stderr: string; stdout: string }>, RegExp][] = [
+      [() => command('restore', ['--from', junk], s.databasePath), /^restore: backup .*junk\.db is not an SQLite database$/],
+      [() => command('restore', ['--from', broken], s.databasePath), /^restore: .*broken\.db fails the ledger audit \(entries_balanced: entry lje_forged: .*\); nothing restored$/],
+      [() => command('restore', ['--from', join(work, 'nope.db')], s.databasePath), /^restore: backup .*nope\.db does not exist or cannot be read \(ENOENT\)$/],
+      [() => command('backup', ['--to', join(work, 'no-such-dir', 'b.db')], s.databasePath), /^backup: cannot write .*b\.db: directory .* does not exist$/],
+      [() => command('backup', ['--to', '/proc/b.db'], s.databasePath), /^backup: cannot write \/proc\/b\.db: /],
+      [() => command('audit', [], join(work, 'missing.db')), /^audit: database .*missing\.db does not exist or cannot be read \(ENOENT\)$/],
+      [() => command('audit', [], broken), /^audit: the books do not balance: entries_balanced: entry lje_forged/],
     ];
     for (const [run, message] of cases) {
-      const r = await run;
+      const r = await run();
       expect(r.code).toBe(1);
       const lines = r.stderr.trim().split('\n');
       expect(lines, r.stderr).toHaveLength(1);
