@@ -53,5 +53,16 @@ export type FailureCode = (typeof FAILURE_CODES)[number];
 export const AUDIT_ACTIONS = [
   'session.sign_in', 'session.sign_out_everywhere', 'password.change',
   'client_token.rotate', 'postback_secret.reveal', 'webhook_secret.reveal', 'webhook_secret.rotate',
+  'pix_client_secret.rotate',
 ] as const;
 export type AuditAction = (typeof AUDIT_ACTIONS)[number];
+
+/**
+ * The scopes of the Banco Central's API Pix for the charge side (bcb-pix-api-2.9.0.yaml's
+ * securitySchemes): what an API Pix client may be granted. A client has all of them unless narrowed.
+ */
+export const PIX_API_SCOPES = [
+  'cob.write', 'cob.read', 'cobv.write', 'cobv.read', 'lotecobv.write', 'lotecobv.read',
+  'pix.write', 'pix.read', 'webhook.write', 'webhook.read', 'payloadlocation.write', 'payloadlocation.read',
+] as const;
+export type PixApiScope = (typeof PIX_API_SCOPES)[number];

@@ -19,6 +19,9 @@ export const ID_PREFIX = {
   webhook: 'wh',
   delivery: 'dlv',
   refund: 'rf',
+  pixKey: 'pxk',
+  pixApiClient: 'pxc',
+  pixApiToken: 'pxt',
   // a statement movement is a ledger line; its id is this prefix and the line's sequence number
   ledgerLine: 'lnl',
 } as const;

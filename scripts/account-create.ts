@@ -46,6 +46,9 @@ async function main() {
       console.log(`  code        ${creds.code}`);
       console.log(`  token       ${creds.token}`);
       console.log(`  api_key     ${creds.api_key}`);
+      console.log(`  pix_client_id      ${creds.pix_client_id}`);
+      console.log(`  pix_client_secret  ${creds.pix_client_secret}`);
+      console.log(`  pix_key     ${creds.pix_key}`);
       if (values.email) console.log(`  dashboard   ${values.email.toLowerCase()}`);
     }
   } finally {

@@ -19,6 +19,9 @@ export async function createDemoAccountIfEmpty(s: Services, print: (line: string
   print(`    code        ${creds.code}`);
   print(`    token       ${creds.token}`);
   print(`    api_key     ${creds.api_key}`);
+  print(`    pix_client_id      ${creds.pix_client_id}`);
+  print(`    pix_client_secret  ${creds.pix_client_secret}`);
+  print(`    pix_key     ${creds.pix_key}`);
   print(`    dashboard   ${email} / ${password}`);
   print('    balance     R$ 10.000,00 (sandbox top-up)');
   print('');

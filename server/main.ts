@@ -1,6 +1,7 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import { fileURLToPath } from 'node:url';
 import { createDemoAccountIfEmpty } from './bootstrap';
+import { backfillReceivingKeys } from './domain/pix-api/keys';
 import { loadConfig } from './config';
 import { createApiHandler } from './http/api';
 import { capConnections, connectionsCheckingInterval } from './http/connections';
@@ -36,6 +37,9 @@ async function main() {
   const config = loadConfig({ dev });
   const servePages = process.env.DASHBOARD !== 'false';
   const services = createServices({ config });
+  // accounts made before receiving keys were stored get theirs (the EVP their charges carry) before any request
+  const backfilled = await backfillReceivingKeys(services);
+  if (backfilled > 0) log.info({ accounts: backfilled }, 'stored the receiving Pix key of accounts created before keys were stored');
   // The one-time credentials banner is for the person who just started the service: plain text on
   // stdout, deliberately not a log line (a log would have to redact exactly what it exists to show).
   await createDemoAccountIfEmpty(services, (l) => console.log(l));

@@ -34,3 +34,6 @@ export const nameWords = tables.nameWords;
 export const limitBuckets = tables.limitBuckets;
 export const limitAttempts = tables.limitAttempts;
 export const limitSignInDelays = tables.limitSignInDelays;
+export const pixKeys = tables.pixKeys;
+export const pixApiClients = tables.pixApiClients;
+export const pixApiTokens = tables.pixApiTokens;

@@ -9,5 +9,5 @@ export { BALANCE_CEILING_CENTS, BALANCE_CEILING_ENTRY_KINDS } from './ledger';
 export const {
   accounts, accessTokens, dashboardUsers, dashboardSessions, auditTrail, ledgerBooks, ledgerEntries, ledgerLines, events, idempotencyKeys,
   withdrawals, withdrawalBatches, customers, transactions, disputes, refunds, webhooks, deliveries, deliveryAttempts,
-  limitBuckets, limitAttempts, limitSignInDelays, nameWords,
+  limitBuckets, limitAttempts, limitSignInDelays, nameWords, pixKeys, pixApiClients, pixApiTokens,
 } = declareTables(kit);

@@ -2,6 +2,7 @@ import { accountTables } from './accounts';
 import type { Columns, Dialect, Kit } from './kit';
 import { ledgerTables } from './ledger';
 import { limitTables } from './limits';
+import { pixApiTables } from './pix-api';
 import { platformTables } from './platform';
 import { searchTables } from './search';
 import { transactionTables } from './transactions';
@@ -25,5 +26,6 @@ export function declareTables<D extends Dialect, C extends Columns>(k: Kit<D, C>
     ...webhookTables(k, { ...accounts, ...platform }),
     ...limitTables(k),
     ...searchTables(k),
+    ...pixApiTables(k, accounts),
   };
 }

@@ -15,6 +15,7 @@ import { SessionStore } from './sessions';
 import { IdempotencyStore } from './idempotency';
 import { AuditTrailStore } from './audit-trail';
 import { SearchStore } from './search';
+import { PixApiClientStore, PixKeyStore } from './pix-api';
 
 /**
  * What a running write job carries besides its transaction: who asked for it, and what to do once it
@@ -78,6 +79,8 @@ export class Stores {
   get idempotency(): IdempotencyStore { return storeOf.idempotency(this.handle); }
   get auditTrail(): AuditTrailStore { return storeOf.auditTrail(this.handle); }
   get search(): SearchStore { return storeOf.search(this.handle); }
+  get pixKeys(): PixKeyStore { return storeOf.pixKeys(this.handle); }
+  get pixApiClients(): PixApiClientStore { return storeOf.pixApiClients(this.handle); }
 }
 
 const outsideJobs = new WeakMap<DrizzleDb, Stores>();
@@ -106,4 +109,6 @@ const storeOf = {
   idempotency: perConnection((h) => new IdempotencyStore(h)),
   auditTrail: perConnection((h) => new AuditTrailStore(h)),
   search: perConnection((h) => new SearchStore(h)),
+  pixKeys: perConnection((h) => new PixKeyStore(h)),
+  pixApiClients: perConnection((h) => new PixApiClientStore(h)),
 };

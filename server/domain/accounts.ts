@@ -7,6 +7,8 @@ import { newId, randomId } from './ids';
 import { openMerchantBooks, sandboxTopUp } from './ledger';
 import { hashPassword, hashSecret, randomSecret, safeEqualHex } from './secrets';
 import { encryptSecret, newWebhookSecret } from './webhooks/secrets';
+import { createAccountPixKey } from './pix-api/keys';
+import { createPixApiClient } from './pix-api/oauth';
 import { dashboardEmail, newPassword } from './sign-in-rules';
 
 /** `value` through `rule`, or a 400 naming `field` with the rule's first complaint. */
@@ -23,6 +25,11 @@ export interface AccountCredentials {
   code: string;
   token: string;
   api_key: string;
+  /** The API Pix client (POST /oauth/token); its secret exists only in this answer. */
+  pix_client_id: string;
+  pix_client_secret: string;
+  /** The account's receiving Pix key (its EVP). */
+  pix_key: string;
 }
 
 export interface CreateAccountInput {
@@ -47,14 +54,14 @@ export async function createAccount(s: AccountServices, input: CreateAccountInpu
   if (input.password !== undefined) checked('password', newPassword, input.password);
   // scrypt runs before the write job: the writer never waits on slow work
   const passwordHash = input.password ? await hashPassword(input.password) : null;
-  const creds: AccountCredentials = {
+  const creds = {
     account_id: newId('account'),
     code: `cli_${randomId(16)}`,
     token: randomSecret('sk_'),
     api_key: `pk_${randomId(24)}`,
   };
   const postbackSecretEnc = encryptSecret(newWebhookSecret(), s.masterKey);
-  await s.db.write(async (tx) => {
+  return s.db.write(async (tx) => {
     const at = s.now();
     const iso = at.toISOString();
     await tx.accounts.insertAccount({
@@ -67,8 +74,11 @@ export async function createAccount(s: AccountServices, input: CreateAccountInpu
       if (await tx.sessions.emailTaken(email)) throw new DomainError('CONFLICT', 'email: a dashboard user with this email already exists');
       await tx.sessions.insertUser({ id: newId('dashboardUser'), accountId: creds.account_id, email, passwordHash, createdAt: iso });
     }
+    const pixKey = await createAccountPixKey(tx, creds.account_id, at);
+    const client = await createPixApiClient(tx, creds.account_id, at);
+    const made: AccountCredentials = { ...creds, pix_client_id: client.clientId, pix_client_secret: client.clientSecret, pix_key: pixKey };
+    return made;
   });
-  return creds;
 }
 
 /** Exchanges the client pair for an opaque access token. Unknown code and wrong token look alike. */

@@ -7,6 +7,7 @@ import { addDays, localDay, startOfLocalDay } from './local-time';
 import { decryptSecret } from './webhooks/secrets';
 import { recordAudit, recordDisclosure, type DashboardActor } from './audit-trail';
 import { confirmPassword, endOtherSessions, sessionsOfAccount } from './sessions';
+import { pixApiClientOf, rotatePixClientSecret } from './pix-api/oauth';
 
 /**
  * Reads only the dashboard needs. Money in and out come from the ledger: a line on a system book
@@ -137,4 +138,19 @@ export async function rotateToken(s: Services, who: DashboardActor, password: st
     await recordAudit(tx, who, 'client_token.rotate', at);
   });
   return { code: r.code, token: r.token };
+}
+
+/** The account's API Pix client: its public id and scopes (the secret is never shown again). */
+export async function pixApiCredentials(s: Services, accountId: string) {
+  return { client: await pixApiClientOf(s.db.read, accountId) };
+}
+
+/**
+ * A new API Pix client secret, shown once (a client is made now for an account created before API Pix
+ * credentials existed); the old secret and every token it got stop working. Only after the password,
+ * and recorded in the same job.
+ */
+export async function rotatePixSecret(s: Services, who: DashboardActor, password: string) {
+  await confirmPassword(s, who.userId, password, who.clientAddress);
+  return rotatePixClientSecret(s, who.accountId, (tx, at) => recordAudit(tx, who, 'pix_client_secret.rotate', at));
 }

@@ -12,6 +12,7 @@ import { MAX_BODY_BYTES } from './body';
 import { errorHeaders, presentRestError } from './presenter';
 import { createRestAdapter } from './rest';
 import { STATEMENT_CSV_PATH, streamStatementCsv } from './statement-csv';
+import { OAUTH_TOKEN_PATH, serveTokenRequest } from './oauth-token';
 
 /**
  * The API half of the process: the REST adapter, tRPC's adapter at /api/trpc, and /openapi.json.
@@ -53,7 +54,7 @@ export function createApiHandler(services: Services, router: AnyRouter) {
     openApiDocument,
     /** Whether this request is the API's; false means "give it to the pages". */
     owns(pathname: string): boolean {
-      return pathname === '/openapi.json' || isTrpc(pathname) || pathname === STATEMENT_CSV_PATH || pathname.startsWith('/api/') || rest.owns(pathname);
+      return pathname === '/openapi.json' || pathname === OAUTH_TOKEN_PATH || isTrpc(pathname) || pathname === STATEMENT_CSV_PATH || pathname.startsWith('/api/') || rest.owns(pathname);
     },
     async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
       const pathname = (req.url ?? '/').split('?')[0];
@@ -73,6 +74,11 @@ export function createApiHandler(services: Services, router: AnyRouter) {
             return;
           }
           await streamStatementCsv(services, req, res, new URL(req.url ?? '/', 'http://localhost'), lowerHeaders(req.headers));
+          return;
+        }
+        if (pathname === OAUTH_TOKEN_PATH) {
+          // the API Pix's OAuth2 token endpoint: a form body and RFC 6749's answers, not a REST procedure's
+          await serveTokenRequest(services, req, res);
           return;
         }
         if (isTrpc(pathname)) {

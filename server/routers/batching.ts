@@ -7,7 +7,7 @@ export const MAX_BATCH_CALLS = 20;
 export const UNBATCHABLE_PROCEDURES: readonly string[] = [
   'auth.token', 'session.signIn',
   // a signed-in person's password, confirmed again
-  'session.signOutEverywhere', 'session.changePassword', 'dashboard.rotateToken', 'dashboard.postbackSecret',
+  'session.signOutEverywhere', 'session.changePassword', 'dashboard.rotateToken', 'dashboard.postbackSecret', 'dashboard.rotatePixSecret',
   'webhooks.revealSecret', 'webhooks.rotateSecretConfirmed',
 ];
 

@@ -3,6 +3,7 @@ import { accountRouter } from './account/router';
 import { authRouter } from './auth/router';
 import { dashboardRouter } from './dashboard/router';
 import { pixRouter } from './pix/router';
+import { pixKeysRouter } from './pix-keys/router';
 import { sandboxRouter } from './sandbox/router';
 import { sessionRouter } from './session/router';
 import { statusRouter } from './status/router';
@@ -17,6 +18,7 @@ export const appRouter = router({
   dashboard: dashboardRouter,
   withdrawals: withdrawalsRouter,
   pix: pixRouter,
+  pixKeys: pixKeysRouter,
   transactions: transactionsRouter,
   sandbox: sandboxRouter,
   webhooks: webhooksRouter,

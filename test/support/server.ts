@@ -9,7 +9,7 @@ export interface RunningServer {
   url: string;
   dir: string;
   databasePath: string;
-  demo: { code: string; token: string; apiKey: string; accountId: string; email: string; password: string };
+  demo: { code: string; token: string; apiKey: string; accountId: string; email: string; password: string; pixClientId: string; pixClientSecret: string; pixKey: string };
   output: () => string;
   /** SIGTERM and wait for the exit code. */
   stop(): Promise<number | null>;
@@ -104,7 +104,10 @@ export async function startServer(o: { env?: Record<string, string>; pages?: boo
   const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
   return {
     url, dir, databasePath, child,
-    demo: { accountId: field('account_id'), code: field('code'), token: field('token'), apiKey: field('api_key'), email: dash?.[1] ?? '', password: dash?.[2] ?? '' },
+    demo: {
+      accountId: field('account_id'), code: field('code'), token: field('token'), apiKey: field('api_key'), email: dash?.[1] ?? '', password: dash?.[2] ?? '',
+      pixClientId: field('pix_client_id'), pixClientSecret: field('pix_client_secret'), pixKey: field('pix_key'),
+    },
     output: () => out,
     async stop() {
       if (child.exitCode !== null) return child.exitCode;

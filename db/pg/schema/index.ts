@@ -7,5 +7,5 @@ import { kit } from './kit';
 export const {
   accounts, accessTokens, dashboardUsers, dashboardSessions, auditTrail, ledgerBooks, ledgerEntries, ledgerLines, events, idempotencyKeys,
   withdrawals, withdrawalBatches, customers, transactions, disputes, refunds, webhooks, deliveries, deliveryAttempts,
-  limitBuckets, limitAttempts, limitSignInDelays, nameWords,
+  limitBuckets, limitAttempts, limitSignInDelays, nameWords, pixKeys, pixApiClients, pixApiTokens,
 } = declareTables(kit);

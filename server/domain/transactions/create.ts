@@ -12,6 +12,7 @@ import { cnpjProblem, cpfProblem, documentKind, normalizeDocument } from '../../
 import { checkWebhookUrl } from '../webhooks/url-guard';
 import { dueDateAfter, sandboxInvoiceLine } from './invoice';
 import { pixChargeBrCode, transactionIdentifier } from './pix-charge';
+import { receivingPixKey } from '../pix-api/keys';
 import { customerView, transactionView, type TransactionCreated, type TransactionItem, type TransactionMethod } from './view';
 
 /** The body of POST /transaction after its schema has vetted types and bounds. */
@@ -112,7 +113,7 @@ export async function createTransaction(
     let invoice: { id: string; dueDate: string; line: string } | null = null;
     let expiresAt: string | null = null;
     if (input.method === 'PIX') {
-      qrcode = pixChargeBrCode({ accountId, merchantName, merchantCity: s.config.merchantCity, amount: input.amount, txid: identifier });
+      qrcode = pixChargeBrCode({ accountId, key: await receivingPixKey(tx, accountId), merchantName, merchantCity: s.config.merchantCity, amount: input.amount, txid: identifier });
       expiresAt = new Date(at.getTime() + s.config.pixExpiresSeconds * 1000).toISOString();
     } else if (input.method === 'INVOICE') {
       const invoiceId = newId('invoice');

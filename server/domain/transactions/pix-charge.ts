@@ -3,9 +3,10 @@ import { createHash } from 'node:crypto';
 import { buildPixBrCode, toBrCodeText, MAX_MERCHANT_NAME_LENGTH } from '../pix/brcode';
 
 /**
- * The account's receiving Pix key. The sandbox has no DICT to register keys with, so each account gets
- * a random-key (EVP) that is derived, not stored: the first 16 bytes of SHA-256("pix-evp:" + account id)
- * shaped as a UUID v4 (version nibble 4, variant 10xx). The same account always shows the same key.
+ * The EVP an account is created with (and that accounts created before keys were stored were given by
+ * the start-up backfill): the first 16 bytes of SHA-256("pix-evp:" + account id) shaped as a UUID v4
+ * (version nibble 4, variant 10xx). The same account always gets the same key; it is stored as the
+ * account's first key (server/domain/pix-api/keys.ts), which is what charges read now.
  */
 export function merchantPixKey(accountId: string): string {
   const b = createHash('sha256').update(`pix-evp:${accountId}`).digest().subarray(0, 16);
@@ -24,8 +25,9 @@ export function transactionIdentifier(transactionId: string): string {
   return transactionId.replace('_', '');
 }
 
-export function pixChargeBrCode(o: { accountId: string; merchantName: string; merchantCity: string; amount: number; txid: string }): string {
+/** `key`: the account's receiving key (server/domain/pix-api/keys.ts); the derived EVP when not given. */
+export function pixChargeBrCode(o: { accountId: string; key?: string; merchantName: string; merchantCity: string; amount: number; txid: string }): string {
   // A name with no printable Latin characters left after transliteration would make no field 59.
   const name = toBrCodeText(o.merchantName, MAX_MERCHANT_NAME_LENGTH) || 'MERCHANT';
-  return buildPixBrCode({ key: merchantPixKey(o.accountId), amountCents: o.amount, merchantName: name, merchantCity: o.merchantCity, txid: o.txid });
+  return buildPixBrCode({ key: o.key ?? merchantPixKey(o.accountId), amountCents: o.amount, merchantName: name, merchantCity: o.merchantCity, txid: o.txid });
 }

@@ -39,6 +39,11 @@ export const overviewResponse = z.object({
 export const developersResponse = z.object({ account_id: z.string(), account_name: z.string(), code: z.string(), api_key: z.string() });
 export const postbackSecretResponse = z.object({ postback_secret: z.string() });
 export const rotateTokenResponse = z.object({ code: z.string(), token: z.string() });
+export const pixApiCredentialsResponse = z.object({
+  client: z.object({ client_id: z.string(), scopes: z.array(z.string()), secret_set_at: z.string() }).nullable()
+    .describe('null for an account created before API Pix credentials existed, until its first rotation'),
+});
+export const rotatePixSecretResponse = z.object({ client_id: z.string(), client_secret: z.string() });
 
 /** What a procedure that answers a secret or a new credential takes: the person's password again. */
 export const passwordConfirmation = z.strictObject({
