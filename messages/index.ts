@@ -19,6 +19,7 @@ import enStatusPage from './en/statusPage.json';
 import enRefunds from './en/refunds.json';
 import enStatement from './en/statement.json';
 import enSecurity from './en/security.json';
+import enPixKeys from './en/pixKeys.json';
 import ptCommon from './pt-BR/common.json';
 import ptErrors from './pt-BR/errors.json';
 import ptSettings from './pt-BR/settings.json';
@@ -39,6 +40,7 @@ import ptStatusPage from './pt-BR/statusPage.json';
 import ptRefunds from './pt-BR/refunds.json';
 import ptStatement from './pt-BR/statement.json';
 import ptSecurity from './pt-BR/security.json';
+import ptPixKeys from './pt-BR/pixKeys.json';
 
 /**
  * The dashboard's catalogs: one JSON file per namespace and language (messages/<locale>/<namespace>.json),
@@ -67,6 +69,7 @@ const ptBR = {
   refunds: ptRefunds,
   statement: ptStatement,
   security: ptSecurity,
+  pixKeys: ptPixKeys,
 };
 
 export type Messages = typeof ptBR;
@@ -92,6 +95,7 @@ const en: Messages = {
   refunds: enRefunds,
   statement: enStatement,
   security: enSecurity,
+  pixKeys: enPixKeys,
 };
 
 export const CATALOGS: Record<DashboardLocale, Messages> = { 'pt-BR': ptBR, en };

@@ -12,10 +12,12 @@ export function Developers() {
   const creds = useQuery(trpc.dashboard.developers.queryOptions());
   // the postback secret and a new client token are answered only after the password (a mutation each,
   // never cached): the dialog asks for it, and closes once the answer is in
-  const [asking, setAsking] = useState<'secret' | 'rotate' | null>(null);
+  const [asking, setAsking] = useState<'secret' | 'rotate' | 'pix' | null>(null);
   const secret = useMutation(trpc.dashboard.postbackSecret.mutationOptions({ onSuccess: () => setAsking(null) }));
   const rotate = useMutation(trpc.dashboard.rotateToken.mutationOptions({ onSuccess: () => setAsking(null) }));
-  const ask = (what: 'secret' | 'rotate') => { secret.reset(); rotate.reset(); setAsking(what); };
+  const pix = useQuery(trpc.dashboard.pixApiCredentials.queryOptions());
+  const rotatePix = useMutation(trpc.dashboard.rotatePixSecret.mutationOptions({ onSuccess: () => { setAsking(null); void pix.refetch(); } }));
+  const ask = (what: 'secret' | 'rotate' | 'pix') => { secret.reset(); rotate.reset(); rotatePix.reset(); setAsking(what); };
   const [origin, setOrigin] = useState('');
   useEffect(() => setOrigin(window.location.origin), []);
 
@@ -64,6 +66,29 @@ export function Developers() {
             <PasswordDialog open={asking === 'secret'} title={t('showSecretTitle')} confirmLabel={t('showSecretConfirm')} busy={secret.isPending}
               error={secret.isError ? secret.error : null} onCancel={() => setAsking(null)} onConfirm={(password) => secret.mutate({ password })}>
               <p>{t('showSecretText')}</p>
+            </PasswordDialog>
+          </section>
+          <section className="card" aria-labelledby="pix-api-title">
+            <h2 id="pix-api-title">{t('pixApiTitle')}</h2>
+            <p className="muted">{t('pixApiText')}</p>
+            {pix.isSuccess && pix.data.client ? (
+              <div className="kv">
+                <div>
+                  <p className="kv-label">{t('pixClientId')} <span className="muted">{t('pixClientIdNote')}</span></p>
+                  <CopyValue value={rotatePix.data?.client_id ?? pix.data.client.client_id} label={t('pixClientId')} />
+                </div>
+              </div>
+            ) : pix.isSuccess ? <p>{t('pixNoClient')}</p> : null}
+            {rotatePix.isSuccess ? (
+              <div className="alert alert-ok" role="status">
+                <p><strong>{t('pixNewSecret')}</strong>{t('newTokenText')}</p>
+                <CopyValue value={rotatePix.data.client_secret} label={t('pixClientSecret')} />
+              </div>
+            ) : null}
+            <button type="button" className="button danger" onClick={() => ask('pix')}>{pix.data?.client ? t('pixRotate') : t('pixCreate')}</button>
+            <PasswordDialog open={asking === 'pix'} title={t('pixRotateTitle')} confirmLabel={t('pixRotateConfirm')} busy={rotatePix.isPending}
+              error={rotatePix.isError ? rotatePix.error : null} onCancel={() => setAsking(null)} onConfirm={(password) => rotatePix.mutate({ password })}>
+              <p>{t('pixRotateText')}</p>
             </PasswordDialog>
           </section>
           <section className="card" aria-labelledby="quick-title">
