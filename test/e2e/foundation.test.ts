@@ -174,7 +174,7 @@ describe('account:create', () => {
     const lines = r.stdout.trim().split('\n');
     expect(lines).toHaveLength(1);
     const creds = JSON.parse(lines[0]);
-    expect(Object.keys(creds).sort()).toEqual(['account_id', 'api_key', 'code', 'token']);
+    expect(Object.keys(creds).sort()).toEqual(['account_id', 'api_key', 'code', 'pix_client_id', 'pix_client_secret', 'pix_key', 'token']);
     const t = await accessToken(srv.url, creds.code, creds.token);
     expect((await api(srv.url, '/balance', { token: t })).json.available).toBe(4321);
     // scoped: the demo account's balance is not this one
