@@ -13,7 +13,6 @@ const NAV = [
   { href: '/statement', key: 'statement' },
   { href: '/disputes', key: 'disputes' },
   { href: '/webhooks', key: 'webhooks' },
-  { href: '/pix-keys', key: 'pixKeys' },
   { href: '/developers', key: 'developers' },
   { href: '/status', key: 'status' },
   { href: '/settings', key: 'settings' },

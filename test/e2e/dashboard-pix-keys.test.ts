@@ -34,7 +34,9 @@ const keysShown = async () => (await rows().locator('td:nth-child(2)').allTextCo
 
 describe('the Pix keys page, in Portuguese', { timeout: 90_000 }, () => {
   it('lists the account\'s EVP, the one it cannot remove', async () => {
-    await page.getByRole('link', { name: 'Chaves Pix' }).click();
+    // reached from the API Pix card of the Developers page (the top bar is full at 1280 px)
+    await page.goto(`${srv.url}/developers`);
+    await page.getByRole('link', { name: 'Chaves Pix da conta' }).click();
     await page.waitForURL((u) => u.pathname === '/pix-keys', WAIT);
     await see(page, '[data-testid=pix-key]');
     expect(await keysShown()).toEqual([srv.demo.pixKey]);
@@ -42,6 +44,7 @@ describe('the Pix keys page, in Portuguese', { timeout: 90_000 }, () => {
     expect(await rows().first().getByRole('button', { name: 'Remover' }).isDisabled()).toBe(true);
     await see(page, 'text=Uma conta sempre tem ao menos uma chave');
     expect(await englishLeft(page, ['pixKeys', 'shell'])).toEqual([]);
+    expect(await page.title()).toMatch(/Chaves Pix/);
   });
 
   it('adds an e-mail and a phone as people type them; refuses a bad CPF and a key already held, in words', async () => {

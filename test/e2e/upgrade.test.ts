@@ -7,6 +7,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { applyMigrations, openConnection } from '../../db/client';
 import { MigrationError, shippedMigrations } from '../../db/migration-history';
 import { migratePostgres, PG_MIGRATIONS } from '../../db/pg/migrate';
+import { merchantPixKey } from '../../server/domain/transactions/pix-charge';
 import {
   appliedMigrations, migrateAsRelease, openRaw, schemaObjects, seedRelease010, snapshot, type DatabaseTarget, type RawDatabase, type SeededRelease,
 } from '../support/release-database';
@@ -119,6 +120,9 @@ describe('upgrading a database made by release 0.1.0', () => {
       const issued = await api(srv.url, '/auth/token', { body: { code: seeded.account.code, token: seeded.account.clientToken } });
       expect(issued.status, issued.text).toBe(200);
       const token = issued.json.access_token as string;
+      // the account made before receiving keys were stored holds, as its key, the EVP its BR Codes carry
+      const keys = await api(srv.url, '/api/trpc/pixKeys.list', { token });
+      expect(keys.json.result.data.data.map((k: { key_type: string; key: string }) => [k.key_type, k.key])).toEqual([['EVP', merchantPixKey(seeded.account.id)]]);
 
       // each withdrawal in its state with its batches, found by id, by a batch identifier and by reference
       for (const [n, w] of seeded.withdrawals.entries()) {

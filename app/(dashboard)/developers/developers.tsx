@@ -1,6 +1,7 @@
 'use client';
 import { useMutation, useQuery } from '@tanstack/react-query';
 import { useTranslations } from 'next-intl';
+import Link from 'next/link';
 import { useEffect, useState } from 'react';
 import { CopyValue, ErrorState, Loading, PageHeader } from '../../_components/ui';
 import { PasswordDialog } from '../../_components/password-dialog';
@@ -86,6 +87,7 @@ export function Developers() {
               </div>
             ) : null}
             <button type="button" className="button danger" onClick={() => ask('pix')}>{pix.data?.client ? t('pixRotate') : t('pixCreate')}</button>
+            <p className="muted">{t('pixKeysText')} <Link href="/pix-keys">{t('pixKeysLink')}</Link></p>
             <PasswordDialog open={asking === 'pix'} title={t('pixRotateTitle')} confirmLabel={t('pixRotateConfirm')} busy={rotatePix.isPending}
               error={rotatePix.isError ? rotatePix.error : null} onCancel={() => setAsking(null)} onConfirm={(password) => rotatePix.mutate({ password })}>
               <p>{t('pixRotateText')}</p>

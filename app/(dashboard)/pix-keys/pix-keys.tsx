@@ -98,7 +98,9 @@ function AddKey({ onAdded }: { onAdded: (k: KeyView) => Promise<void> }) {
             placeholder={input.placeholder} inputMode={input.inputMode} type={input.type} autoComplete={input.autoComplete}
             error={failure?.fields.key ?? failure?.fields.key_type} />
         ) : <p className="hint">{t('evpHint')}</p>}
-        <button type="submit" className="button" disabled={add.isPending}>{add.isPending ? t('adding') : t('add')}</button>
+        <div className="button-row">
+          <button type="submit" className="button" disabled={add.isPending}>{add.isPending ? t('adding') : t('add')}</button>
+        </div>
       </form>
     </section>
   );
