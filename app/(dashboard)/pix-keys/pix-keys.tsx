@@ -47,7 +47,7 @@ export function PixKeys() {
                       <td data-label={t('col.type')} data-phone="meta">{t(`type.${k.key_type}`)}</td>
                       <td data-label={t('col.key')} data-phone="title"><span className="mono break-anywhere">{k.key}</span></td>
                       <td data-label={t('col.created')} data-phone="meta" className="nowrap">{formatDateTime(k.created_at)}</td>
-                      <td data-phone="note">
+                      <td data-phone="amount">
                         <button type="button" className="button small secondary" disabled={keys.data.data.length === 1}
                           aria-label={t('removeNamed', { key: k.key })} onClick={() => { remove.reset(); setRemoving(k); }}>{t('remove')}</button>
                       </td>
