@@ -1,6 +1,6 @@
 // @engines none: a unit test with no database (runs once)
 import { describe, expect, it } from 'vitest';
-import { formatAmount, parseAmount, parseCobvCalendario, parseCobvValor, parsePercent, type ValorIssue } from '../../server/domain/pix-api/due-date-input';
+import { formatAmount, formatCobvValor, parseAmount, parseCobvCalendario, parseCobvValor, parsePercent, type ValorIssue } from '../../server/domain/pix-api/due-date-input';
 
 /** The issues of a refusal; fails the test when it was accepted. */
 function issuesOf(r: { ok: true } | { ok: false; issues: ValorIssue[] }): ValorIssue[] {
@@ -144,6 +144,29 @@ describe('a cobv\'s valor', () => {
       desconto: { modalidade: 3 },
     }, { ...due, path: 'valor' }));
     expect(issues.map((i) => i.property)).toEqual(['valor.original', 'valor.multa.valorPerc', 'valor.juros.modalidade', 'valor.desconto.valorPerc']);
+  });
+});
+
+describe('a cobv\'s valor written back', () => {
+  const due = { dataDeVencimento: '2026-12-10' };
+
+  it('gives back the JSON it was read from, with tiers in date order and leading zeros dropped', () => {
+    const sent = {
+      original: '0123.45',
+      multa: { modalidade: 2, valorPerc: '2.00' },
+      juros: { modalidade: 7, valorPerc: '1.50' },
+      abatimento: { modalidade: 1, valorPerc: '3.05' },
+      desconto: { modalidade: 2, descontoDataFixa: [{ data: '2026-12-10', valorPerc: '1.00' }, { data: '2026-11-30', valorPerc: '5.00' }] },
+    };
+    const parsed = parseCobvValor(sent, due);
+    if (!parsed.ok) throw new Error('refused');
+    expect(formatCobvValor(parsed.value)).toEqual({
+      ...sent,
+      original: '123.45',
+      desconto: { modalidade: 2, descontoDataFixa: [{ data: '2026-11-30', valorPerc: '5.00' }, { data: '2026-12-10', valorPerc: '1.00' }] },
+    });
+    expect(parseCobvValor(formatCobvValor(parsed.value), due)).toEqual(parsed);
+    expect(formatCobvValor({ original: 1, desconto: { modalidade: 4, valorPerc: 5 } })).toEqual({ original: '0.01', desconto: { modalidade: 4, valorPerc: '0.05' } });
   });
 });
 

@@ -2,7 +2,7 @@
 import { describe, expect, it } from 'vitest';
 import { amountDue, componentesValorJson, dueDates, type AmountDue, type CobvValor } from '../../server/domain/pix-api/due-date';
 import { parseCobvValor } from '../../server/domain/pix-api/due-date-input';
-import { businessDaysAfterUntil } from '../../server/domain/pix-api/calendar';
+import { addCalendarDays, businessDaysAfterUntil } from '../../server/domain/pix-api/calendar';
 
 // Each example starts from the `valor` JSON a client sends (the yaml's CobVValor), read by the parser the
 // routes use, and asks the amount due on a payment day. Amounts in the expectations are cents.
@@ -368,5 +368,63 @@ describe('amounts that cannot be written', () => {
     expect(juros).toBe(businessDaysAfterUntil('2026-12-10', '2126-12-10'));
     expect(juros).toBeGreaterThan(100 * 245);
     expect(juros).toBeLessThan(100 * 255);
+  });
+});
+
+describe('what holds for any charge on any day (seeded random charges, reproducible)', () => {
+  // mulberry32: a small deterministic generator, so a failure names a seed that reproduces it
+  function generator(seed: number) {
+    let a = seed >>> 0;
+    return () => {
+      a = (a + 0x6d2b79f5) >>> 0;
+      let t = a;
+      t = Math.imul(t ^ (t >>> 15), t | 1);
+      t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+      return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+    };
+  }
+  const money = (cents: number) => `${Math.floor(cents / 100)}.${String(cents % 100).padStart(2, '0')}`;
+
+  it('sums its components, never owes less than R$0.01, charges fees only when late and discounts only when early; juros never shrink and per-day discounts never grow as days pass', () => {
+    for (let seed = 1; seed <= 300; seed += 1) {
+      const rand = generator(seed);
+      const int = (lo: number, hi: number) => lo + Math.floor(rand() * (hi - lo + 1));
+      const originalCents = int(1, 5_000_000);
+      const dueDay = addCalendarDays('2026-01-01', int(0, 3 * 366));
+      const valor: Record<string, unknown> = { original: money(originalCents) };
+      const multaMode = int(0, 2);
+      if (multaMode) valor.multa = { modalidade: multaMode, valorPerc: money(multaMode === 1 ? int(0, 100_000) : int(0, 2000)) };
+      const jurosMode = int(0, 8);
+      if (jurosMode) valor.juros = { modalidade: jurosMode, valorPerc: money(jurosMode === 1 || jurosMode === 5 ? int(0, 5000) : int(0, 1000)) };
+      const abatimentoMode = int(0, 2);
+      if (abatimentoMode) valor.abatimento = { modalidade: abatimentoMode, valorPerc: money(abatimentoMode === 1 ? int(0, originalCents - 1) : int(0, 9999)) };
+      const descontoMode = int(0, 6);
+      if (descontoMode === 1 || descontoMode === 2) {
+        const tiers = [...new Set([int(0, 40), int(0, 40), int(0, 40)])].map((back) => ({
+          data: addCalendarDays(dueDay, -back),
+          valorPerc: money(descontoMode === 1 ? int(0, originalCents - 1) : int(0, 9999)),
+        }));
+        valor.desconto = { modalidade: descontoMode, descontoDataFixa: tiers };
+      } else if (descontoMode) {
+        valor.desconto = { modalidade: descontoMode, valorPerc: money(descontoMode <= 4 ? int(0, Math.max(0, originalCents - 1)) : int(0, 9999)) };
+      }
+      const c = charge(valor, dueDay, int(0, 60));
+      const { vencimento, ultimoDia } = dueDates(c);
+
+      let previous: ReturnType<typeof pay> | null = null;
+      for (let day = addCalendarDays(dueDay, -45); day <= ultimoDia; day = addCalendarDays(day, 1)) {
+        const r = pay(c, day);
+        const where = `seed ${seed}, ${JSON.stringify(valor)} due ${dueDay} paid ${day}`;
+        if (r.valor !== r.original + r.multa + r.juros - r.abatimento - r.desconto) throw new Error(`sum: ${where}`);
+        if (r.valor < 1) throw new Error(`below 0.01: ${where}`);
+        if (day <= vencimento && (r.multa !== 0 || r.juros !== 0)) throw new Error(`fees on time: ${where}`);
+        if (day > vencimento && r.desconto !== 0) throw new Error(`discount when late: ${where}`);
+        if (previous && r.juros < previous.juros) throw new Error(`juros shrank: ${where}`);
+        if (previous && descontoMode >= 3 && r.desconto > previous.desconto) throw new Error(`per-day discount grew: ${where}`);
+        if (previous && r.abatimento !== previous.abatimento) throw new Error(`abatimento changed: ${where}`);
+        previous = r;
+      }
+      expect(dueOn(c, addCalendarDays(ultimoDia, 1)).payable).toBe(false);
+    }
   });
 });

@@ -256,3 +256,32 @@ export function parseCobvCalendario(input: unknown, ctx: { today: string; path?:
   if (issues.length > 0) return { ok: false, issues };
   return { ok: true, value: { dataDeVencimento: due as string, validadeAposVencimento: validade as number } };
 }
+
+/** The yaml's CobVValor as JSON, amounts and percentages as strings. */
+export interface CobvValorJson {
+  original: string;
+  multa?: { modalidade: number; valorPerc: string };
+  juros?: { modalidade: number; valorPerc: string };
+  abatimento?: { modalidade: number; valorPerc: string };
+  desconto?: { modalidade: number; descontoDataFixa: Array<{ data: string; valorPerc: string }> } | { modalidade: number; valorPerc: string };
+}
+
+/**
+ * A `cobv`'s `valor` written back as the yaml's CobVValor (the inverse of `parseCobvValor`): what a
+ * `GET /cobv/{txid}` or the payload shows. Amounts and percentages in the `"123.45"` form, tiers in
+ * date order.
+ */
+export function formatCobvValor(valor: CobvValor): CobvValorJson {
+  const out: CobvValorJson = { original: formatHundredths(valor.original) };
+  for (const key of ['multa', 'juros', 'abatimento'] as const) {
+    const component = valor[key];
+    if (component) out[key] = { modalidade: component.modalidade, valorPerc: formatHundredths(component.valorPerc) };
+  }
+  const d = valor.desconto;
+  if (d) {
+    out.desconto = 'descontoDataFixa' in d
+      ? { modalidade: d.modalidade, descontoDataFixa: d.descontoDataFixa.map((t) => ({ data: t.data, valorPerc: formatHundredths(t.valorPerc) })) }
+      : { modalidade: d.modalidade, valorPerc: formatHundredths(d.valorPerc) };
+  }
+  return out;
+}
