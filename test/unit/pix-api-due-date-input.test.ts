@@ -77,6 +77,8 @@ describe('a cobv\'s valor', () => {
       },
     });
     expect(parseCobvValor({ original: '10.00' }, due)).toEqual({ ok: true, value: { original: 1000 } });
+    // components other than original may be "0.00": the schema allows it, and it changes nothing
+    expect(parseCobvValor({ original: '10.00', multa: { modalidade: 1, valorPerc: '0.00' } }, due)).toEqual({ ok: true, value: { original: 1000, multa: { modalidade: 1, valorPerc: 0 } } });
     expect(parseCobvValor({ original: '10.00', desconto: { modalidade: 6, valorPerc: '0.15' } }, due)).toEqual({ ok: true, value: { original: 1000, desconto: { modalidade: 6, valorPerc: 15 } } });
   });
 
@@ -134,6 +136,35 @@ describe('a cobv\'s valor', () => {
     expect(desconto({ modalidade: 1, descontoDataFixa: [tiers[0], { ...tiers[0], valorPerc: '2.00' }] })[0]).toMatchObject({ property: 'cobv.valor.desconto.descontoDataFixa[1].data' });
     expect(desconto({ modalidade: 1, descontoDataFixa: [{ data: '2026-02-30', valorPerc: '1.00' }] })[0].property).toBe('cobv.valor.desconto.descontoDataFixa[0].data');
     expect(desconto({ modalidade: 1, descontoDataFixa: [{ data: '2026-12-01', valorPerc: '1' }] })[0].property).toBe('cobv.valor.desconto.descontoDataFixa[0].valorPerc');
+  });
+
+  it('with the creation day, refuses deductions that could leave nothing to pay on a day the charge can be paid (bacen/pix-api#408)', () => {
+    const today = '2026-11-27';
+    const valor = (v: Record<string, unknown>) => parseCobvValor({ original: '10.00', ...v }, { ...due, today });
+    // R$0.50 a calendar day, 13 days before 10 Dec: 6.50, fine; R$0.80 a day: 10.40, refused
+    expect(valor({ desconto: { modalidade: 3, valorPerc: '0.50' } }).ok).toBe(true);
+    expect(issuesOf(valor({ desconto: { modalidade: 3, valorPerc: '0.80' } }))).toEqual([{
+      property: 'cobv.valor.desconto',
+      reason: 'O objeto cobv.valor.desconto pode levar o valor da cobrança a zero (pagamento em 2026-11-27).',
+      value: { modalidade: 3, valorPerc: '0.80' },
+    }]);
+    // the same discount created on 5 Dec accumulates only 5 days: accepted
+    expect(parseCobvValor({ original: '10.00', desconto: { modalidade: 3, valorPerc: '0.80' } }, { ...due, today: '2026-12-05' }).ok).toBe(true);
+    // per business day: 9 business days from 27 Nov to 10 Dec; 1.11 a day is 9.99, 1.12 is 10.08
+    expect(valor({ desconto: { modalidade: 4, valorPerc: '1.11' } }).ok).toBe(true);
+    expect(valor({ desconto: { modalidade: 4, valorPerc: '1.12' } }).ok).toBe(false);
+    // a tier and an abatimento, each under the original, together reaching it; the tier's date passed is no longer counted
+    const tier = (data: string) => ({ abatimento: { modalidade: 1, valorPerc: '4.00' }, desconto: { modalidade: 1, descontoDataFixa: [{ data, valorPerc: '6.00' }] } });
+    expect(issuesOf(valor(tier('2026-12-01')))[0]).toMatchObject({
+      property: 'cobv.valor.desconto', reason: 'O objeto cobv.valor.desconto, somado ao abatimento, pode levar o valor da cobrança a zero (pagamento em 2026-11-27).',
+    });
+    expect(parseCobvValor({ original: '10.00', ...tier('2026-12-01') }, { ...due, today: '2026-12-02' }).ok).toBe(true);
+    // without `today`, only the yaml's element-by-element checks
+    expect(parseCobvValor({ original: '10.00', desconto: { modalidade: 3, valorPerc: '0.80' } }, due).ok).toBe(true);
+    // 99.99 % of R$0.01 rounds to the whole of it
+    expect(issuesOf(parseCobvValor({ original: '0.01', abatimento: { modalidade: 2, valorPerc: '99.99' } }, { ...due, today }))[0]).toMatchObject({
+      property: 'cobv.valor.abatimento', reason: 'O objeto cobv.valor.abatimento pode levar o valor da cobrança a zero (pagamento em 2026-11-27).',
+    });
   });
 
   it('reports every refused property at once, under the path it is given', () => {

@@ -42,6 +42,9 @@ describe('the yaml\'s worked example and the BCB\'s', () => {
       multa: { valor: '3.00' },
       juros: { valor: '2.00' },
     });
+    // on time, the fees configured but not charged are left out: only what the payment carried
+    const onTime = dueOn(c, '2026-12-10');
+    expect(onTime.payable && componentesValorJson(onTime.componentes)).toEqual({ original: { valor: '100.00' } });
   });
 
   it('R$30,000.00 at 1 % a month (calendar days) 1 day late is R$10.00 of juros: the daily factor is not truncated (bacen/pix-api#607)', () => {

@@ -6,7 +6,7 @@
 // the edge's.
 
 import { calendarDaysBetween, isDay } from './calendar';
-import { formatHundredths, type CobvCalendario, type CobvValor, type DescontoDataFixa } from './due-date';
+import { deductionsReachOriginal, formatHundredths, type CobvCalendario, type CobvValor, type DescontoDataFixa } from './due-date';
 
 /** One refused property: `propriedade`, `razao` and `valor` of a violação, before the edge names them. */
 export interface ValorIssue {
@@ -100,9 +100,11 @@ function collect<T>(result: Parsed<T>, issues: ValorIssue[]): T | null {
  * with `descontoDataFixa`. Our own choices, beyond the yaml: two discount tiers with the same date are
  * refused (which one would apply?); a percentage above 100.00 is refused for every mode; components other
  * than `original` may be "0.00" (the schema allows it and it changes nothing); unknown properties inside
- * `valor` are left to the edge's schema check (CobVValor does not forbid them).
+ * `valor` are left to the edge's schema check (CobVValor does not forbid them). With `today` (the day of
+ * the creation or revision, São Paulo), also refused: an abatimento and discount that together could
+ * take the amount due to zero on a day it can still be paid (bacen/pix-api#408).
  */
-export function parseCobvValor(input: unknown, ctx: { dataDeVencimento: string; path?: string }): Parsed<CobvValor> {
+export function parseCobvValor(input: unknown, ctx: { dataDeVencimento: string; today?: string; path?: string }): Parsed<CobvValor> {
   const path = ctx.path ?? 'cobv.valor';
   if (!isObject(input)) return { ok: false, issues: [{ property: path, reason: `O objeto ${path} não respeita o _schema_.`, value: input }] };
   const issues: ValorIssue[] = [];
@@ -155,7 +157,15 @@ export function parseCobvValor(input: unknown, ctx: { dataDeVencimento: string; 
     if (desconto) valor.desconto = desconto;
   }
 
-  return issues.length > 0 || original === null ? { ok: false, issues } : { ok: true, value: valor };
+  if (issues.length > 0 || original === null) return { ok: false, issues };
+  if (ctx.today && isDay(ctx.today) && isDay(ctx.dataDeVencimento) && (valor.desconto || valor.abatimento)
+    && deductionsReachOriginal(valor, ctx.dataDeVencimento, ctx.today)) {
+    const property = valor.desconto ? `${path}.desconto` : `${path}.abatimento`;
+    const withAbatimento = valor.desconto && valor.abatimento ? ', somado ao abatimento,' : '';
+    const reason = `O objeto ${property}${withAbatimento} pode levar o valor da cobrança a zero (pagamento em ${ctx.today}).`;
+    return { ok: false, issues: [{ property, reason, value: input[valor.desconto ? 'desconto' : 'abatimento'] }] };
+  }
+  return { ok: true, value: valor };
 }
 
 function parseDesconto(input: unknown, p: string, original: number | null, dataDeVencimento: string, issues: ValorIssue[]): CobvValor['desconto'] | null {

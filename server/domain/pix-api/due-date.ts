@@ -227,6 +227,33 @@ function discount(desconto: Desconto, original: number, dataDeVencimento: string
 }
 
 /**
+ * True when, paid on `firstDay` or later, the abatimento and the largest discount together would reach
+ * the original, so the charge would owe nothing: the BCB would have such a charge refused when it is
+ * created or revised (bacen/pix-api#408), as a per-day discount accumulates and a tier plus an abatimento
+ * can pass the original though each alone is under it. Per-day discounts are largest on the first day;
+ * a fixed-date tier counts when its date is not yet past on `firstDay`.
+ */
+export function deductionsReachOriginal(valor: CobvValor, dataDeVencimento: string, firstDay: string): boolean {
+  const { original } = valor;
+  const abatimento = !valor.abatimento ? 0n
+    : valor.abatimento.modalidade === 1 ? BigInt(valor.abatimento.valorPerc) : percentOfOriginal(original, valor.abatimento.valorPerc);
+  let desconto = 0n;
+  const d = valor.desconto;
+  if (d && 'descontoDataFixa' in d) {
+    const vencimento = businessDayOnOrAfter(dataDeVencimento);
+    for (const tier of d.descontoDataFixa) {
+      const until = tier.data === dataDeVencimento ? vencimento : tier.data;
+      if (calendarDaysBetween(firstDay, until) < 0) continue;
+      const value = d.modalidade === 1 ? BigInt(tier.valorPerc) : percentOfOriginal(original, tier.valorPerc);
+      if (value > desconto) desconto = value;
+    }
+  } else if (d) {
+    desconto = discount(d, original, dataDeVencimento, businessDayOnOrAfter(dataDeVencimento), firstDay);
+  }
+  return abatimento + desconto >= BigInt(original);
+}
+
+/**
  * `componentesValor` as the yaml writes it for a Pix received on a `cobv`: `original` always, the
  * others when not zero (the yaml's example lists only what the payment carried).
  */
