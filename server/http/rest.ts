@@ -131,6 +131,8 @@ export function createRestAdapter(services: Services, router: AnyRouter) {
    */
   function envelopeNear(pathname: string): Envelope {
     const segs = pathname.split('/').filter(Boolean);
+    // the Banco Central's surface owns its whole base path: an unknown /v2/… is a problem, not a payments 404
+    if (segs[0] === 'v2' && knownPaths.some((k) => k.envelope === 'pix-api')) return 'pix-api';
     let best: { len: number; envelope: Envelope } = { len: 0, envelope: 'payments' };
     for (const k of knownPaths) {
       if (k.pattern.test(pathname)) return k.envelope;
