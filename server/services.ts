@@ -55,10 +55,15 @@ export function createServices(opts: { config?: Config; clock?: Clock; db?: AppD
 function lazyPayloadSigner(config: Config): () => Promise<PayloadSigner> {
   let signer: Promise<PayloadSigner> | null = null;
   return () => {
-    signer ??= loadPixSigningKey({ databasePath: config.databasePath, keyPath: config.pixSigningKeyPath, secretsKeyPath: config.secretsKeyPath })
+    signer ??= loadPixSigningKey({
+      databasePath: config.databasePath,
+      keyPath: config.pixSigningKeyPath,
+      secretsKeyPath: config.secretsKeyPath,
+      certPath: config.pixSigningCertPath,
+    })
       .then(createPayloadSigner)
       .catch((err: unknown) => {
-        signer = null; // a bad configuration is reported on each use, and fixed by a restart, not cached
+        signer = null; // a failure is not kept: the next use tries again (and says why again)
         throw err;
       });
     return signer;

@@ -1,4 +1,4 @@
-import { createPrivateKey, createPublicKey, generateKeyPair, randomBytes, type KeyObject } from 'node:crypto';
+import { X509Certificate, createPrivateKey, createPublicKey, generateKeyPair, randomBytes, type KeyObject } from 'node:crypto';
 import { chmodSync, existsSync, linkSync, mkdirSync, readFileSync, statSync, unlinkSync, writeFileSync } from 'node:fs';
 import { promisify } from 'node:util';
 import { dirname, join } from 'node:path';
@@ -16,6 +16,12 @@ export interface PixSigningKey {
   publicKey: KeyObject;
   /** Where it came from: the environment's PEM, or a file (and whether this call created it). */
   origin: { kind: 'env' } | { kind: 'file'; path: string; created: boolean };
+  /**
+   * The key's certificate and the chain above it (leaf first), when configured (PIX_SIGNING_CERT_PATH):
+   * what a PSP in production publishes, so payers' banks can check the key belongs to the PSP's
+   * domain (x5c in the JWKS, x5t in the JWS header). Without one, the key stands alone (sandbox).
+   */
+  certificateChain?: X509Certificate[];
 }
 
 export const PIX_SIGNING_KEY_FILE = 'pix-signing-key.pem';
@@ -51,6 +57,15 @@ function readKeyFile(path: string): PixSigningKey {
 
 const generateRsa = promisify(generateKeyPair);
 
+/** The PEM certificates of a file, leaf first; the leaf must be the certificate of `privateKey`'s public half. */
+export function readCertificateChain(path: string, privateKey: KeyObject): X509Certificate[] {
+  const blocks = readFileSync(path, 'utf8').match(/-----BEGIN CERTIFICATE-----[\s\S]+?-----END CERTIFICATE-----/g) ?? [];
+  if (blocks.length === 0) throw new Error(`${path} holds no PEM certificate`);
+  const chain = blocks.map((pem) => new X509Certificate(pem));
+  if (!chain[0].checkPrivateKey(privateKey)) throw new Error(`${path}: the first certificate is not the signing key's (a chain is written leaf first)`);
+  return chain;
+}
+
 /**
  * Loads the signing key, creating the key file the first time. Generation runs off the event loop
  * (node's thread pool: about half a second for 2048 bits on a loaded 2-core machine). The file is written
@@ -66,7 +81,14 @@ export async function loadPixSigningKey(o: {
   secretsKeyPath?: string | null;
   /** The PEM itself; PIX_SIGNING_KEY by default. */
   pem?: string | null;
+  /** PIX_SIGNING_CERT_PATH (config.pixSigningCertPath): the key's certificate chain, PEM, leaf first. */
+  certPath?: string | null;
 }): Promise<PixSigningKey> {
+  const key = await loadKey(o);
+  return o.certPath ? { ...key, certificateChain: readCertificateChain(o.certPath, key.privateKey) } : key;
+}
+
+async function loadKey(o: { databasePath: string; keyPath?: string | null; secretsKeyPath?: string | null; pem?: string | null }): Promise<PixSigningKey> {
   const pem = o.pem === undefined ? process.env.PIX_SIGNING_KEY : o.pem;
   if (pem) return { ...fromPem(pem, 'PIX_SIGNING_KEY'), origin: { kind: 'env' } };
   const path = o.keyPath ?? pixSigningKeyPath(o.databasePath, o.secretsKeyPath);

@@ -1,10 +1,11 @@
 // @engines sqlite: the signing key is a file beside the database's (one check opens services over a SQLite file); no money moves
-import { generateKeyPairSync } from 'node:crypto';
+import { execFileSync } from 'node:child_process';
+import { X509Certificate, createHash, createPrivateKey, generateKeyPair, generateKeyPairSync } from 'node:crypto';
 import { chmodSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { calculateJwkThumbprint, compactVerify, createLocalJWKSet, createRemoteJWKSet, decodeProtectedHeader, errors as joseErrors } from 'jose';
+import { calculateJwkThumbprint, compactVerify, createLocalJWKSet, createRemoteJWKSet, decodeProtectedHeader, errors as joseErrors, importX509 } from 'jose';
 import { afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../server/config';
 import { loadPixSigningKey, pixSigningKeyPath, PIX_SIGNING_KEY_FILE } from '../../server/domain/pix-signing-key';
@@ -23,8 +24,16 @@ import { makeTestServices } from '../support/services';
 let schemas: BcbPixSchemas;
 let dir: string;
 let umask: number;
+/** A second RSA key (PEM) for the tests that need one besides the key under test; made once, it costs CPU. */
+let spareKeyPem: string;
 beforeAll(async () => {
   schemas = await loadBcbPixSchemas();
+  spareKeyPem = await new Promise<string>((resolve, reject) => {
+    generateKeyPair('rsa', { modulusLength: 2048 }, (err, _publicKey, privateKey) => {
+      if (err) reject(err);
+      else resolve(privateKey.export({ type: 'pkcs8', format: 'pem' }) as string);
+    });
+  });
 });
 beforeEach(() => {
   dir = mkdtempSync(join(tmpdir(), 'pix-jws-'));
@@ -278,7 +287,7 @@ describe('signing the payload (JWS)', () => {
   });
 
   it('a payload signed by another key does not verify against this JWKS', async () => {
-    const other = createPayloadSigner(await loadPixSigningKey({ databasePath: join(dir, 'other.db'), pem: null }));
+    const other = createPayloadSigner(await loadPixSigningKey({ databasePath: join(dir, 'other.db'), pem: spareKeyPem }));
     expect(other.kid).not.toBe(signer.kid);
     const forged = await other.signPayload(buildCobPayload(cobFromExample), { jku: jwks.jku });
     await expect(verifyAsPayerBank(forged)).rejects.toBeInstanceOf(joseErrors.JWKSNoMatchingKey);
@@ -337,12 +346,13 @@ describe('the signing key', () => {
 
   it('a key file left readable by others is tightened to 0600 when loaded', async () => {
     const databasePath = join(dir, 'payments.db');
-    const created = await loadPixSigningKey({ databasePath, pem: null });
     const path = pixSigningKeyPath(databasePath);
-    chmodSync(path, 0o644);
+    writeFileSync(path, spareKeyPem, { mode: 0o644 });
+    expect(mode(path)).toBe(0o644);
     const loaded = await loadPixSigningKey({ databasePath, pem: null });
+    expect(loaded.origin).toEqual({ kind: 'file', path, created: false });
     expect(mode(path)).toBe(0o600);
-    expect(createPayloadSigner(loaded).kid).toBe(createPayloadSigner(created).kid);
+    expect(createPayloadSigner(loaded).kid).toBe(createPayloadSigner(await loadPixSigningKey({ databasePath, pem: spareKeyPem })).kid);
   });
 
   describe('given by configuration', () => {
@@ -350,8 +360,9 @@ describe('the signing key', () => {
     let configuredKid: string;
     let saved: { key?: string; path?: string };
     beforeAll(async () => {
-      // a 3072-bit key, PKCS#1 as openssl's older tools write it: configuration is not limited to what we generate
-      pem = generateKeyPairSync('rsa', { modulusLength: 3072 }).privateKey.export({ type: 'pkcs1', format: 'pem' }) as string;
+      // PKCS#1 ("BEGIN RSA PRIVATE KEY"), as openssl's older tools write it: not only the PKCS#8 we generate
+      pem = createPrivateKey(spareKeyPem).export({ type: 'pkcs1', format: 'pem' }) as string;
+      expect(pem).toMatch(/^-----BEGIN RSA PRIVATE KEY-----\n/);
       configuredKid = createPayloadSigner(await loadPixSigningKey({ databasePath: '/nonexistent/x.db', pem })).kid;
       saved = { key: process.env.PIX_SIGNING_KEY, path: process.env.PIX_SIGNING_KEY_PATH };
     });
@@ -414,6 +425,58 @@ describe('the signing key', () => {
       const file = join(dir, 'small.pem');
       writeFileSync(file, small, { mode: 0o600 });
       await expect(loadPixSigningKey({ databasePath, keyPath: file, pem: null })).rejects.toThrow(`${file} must hold an RSA private key`);
+    });
+  });
+
+  describe('with a certificate chain (PIX_SIGNING_CERT_PATH)', () => {
+    /** A CA and a leaf certificate for the signing key, made by the openssl command line (apart from our code). */
+    function certify(keyPem: string): { chainPath: string; leafPem: string; caPem: string } {
+      const at = (name: string) => join(dir, name);
+      writeFileSync(at('signing.key'), keyPem, { mode: 0o600 });
+      writeFileSync(at('ca.key'), generateKeyPairSync('ec', { namedCurve: 'P-256' }).privateKey.export({ type: 'pkcs8', format: 'pem' }), { mode: 0o600 });
+      const openssl = (...args: string[]) => execFileSync('openssl', args, { cwd: dir, stdio: ['ignore', 'pipe', 'pipe'] }).toString();
+      openssl('req', '-x509', '-new', '-key', 'ca.key', '-subj', '/CN=Test Root CA', '-days', '2', '-sha256', '-out', 'ca.crt');
+      openssl('req', '-new', '-key', 'signing.key', '-subj', '/CN=pix.example.com', '-out', 'leaf.csr');
+      openssl('x509', '-req', '-in', 'leaf.csr', '-CA', 'ca.crt', '-CAkey', 'ca.key', '-set_serial', '7', '-days', '2', '-sha256', '-out', 'leaf.crt');
+      const leafPem = readFileSync(at('leaf.crt'), 'utf8');
+      const caPem = readFileSync(at('ca.crt'), 'utf8');
+      writeFileSync(at('chain.pem'), leafPem + caPem);
+      return { chainPath: at('chain.pem'), leafPem, caPem };
+    }
+
+    it('publishes the chain (x5c) and thumbprints in the JWKS, x5t in the header, and a bank can verify through the certificate', async () => {
+      const keyPem = spareKeyPem;
+      const { chainPath, leafPem, caPem } = certify(keyPem);
+      const key = await loadPixSigningKey({ databasePath: join(dir, 'payments.db'), pem: keyPem, certPath: chainPath });
+      const signer = createPayloadSigner(key);
+      const [jwk] = signer.publicJwks().keys;
+      const der = (pem: string) => new X509Certificate(pem).raw;
+      expect(jwk.x5c).toEqual([der(leafPem).toString('base64'), der(caPem).toString('base64')]);
+      // openssl's own SHA-1 fingerprint of the leaf, as base64url: the x5t a bank compares
+      const fingerprint = execFileSync('openssl', ['x509', '-in', join(dir, 'leaf.crt'), '-noout', '-fingerprint', '-sha1']).toString().trim().split('=')[1].replace(/:/g, '');
+      expect(jwk.x5t).toBe(Buffer.from(fingerprint, 'hex').toString('base64url'));
+      expect(jwk['x5t#S256']).toBe(createHash('sha256').update(der(leafPem)).digest('base64url'));
+
+      const payload = buildCobVPayload(cobvFromExample);
+      const jws = await signer.signPayload(payload, { jku: 'https://pix.example.com/v2/jwks' });
+      expect(decodeProtectedHeader(jws)).toEqual({ alg: 'PS256', typ: 'JWS', kid: signer.kid, jku: 'https://pix.example.com/v2/jwks', x5t: jwk.x5t });
+      // the bank: take the leaf from x5c, check the CA signed it, verify the JWS with the leaf's key
+      const leaf = new X509Certificate(Buffer.from(jwk.x5c![0], 'base64'));
+      expect(leaf.verify(new X509Certificate(Buffer.from(jwk.x5c![1], 'base64')).publicKey)).toBe(true);
+      expect(leaf.subject).toBe('CN=pix.example.com');
+      const leafKey = await importX509(leaf.toString(), 'PS256');
+      const verified = await compactVerify(jws, leafKey);
+      expect(JSON.parse(new TextDecoder().decode(verified.payload))).toEqual(payload);
+    });
+
+    it('refuses a chain whose first certificate is not the signing key\'s, and a file without certificates', async () => {
+      const keyPem = spareKeyPem;
+      const { leafPem, caPem } = certify(keyPem);
+      writeFileSync(join(dir, 'reversed.pem'), caPem + leafPem);
+      const databasePath = join(dir, 'payments.db');
+      await expect(loadPixSigningKey({ databasePath, pem: keyPem, certPath: join(dir, 'reversed.pem') })).rejects.toThrow(/the first certificate is not the signing key's/);
+      await expect(loadPixSigningKey({ databasePath, pem: null, certPath: join(dir, 'leaf.crt') })).rejects.toThrow(/the first certificate is not the signing key's/);
+      await expect(loadPixSigningKey({ databasePath, pem: keyPem, certPath: join(dir, 'signing.key') })).rejects.toThrow(/holds no PEM certificate/);
     });
   });
 });

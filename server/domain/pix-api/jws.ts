@@ -2,7 +2,8 @@
 // compact JWS of the payload JSON (payload.ts), signed with the service's RSA key
 // (server/domain/pix-signing-key.ts). Its protected header names the key as the BCB's security manual
 // asks of a PSP: `kid`, and `jku`, the URL of the JWKS the service publishes with that key, which the
-// payer's bank fetches to verify. `typ` "JWS" as the yaml's own sample header writes it.
+// payer's bank fetches to verify; with a configured certificate also `x5t`, and the JWKS carries the
+// chain (`x5c`) for the bank to check whose key it is. `typ` "JWS" as the yaml's own sample header writes it.
 import { createHash } from 'node:crypto';
 import { CompactSign } from 'jose';
 import type { PixSigningKey } from '../pix-signing-key';
@@ -19,6 +20,12 @@ export interface PublicJwk {
   kid: string;
   alg: typeof PAYLOAD_JWS_ALG;
   use: 'sig';
+  /** With a configured certificate: the chain, leaf first, base64 DER (RFC 7517 §4.7). */
+  x5c?: string[];
+  /** With a configured certificate: the leaf's SHA-1 thumbprint, base64url (§4.8), also in the JWS header. */
+  x5t?: string;
+  /** With a configured certificate: the leaf's SHA-256 thumbprint, base64url (§4.9). */
+  'x5t#S256'?: string;
 }
 
 export interface PayloadSigner {
@@ -46,6 +53,15 @@ export function createPayloadSigner(key: PixSigningKey): PayloadSigner {
   }
   const kid = rsaThumbprint({ e: exported.e, n: exported.n });
   const jwk: PublicJwk = { kty: 'RSA', n: exported.n, e: exported.e, kid, alg: PAYLOAD_JWS_ALG, use: 'sig' };
+  const chain = key.certificateChain ?? [];
+  let x5t: string | undefined;
+  if (chain.length > 0) {
+    const leaf = chain[0].raw;
+    x5t = createHash('sha1').update(leaf).digest('base64url');
+    jwk.x5c = chain.map((c) => c.raw.toString('base64'));
+    jwk.x5t = x5t;
+    jwk['x5t#S256'] = createHash('sha256').update(leaf).digest('base64url');
+  }
   const encoder = new TextEncoder();
   return {
     kid,
@@ -59,11 +75,11 @@ export function createPayloadSigner(key: PixSigningKey): PayloadSigner {
       // the manual wants https; plain http is left for a local sandbox behind no TLS proxy
       if (url.protocol !== 'https:' && url.protocol !== 'http:') throw new PayloadSigningError(`jws: jku must be an https URL (got ${url.protocol})`);
       return new CompactSign(encoder.encode(JSON.stringify(payload)))
-        .setProtectedHeader({ alg: PAYLOAD_JWS_ALG, typ: 'JWS', kid, jku })
+        .setProtectedHeader({ alg: PAYLOAD_JWS_ALG, typ: 'JWS', kid, jku, ...(x5t ? { x5t } : {}) })
         .sign(key.privateKey);
     },
     publicJwks() {
-      return { keys: [{ ...jwk }] };
+      return { keys: [{ ...jwk, ...(jwk.x5c ? { x5c: [...jwk.x5c] } : {}) }] };
     },
   };
 }
