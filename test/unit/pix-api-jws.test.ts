@@ -18,16 +18,16 @@ import {
   type CobCharge,
   type CobVCharge,
 } from '../../server/domain/pix-api/payload';
-import { loadBcbPixSchemas, schemaErrors, type BcbPixSchemas } from '../support/bcb-pix-schemas';
+import { CobPayload as CobPayloadSchema, CobVPayload as CobVPayloadSchema } from '../../contract/bcb/payload';
+import { amountDue } from '../../server/domain/pix-api/due-date';
+import { bcbYaml, checkBcbSchema, expectBcbResponse } from '../support/bcb-contract';
 import { makeTestServices } from '../support/services';
 
-let schemas: BcbPixSchemas;
 let dir: string;
 let umask: number;
 /** A second RSA key (PEM) for the tests that need one besides the key under test; made once, it costs CPU. */
 let spareKeyPem: string;
 beforeAll(async () => {
-  schemas = await loadBcbPixSchemas();
   spareKeyPem = await new Promise<string>((resolve, reject) => {
     generateKeyPair('rsa', { modulusLength: 2048 }, (err, _publicKey, privateKey) => {
       if (err) reject(err);
@@ -58,11 +58,17 @@ function withIsoTimes(example: unknown): unknown {
   return e;
 }
 
-function expectValid(schema: string, payload: unknown) {
-  const v = schemas.validator(schema, { closed: true });
-  const ok = v(payload);
-  expect(schemaErrors(v), `${schema} refuses the payload`).toEqual([]);
-  expect(ok).toBe(true);
+/** The yaml's payload examples (components.examples), as published. */
+const yamlExample = (name: 'cobPayload1' | 'cobPayload2'): Record<string, any> => structuredClone(bcbYaml().doc.components.examples[name].value);
+
+/**
+ * The payload is what the yaml lets its location answer (ajv over the yaml's schema) and what the
+ * /v2 contract declares, with nothing it does not (zod drops undeclared keys at every level: a
+ * misspelt field would make the parsed copy differ).
+ */
+function expectValid(schema: 'CobPayload' | 'CobVPayload', payload: unknown) {
+  expectBcbResponse('GET', schema === 'CobPayload' ? '/{pixUrlAccessToken}' : '/cobv/{pixUrlAccessToken}', 200, payload);
+  expect((schema === 'CobPayload' ? CobPayloadSchema : CobVPayloadSchema).parse(payload)).toEqual(payload);
 }
 
 /** The data of the yaml's example cobPayload1, as a stored charge would hold it. */
@@ -91,7 +97,7 @@ const cobvFromExample: CobVCharge = {
   validadeAposVencimento: 30,
   devedor: { cnpj: '56989000019533', nome: 'Empresa de Alimentos SA' },
   recebedor: { logradouro: 'Rua 20 Numero 70, Bairro Luz', cidade: 'Belo Horizonte', uf: 'MG', cep: '55120750', cnpj: '58900633120711', nome: 'Empresa de Abastecimento SA' },
-  amounts: { originalCents: 12345, multaCents: 1500, jurosCents: 200, abatimentoCents: 0, descontoCents: 0, finalCents: 14045 },
+  amountDue: { valor: 14045, componentes: { original: 12345, multa: 1500, juros: 200, abatimento: 0, desconto: 0 } },
   chave: '7407c9c8-f78b-11ea-adc1-0242ac120002',
   solicitacaoPagador: 'Informar cartao fidelidade',
   infoAdicionais: [{ nome: 'quantidade', valor: '2' }],
@@ -99,12 +105,10 @@ const cobvFromExample: CobVCharge = {
 
 describe('the yaml schemas the payloads are checked against', () => {
   it('accept the yaml\'s own payload examples and refuse what the yaml forbids', () => {
-    const examples = schemas.doc.components.examples;
-    expectValid('CobPayload', examples.cobPayload1.value);
-    expectValid('CobVPayload', examples.cobPayload2.value);
-    const cobv = schemas.validator('CobVPayload');
-    const example = examples.cobPayload2.value as Record<string, any>;
-    // each of these breaks one rule of the schema: the validator must see it
+    expectValid('CobPayload', yamlExample('cobPayload1'));
+    expectValid('CobVPayload', yamlExample('cobPayload2'));
+    const example = yamlExample('cobPayload2');
+    // each of these breaks one rule of the schema: the check must see it
     const broken: Array<[string, unknown]> = [
       ['an amount without cents', { ...example, valor: { ...example.valor, final: '140.4' } }],
       ['a CPF with punctuation', { ...example, devedor: { cpf: '529.982.247-25', nome: 'Fulano' } }],
@@ -114,15 +118,16 @@ describe('the yaml schemas the payloads are checked against', () => {
       ['an unknown status', { ...example, status: 'PAGA' }],
       ['a date-time as dataDeVencimento', { ...example, calendario: { ...example.calendario, dataDeVencimento: '2020-12-31T00:00:00Z' } }],
     ];
-    for (const [what, payload] of broken) expect(cobv(JSON.parse(JSON.stringify(payload))), what).toBe(false);
-    expect(schemas.validator('CobPayload', { closed: true })({ ...(examples.cobPayload1.value as object), valr: 1 }), 'a misspelt field').toBe(false);
+    for (const [what, payload] of broken) expect(checkBcbSchema('CobVPayload', JSON.parse(JSON.stringify(payload))).ok, what).toBe(false);
+    const misspelt = { ...yamlExample('cobPayload1'), valr: { original: '1.00' } };
+    expect(CobPayloadSchema.parse(misspelt), 'a misspelt field').not.toEqual(misspelt);
   });
 });
 
 describe('buildCobPayload', () => {
   it('rebuilds the yaml\'s example cobPayload1 exactly from a charge\'s data', () => {
     const payload = buildCobPayload(cobFromExample);
-    expect(payload).toEqual(withIsoTimes(schemas.doc.components.examples.cobPayload1.value));
+    expect(payload).toEqual(withIsoTimes(yamlExample('cobPayload1')));
     expectValid('CobPayload', payload);
   });
 
@@ -155,17 +160,30 @@ describe('buildCobPayload', () => {
 describe('buildCobVPayload', () => {
   it('rebuilds the yaml\'s example cobPayload2 exactly from a charge\'s data and the amounts due', () => {
     const payload = buildCobVPayload(cobvFromExample);
-    expect(payload).toEqual(withIsoTimes(schemas.doc.components.examples.cobPayload2.value));
+    expect(payload).toEqual(withIsoTimes(yamlExample('cobPayload2')));
     expectValid('CobVPayload', payload);
   });
 
   it('shows each component that applies that day, and the final amount', () => {
-    const early = buildCobVPayload({ ...cobvFromExample, amounts: { originalCents: 12345, multaCents: 0, jurosCents: 0, abatimentoCents: 345, descontoCents: 600, finalCents: 11400 } });
+    const early = buildCobVPayload({ ...cobvFromExample, amountDue: { valor: 11400, componentes: { original: 12345, multa: 0, juros: 0, abatimento: 345, desconto: 600 } } });
     expect(early.valor).toEqual({ original: '123.45', abatimento: '3.45', desconto: '6.00', final: '114.00' });
     expectValid('CobVPayload', early);
-    const onTime = buildCobVPayload({ ...cobvFromExample, amounts: { originalCents: 12345, multaCents: 0, jurosCents: 0, abatimentoCents: 0, descontoCents: 0, finalCents: 12345 } });
+    const onTime = buildCobVPayload({ ...cobvFromExample, amountDue: { valor: 12345, componentes: { original: 12345, multa: 0, juros: 0, abatimento: 0, desconto: 0 } } });
     expect(onTime.valor).toEqual({ original: '123.45', final: '123.45' });
     expectValid('CobVPayload', onTime);
+  });
+
+  it('takes the amount due as due-date.ts computes it for the DPP: 30 000.00 one day late with a 2 % fine and 1 % a month', () => {
+    const valor = { original: 3_000_000, multa: { modalidade: 2 as const, valorPerc: 200 }, juros: { modalidade: 3 as const, valorPerc: 100 } };
+    const calendario = { dataDeVencimento: '2025-03-10', validadeAposVencimento: 30 };
+    const due = amountDue(valor, calendario, '2025-03-11');
+    if (!due.payable) throw new Error('expected a payable day');
+    const payload = buildCobVPayload({ ...cobvFromExample, dataDeVencimento: calendario.dataDeVencimento, amountDue: due });
+    expect(payload.valor).toEqual({ original: '30000.00', multa: '600.00', juros: '10.00', final: '30610.00' });
+    expectValid('CobVPayload', payload);
+    const onTime = amountDue(valor, calendario, '2025-03-10');
+    if (!onTime.payable) throw new Error('expected a payable day');
+    expect(buildCobVPayload({ ...cobvFromExample, amountDue: onTime }).valor).toEqual({ original: '30000.00', final: '30000.00' });
   });
 
   it('a recebedor by CPF, a recebedor company with its trade name; the devedor without the address it may have', () => {
@@ -183,9 +201,9 @@ describe('buildCobVPayload', () => {
   });
 
   it('refuses amounts that do not add up, a negative component, a bad due date or validity', () => {
-    const amounts = cobvFromExample.amounts;
-    expect(() => buildCobVPayload({ ...cobvFromExample, amounts: { ...amounts, finalCents: 14046 } })).toThrow('payload: valor.final 14046 is not original + multa + juros − abatimento − desconto = 14045');
-    expect(() => buildCobVPayload({ ...cobvFromExample, amounts: { ...amounts, multaCents: -100, finalCents: 12445 } })).toThrow(PixPayloadError);
+    const { componentes } = cobvFromExample.amountDue;
+    expect(() => buildCobVPayload({ ...cobvFromExample, amountDue: { valor: 14046, componentes } })).toThrow('payload: valor.final 14046 is not original + multa + juros − abatimento − desconto = 14045');
+    expect(() => buildCobVPayload({ ...cobvFromExample, amountDue: { valor: 12445, componentes: { ...componentes, multa: -100 } } })).toThrow(PixPayloadError);
     expect(() => buildCobVPayload({ ...cobvFromExample, dataDeVencimento: '2021-02-29' })).toThrow(/dataDeVencimento/);
     expect(() => buildCobVPayload({ ...cobvFromExample, dataDeVencimento: '31/12/2020' })).toThrow(/dataDeVencimento/);
     expect(() => buildCobVPayload({ ...cobvFromExample, validadeAposVencimento: -1 })).toThrow(/validadeAposVencimento/);

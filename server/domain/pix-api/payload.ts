@@ -1,14 +1,20 @@
 // The payload JSON a payer's bank fetches from a dynamic QR code's location (API Pix 2.9.0, schemas
 // CobPayload for `GET /{pixUrlAccessToken}` and CobVPayload for `GET /cobv/{pixUrlAccessToken}`), built
 // from a charge's data. Pure: the caller supplies the charge as stored, the moment it is presented and,
-// for a cobv, the amounts due on the payment date asked for (DPP), computed by the due-date rules.
+// for a cobv, the amount due on the payment date asked for (DPP), as due-date.ts `amountDue` computes it.
 // Field names, nesting and formats are the yaml's; amounts are integer cents here and "123.45" there.
+// The payloads' types are the contract's (contract/bcb/payload.ts), so the zod schemas that describe the
+// /v2 surface and this builder cannot drift apart.
+import type { CobPayload, CobVPayload } from '../../../contract/bcb/payload';
+import { formatHundredths, type ComponentesValor } from './due-date';
+
+export type { CobPayload, CobVPayload };
 
 export class PixPayloadError extends Error {
   override name = 'PixPayloadError';
 }
 
-export type CobStatus = 'ATIVA' | 'CONCLUIDA' | 'REMOVIDA_PELO_USUARIO_RECEBEDOR' | 'REMOVIDA_PELO_PSP';
+export type CobStatus = CobPayload['status'];
 
 /** A person or company as the yaml names one (PessoaFisica / PessoaJuridica): exactly one of cpf, cnpj. */
 export type PayloadPerson = { cpf: string; cnpj?: undefined; nome: string } | { cnpj: string; cpf?: undefined; nome: string };
@@ -49,14 +55,13 @@ export interface CobCharge extends ChargeCommon {
   modalidadeAlteracao?: 0 | 1 | null;
 }
 
-/** The amounts of a cobv on one payment date, integer cents: final = original + multa + juros − abatimento − desconto. */
-export interface CobVAmountsDue {
-  originalCents: number;
-  multaCents: number;
-  jurosCents: number;
-  abatimentoCents: number;
-  descontoCents: number;
-  finalCents: number;
+/**
+ * The amount a cobv owes on one payment date, as due-date.ts `amountDue` answers for a payable day
+ * (its result can be passed as it is): `valor` = original + multa + juros − abatimento − desconto, cents.
+ */
+export interface CobVAmountDue {
+  valor: number;
+  componentes: ComponentesValor;
 }
 
 export interface CobVCharge extends ChargeCommon {
@@ -67,42 +72,15 @@ export interface CobVCharge extends ChargeCommon {
   /** The address fields a charge may hold for its devedor are left out: the payload URL is open to anyone who has it. */
   devedor: PayloadPerson;
   recebedor: PayloadPerson & PayloadAddress & { nomeFantasia?: string | null };
-  amounts: CobVAmountsDue;
+  /** On the payment date asked for (the DPP, today by default). */
+  amountDue: CobVAmountDue;
 }
 
-/** Schema CobPayload. */
-export interface CobPayload {
-  calendario: { criacao: string; apresentacao: string; expiracao: number };
-  txid: string;
-  revisao: number;
-  status: CobStatus;
-  devedor?: { cpf: string; nome: string } | { cnpj: string; nome: string };
-  valor: { original: string; modalidadeAlteracao?: 0 | 1 };
-  chave: string;
-  solicitacaoPagador?: string;
-  infoAdicionais?: InfoAdicional[];
-}
-
-/** Schema CobVPayload. */
-export interface CobVPayload {
-  calendario: { criacao: string; apresentacao: string; dataDeVencimento: string; validadeAposVencimento: number };
-  devedor: { cpf: string; nome: string } | { cnpj: string; nome: string };
-  recebedor: ({ cpf: string; nome: string } | { cnpj: string; nome: string; nomeFantasia?: string }) & PayloadAddress;
-  txid: string;
-  revisao: number;
-  status: CobStatus;
-  valor: { original: string; multa?: string; juros?: string; abatimento?: string; desconto?: string; final: string };
-  chave: string;
-  solicitacaoPagador?: string;
-  infoAdicionais?: InfoAdicional[];
-}
-
-/** Integer cents → the yaml's amount string "123.45" (pattern \d{1,10}\.\d{2}), by string arithmetic. */
+/** Integer cents → the yaml's amount string "123.45" (pattern \d{1,10}\.\d{2}), refusing what it cannot hold. */
 export function formatValor(cents: number): string {
   if (!Number.isSafeInteger(cents) || cents < 0) throw new PixPayloadError(`payload: an amount must be a non-negative integer number of cents (got ${cents})`);
-  const digits = String(cents).padStart(3, '0');
-  if (digits.length > 12) throw new PixPayloadError(`payload: ${cents} cents is more than the 10 integer digits the yaml allows`);
-  return `${digits.slice(0, -2)}.${digits.slice(-2)}`;
+  if (cents > 999_999_999_999) throw new PixPayloadError(`payload: ${cents} cents is more than the 10 integer digits the yaml allows`);
+  return formatHundredths(cents);
 }
 
 const TXID = /^[a-zA-Z0-9]{26,35}$/;
@@ -170,11 +148,11 @@ export function buildCobVPayload(c: CobVCharge): CobVPayload {
   if (!Number.isSafeInteger(c.validadeAposVencimento) || c.validadeAposVencimento < 0) {
     throw new PixPayloadError(`payload: validadeAposVencimento must be a non-negative integer (got ${c.validadeAposVencimento})`);
   }
-  const a = c.amounts;
-  if (a.originalCents <= 0) throw new PixPayloadError('payload: valor.original must be above zero');
-  const computed = a.originalCents + a.multaCents + a.jurosCents - a.abatimentoCents - a.descontoCents;
-  if (computed !== a.finalCents) {
-    throw new PixPayloadError(`payload: valor.final ${a.finalCents} is not original + multa + juros − abatimento − desconto = ${computed}`);
+  const { valor, componentes: a } = c.amountDue;
+  if (a.original <= 0) throw new PixPayloadError('payload: valor.original must be above zero');
+  const computed = a.original + a.multa + a.juros - a.abatimento - a.desconto;
+  if (computed !== valor) {
+    throw new PixPayloadError(`payload: valor.final ${valor} is not original + multa + juros − abatimento − desconto = ${computed}`);
   }
   const component = (name: 'multa' | 'juros' | 'abatimento' | 'desconto', cents: number) => {
     const text = formatValor(cents); // refuses a negative or fractional component even when it is left out
@@ -203,12 +181,12 @@ export function buildCobVPayload(c: CobVCharge): CobVPayload {
     revisao,
     status,
     valor: {
-      original: formatValor(a.originalCents),
-      ...component('multa', a.multaCents),
-      ...component('juros', a.jurosCents),
-      ...component('abatimento', a.abatimentoCents),
-      ...component('desconto', a.descontoCents),
-      final: formatValor(a.finalCents),
+      original: formatValor(a.original),
+      ...component('multa', a.multa),
+      ...component('juros', a.juros),
+      ...component('abatimento', a.abatimento),
+      ...component('desconto', a.desconto),
+      final: formatValor(valor),
     },
     ...rest,
   };
