@@ -25,13 +25,13 @@ const probes: [AuditCheckName, Probe][] = [
     return r ? `book ${r.id} (${r.kind}): balance ${r.balance} but its lines sum to ${r.lines}` : null;
   }],
   // each system book is the sum of its shards (contract/ledger.ts SYSTEM_BOOK_SHARDS): one row per shard
-  // number, none below zero, and the shards' balances add up to the shards' lines
+  // number, from zero up; and the shards of every system book hold what the merchant books hold, negated
+  // (each shard is also a book that book_balances holds to its own lines)
   ['system_books', async (reads) => {
-    const r = await reads.systemBookOffItsShards();
-    if (!r) return null;
-    if (r.shards !== r.numbered) return `system book ${r.kind}: ${r.shards} rows for ${r.numbered} shard number(s)`;
-    if (r.lowest < 0) return `system book ${r.kind}: shard ${r.lowest} is numbered below zero`;
-    return `system book ${r.kind}: its ${r.shards} shard(s) hold ${r.balance} but their lines sum to ${r.lines}`;
+    const r = await reads.systemBookMisnumbered();
+    if (r) return r.lowest < 0 ? `system book ${r.kind}: shard ${r.lowest} is numbered below zero` : `system book ${r.kind}: ${r.shards} rows for ${r.numbered} shard number(s)`;
+    const off = await reads.booksOffZero();
+    return off ? `the system books' shards hold ${off.system} against the merchant books' ${off.merchants}: together ${off.system + off.merchants}, not 0` : null;
   }],
   // docs/decisions.md "Disputes": merchant books never go below zero, except `available`, and that only by a
   // dispute hold: replaying each available book, no other debit may leave it (or keep it) negative

