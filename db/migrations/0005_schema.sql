@@ -1,60 +1,20 @@
-CREATE TABLE `pix_api_clients` (
-	`client_id` text PRIMARY KEY NOT NULL,
-	`account_id` text NOT NULL,
-	`secret_hash` text NOT NULL,
-	`scopes` text NOT NULL,
-	`created_at` text NOT NULL,
-	`secret_set_at` text NOT NULL,
-	FOREIGN KEY (`account_id`) REFERENCES `accounts`(`id`) ON UPDATE no action ON DELETE no action
-) STRICT;
---> statement-breakpoint
-CREATE UNIQUE INDEX `pix_api_clients_account_uq` ON `pix_api_clients` (`account_id`);--> statement-breakpoint
-CREATE TABLE `pix_api_tokens` (
-	`id` text PRIMARY KEY NOT NULL,
-	`client_id` text NOT NULL,
-	`account_id` text NOT NULL,
-	`token_hash` text NOT NULL,
-	`scopes` text NOT NULL,
-	`created_at` text NOT NULL,
-	`expires_at` text NOT NULL,
-	`revoked_at` text,
-	FOREIGN KEY (`client_id`) REFERENCES `pix_api_clients`(`client_id`) ON UPDATE no action ON DELETE no action,
-	FOREIGN KEY (`account_id`) REFERENCES `accounts`(`id`) ON UPDATE no action ON DELETE no action
-) STRICT;
---> statement-breakpoint
-CREATE UNIQUE INDEX `pix_api_tokens_hash_uq` ON `pix_api_tokens` (`token_hash`);--> statement-breakpoint
-CREATE INDEX `pix_api_tokens_client_idx` ON `pix_api_tokens` (`client_id`);--> statement-breakpoint
-CREATE TABLE `pix_keys` (
-	`id` text PRIMARY KEY NOT NULL,
-	`account_id` text NOT NULL,
-	`key` text NOT NULL,
-	`key_type` text NOT NULL,
-	`created_at` text NOT NULL,
-	`removed_at` text,
-	FOREIGN KEY (`account_id`) REFERENCES `accounts`(`id`) ON UPDATE no action ON DELETE no action,
-	CONSTRAINT "pix_keys_key_type_ck" CHECK("pix_keys"."key_type" IN ('EVP', 'EMAIL', 'PHONE', 'CPF', 'CNPJ'))
-) STRICT;
---> statement-breakpoint
-CREATE UNIQUE INDEX `pix_keys_live_key_uq` ON `pix_keys` (`key`) WHERE "pix_keys"."removed_at" IS NULL;--> statement-breakpoint
-CREATE INDEX `pix_keys_account_idx` ON `pix_keys` (`account_id`,`created_at`);--> statement-breakpoint
-PRAGMA foreign_keys=OFF;--> statement-breakpoint
-CREATE TABLE `__new_audit_trail` (
-	`id` text PRIMARY KEY NOT NULL,
-	`account_id` text NOT NULL,
-	`user_id` text,
-	`actor_email` text NOT NULL,
-	`action` text NOT NULL,
-	`subject` text,
-	`client_address` text NOT NULL,
-	`user_agent` text,
-	`created_at` text NOT NULL,
-	FOREIGN KEY (`account_id`) REFERENCES `accounts`(`id`) ON UPDATE no action ON DELETE no action,
-	FOREIGN KEY (`user_id`) REFERENCES `dashboard_users`(`id`) ON UPDATE no action ON DELETE no action,
-	CONSTRAINT "audit_trail_action_ck" CHECK("__new_audit_trail"."action" IN ('session.sign_in', 'session.sign_out_everywhere', 'password.change', 'client_token.rotate', 'postback_secret.reveal', 'webhook_secret.reveal', 'webhook_secret.rotate', 'pix_client_secret.rotate'))
-) STRICT;
---> statement-breakpoint
-INSERT INTO `__new_audit_trail`("id", "account_id", "user_id", "actor_email", "action", "subject", "client_address", "user_agent", "created_at") SELECT "id", "account_id", "user_id", "actor_email", "action", "subject", "client_address", "user_agent", "created_at" FROM `audit_trail`;--> statement-breakpoint
-DROP TABLE `audit_trail`;--> statement-breakpoint
-ALTER TABLE `__new_audit_trail` RENAME TO `audit_trail`;--> statement-breakpoint
-PRAGMA foreign_keys=ON;--> statement-breakpoint
-CREATE INDEX `audit_trail_account_idx` ON `audit_trail` (`account_id`,`created_at`,`id`);
+-- System books are sharded (contract/ledger.ts SYSTEM_BOOK_SHARDS): no row is written by every merchant's movement.
+ALTER TABLE `ledger_books` ADD `shard` integer DEFAULT 0 NOT NULL;--> statement-breakpoint
+-- A database of an earlier release holds one row per system book (two only if two first uses raced): the
+-- first becomes shard 0 and keeps its balance and lines, a twin a further shard, so no money moves and
+-- the index below can be built. The new shards open at zero as movements first reach them.
+UPDATE `ledger_books` SET `shard` = (
+  SELECT count(*) FROM `ledger_books` o WHERE o.`account_id` IS NULL AND o.`kind` = `ledger_books`.`kind` AND o.`id` < `ledger_books`.`id`)
+WHERE `account_id` IS NULL;--> statement-breakpoint
+CREATE UNIQUE INDEX `ledger_books_system_shard_uq` ON `ledger_books` (`kind`,`shard`) WHERE "ledger_books"."account_id" IS NULL;--> statement-breakpoint
+-- A book opens empty (its balance is the sum of its lines, and it has none yet: a shard opened with a
+-- balance would be money from nowhere), and only a system book has shards.
+CREATE TRIGGER ledger_books_open_at_zero BEFORE INSERT ON ledger_books
+BEGIN
+  SELECT RAISE(ABORT, 'a book opens at a zero balance, before any line') WHERE NEW.balance <> 0 OR NEW.last_line_id <> 0;
+  SELECT RAISE(ABORT, 'only a system book has shards') WHERE NEW.shard < 0 OR (NEW.account_id IS NOT NULL AND NEW.shard <> 0);
+END;--> statement-breakpoint
+-- A book keeps its account, kind and shard: its lines were written to that book.
+CREATE TRIGGER ledger_books_keep_identity BEFORE UPDATE OF account_id, kind, shard ON ledger_books
+WHEN NEW.account_id IS NOT OLD.account_id OR NEW.kind IS NOT OLD.kind OR NEW.shard IS NOT OLD.shard
+BEGIN SELECT RAISE(ABORT, 'a book keeps its account, kind and shard'); END;

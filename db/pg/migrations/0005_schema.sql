@@ -1,41 +1,31 @@
-CREATE TABLE "pix_api_clients" (
-	"client_id" text PRIMARY KEY NOT NULL,
-	"account_id" text NOT NULL,
-	"secret_hash" text NOT NULL,
-	"scopes" text NOT NULL,
-	"created_at" timestamp(3) with time zone NOT NULL,
-	"secret_set_at" timestamp(3) with time zone NOT NULL
-);
---> statement-breakpoint
-CREATE TABLE "pix_api_tokens" (
-	"id" text PRIMARY KEY NOT NULL,
-	"client_id" text NOT NULL,
-	"account_id" text NOT NULL,
-	"token_hash" text NOT NULL,
-	"scopes" text NOT NULL,
-	"created_at" timestamp(3) with time zone NOT NULL,
-	"expires_at" timestamp(3) with time zone NOT NULL,
-	"revoked_at" timestamp(3) with time zone
-);
---> statement-breakpoint
-CREATE TABLE "pix_keys" (
-	"id" text PRIMARY KEY NOT NULL,
-	"account_id" text NOT NULL,
-	"key" text NOT NULL,
-	"key_type" text NOT NULL,
-	"created_at" timestamp(3) with time zone NOT NULL,
-	"removed_at" timestamp(3) with time zone,
-	CONSTRAINT "pix_keys_key_type_ck" CHECK ("pix_keys"."key_type" IN ('EVP', 'EMAIL', 'PHONE', 'CPF', 'CNPJ'))
-);
---> statement-breakpoint
-ALTER TABLE "audit_trail" DROP CONSTRAINT "audit_trail_action_ck";--> statement-breakpoint
-ALTER TABLE "pix_api_clients" ADD CONSTRAINT "pix_api_clients_account_id_accounts_id_fk" FOREIGN KEY ("account_id") REFERENCES "public"."accounts"("id") ON DELETE no action ON UPDATE no action;--> statement-breakpoint
-ALTER TABLE "pix_api_tokens" ADD CONSTRAINT "pix_api_tokens_client_id_pix_api_clients_client_id_fk" FOREIGN KEY ("client_id") REFERENCES "public"."pix_api_clients"("client_id") ON DELETE no action ON UPDATE no action;--> statement-breakpoint
-ALTER TABLE "pix_api_tokens" ADD CONSTRAINT "pix_api_tokens_account_id_accounts_id_fk" FOREIGN KEY ("account_id") REFERENCES "public"."accounts"("id") ON DELETE no action ON UPDATE no action;--> statement-breakpoint
-ALTER TABLE "pix_keys" ADD CONSTRAINT "pix_keys_account_id_accounts_id_fk" FOREIGN KEY ("account_id") REFERENCES "public"."accounts"("id") ON DELETE no action ON UPDATE no action;--> statement-breakpoint
-CREATE UNIQUE INDEX "pix_api_clients_account_uq" ON "pix_api_clients" USING btree ("account_id");--> statement-breakpoint
-CREATE UNIQUE INDEX "pix_api_tokens_hash_uq" ON "pix_api_tokens" USING btree ("token_hash");--> statement-breakpoint
-CREATE INDEX "pix_api_tokens_client_idx" ON "pix_api_tokens" USING btree ("client_id");--> statement-breakpoint
-CREATE UNIQUE INDEX "pix_keys_live_key_uq" ON "pix_keys" USING btree ("key") WHERE "pix_keys"."removed_at" IS NULL;--> statement-breakpoint
-CREATE INDEX "pix_keys_account_idx" ON "pix_keys" USING btree ("account_id","created_at");--> statement-breakpoint
-ALTER TABLE "audit_trail" ADD CONSTRAINT "audit_trail_action_ck" CHECK ("audit_trail"."action" IN ('session.sign_in', 'session.sign_out_everywhere', 'password.change', 'client_token.rotate', 'postback_secret.reveal', 'webhook_secret.reveal', 'webhook_secret.rotate', 'pix_client_secret.rotate'));
+-- System books are sharded (contract/ledger.ts SYSTEM_BOOK_SHARDS): no row is written by every merchant's movement.
+ALTER TABLE "ledger_books" ADD COLUMN "shard" integer DEFAULT 0 NOT NULL;--> statement-breakpoint
+-- A database of an earlier release holds one row per system book (two only if two first uses raced): the
+-- first becomes shard 0 and keeps its balance and lines, a twin a further shard, so no money moves and
+-- the index below can be built. The new shards open at zero as movements first reach them.
+UPDATE "ledger_books" b SET "shard" = r.n
+FROM (SELECT id, row_number() OVER (PARTITION BY kind ORDER BY id) - 1 AS n FROM "ledger_books" WHERE account_id IS NULL) r
+WHERE b.id = r.id AND r.n <> 0;--> statement-breakpoint
+CREATE UNIQUE INDEX "ledger_books_system_shard_uq" ON "ledger_books" USING btree ("kind","shard") WHERE "ledger_books"."account_id" IS NULL;--> statement-breakpoint
+-- A book opens empty (its balance is the sum of its lines, and it has none yet: a shard opened with a
+-- balance would be money from nowhere), and only a system book has shards.
+CREATE FUNCTION ledger_books_open_at_zero() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN
+  IF NEW.balance <> 0 OR NEW.last_line_id <> 0 THEN
+    RAISE EXCEPTION 'a book opens at a zero balance, before any line' USING ERRCODE = 'check_violation';
+  END IF;
+  IF NEW.shard < 0 OR (NEW.account_id IS NOT NULL AND NEW.shard <> 0) THEN
+    RAISE EXCEPTION 'only a system book has shards' USING ERRCODE = 'check_violation';
+  END IF;
+  RETURN NEW;
+END $$;--> statement-breakpoint
+CREATE TRIGGER ledger_books_open_at_zero BEFORE INSERT ON ledger_books FOR EACH ROW EXECUTE FUNCTION ledger_books_open_at_zero();--> statement-breakpoint
+-- A book keeps its account, kind and shard: its lines were written to that book.
+CREATE FUNCTION ledger_books_keep_identity() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN
+  IF NEW.account_id IS DISTINCT FROM OLD.account_id OR NEW.kind IS DISTINCT FROM OLD.kind OR NEW.shard IS DISTINCT FROM OLD.shard THEN
+    RAISE EXCEPTION 'a book keeps its account, kind and shard' USING ERRCODE = 'restrict_violation';
+  END IF;
+  RETURN NEW;
+END $$;--> statement-breakpoint
+CREATE TRIGGER ledger_books_keep_identity BEFORE UPDATE OF account_id, kind, shard ON ledger_books FOR EACH ROW EXECUTE FUNCTION ledger_books_keep_identity();
