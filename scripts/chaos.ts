@@ -111,12 +111,12 @@ async function inject(c: ChaosCluster, fault: Fault, round: number): Promise<str
   }
 }
 
-interface Row { round: number; fault: string; acked: number; refused: number; errored: number; resent: number; checks: Check[]; error?: string }
+interface Row { seconds: number; phases: string[]; round: number; fault: string; acked: number; refused: number; errored: number; resent: number; checks: Check[]; error?: string }
 
 function print(row: Row) {
   const failed = row.checks.filter((c) => !c.ok);
   const verdict = row.error ? `FAILED: ${row.error}` : failed.length === 0 ? `ok (${row.checks.map((c) => c.name).join(', ')})` : `FAILED ${failed.map((c) => `${c.name}: ${c.detail}`).join(' | ')}`;
-  console.log(`| ${String(row.round).padStart(5)} | ${row.fault.padEnd(34)} | ${String(row.acked).padStart(5)} | ${`${row.refused}/${row.errored}`.padStart(15)} | ${String(row.resent).padStart(7)} | ${verdict}`);
+  console.log(`| ${String(row.round).padStart(5)} | ${row.fault.padEnd(34)} | ${String(row.seconds).padStart(3)} | ${String(row.acked).padStart(5)} | ${`${row.refused}/${row.errored}`.padStart(15)} | ${String(row.resent).padStart(7)} | ${verdict}`);
 }
 
 async function main() {
@@ -144,14 +144,16 @@ async function main() {
   const masterKey = loadMasterKey(cluster.databasePath);
 
   console.log('');
-  console.log(`| round | fault                              | acked | refused/errored | re-sent | checks`);
-  console.log(`|-------|------------------------------------|-------|-----------------|---------|-------`);
+  console.log(`| round | fault                              |   s | acked | refused/errored | re-sent | checks`);
+  console.log(`|-------|------------------------------------|-----|-------|-----------------|---------|-------`);
   const results: Row[] = [];
   for (let r = 1; r <= rounds; r++) {
     const fault = FAULTS[(r - 1) % FAULTS.length];
     const deadline = Date.now() + roundMs;
     const ops: Op[] = [];
-    const row: Row = { round: r, fault, acked: 0, refused: 0, errored: 0, resent: 0, checks: [] };
+    const t0 = Date.now();
+    const phase = (name: string) => row.phases.push(`${name} ${((Date.now() - t0) / 1000).toFixed(1)}`);
+    const row: Row = { seconds: 0, phases: [], round: r, fault, acked: 0, refused: 0, errored: 0, resent: 0, checks: [] };
     let running = true;
     let workers: Promise<void>[] = [];
     try {
@@ -162,8 +164,11 @@ async function main() {
       const acked = () => ops.filter((o) => o.acked).length;
       workers = Array.from({ length: WORKERS }, (_, w) => worker({ base: cluster.balancer, token, ops, running: () => running, timeoutMs: REQUEST_TIMEOUT_MS, seed: r * 10_000 + w * 1_000 }));
       await until('writes acknowledged before the fault', () => acked() >= ACKS_AROUND_FAULT, deadline);
+      phase('load');
       row.fault = await inject(cluster, fault, r);
+      phase('fault');
       await cluster.ready(deadline);
+      phase('ready');
       const mark = acked();
       await until('writes acknowledged after the recovery', () => acked() >= mark + ACKS_AROUND_FAULT, deadline);
       running = false;
@@ -174,21 +179,26 @@ async function main() {
         else if (a.status >= 300) row.refused += 1;
       }
       row.acked = acked();
+      phase('after');
       const unresolved = await resolve({ base: cluster.balancer, token, ops, deadline, timeoutMs: REQUEST_TIMEOUT_MS });
       const accountId = creds.account_id;
       if (!await settled(cluster.sql, accountId, deadline)) throw new Error('batches or refunds still PENDING at the round\'s time cap');
+      phase('settled');
       const { checks, resent } = await roundChecks({
         sql: cluster.sql, url: cluster.pg.url, base: cluster.balancer, token, accountId, initial: INITIAL_BALANCE, ops, unresolved, journalDir: cluster.journalDir,
       });
       row.checks = checks;
       row.resent = resent;
+      phase('checked');
     } catch (err) {
       row.error = (err as Error).message;
       running = false;
       await Promise.all(workers);
     }
+    row.seconds = Math.round((Date.now() - t0) / 1000);
     results.push(row);
     print(row);
+    if (process.env.CHAOS_PHASES) console.log(`        ${row.phases.join(', ')}`);
     // a round that could not finish leaves the cluster in a state the next would only inherit
     if (row.error) break;
   }
