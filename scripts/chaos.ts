@@ -1,5 +1,5 @@
 /**
- * `npm run chaos [-- --rounds N] [--round-seconds S]`: a fault campaign on 127.0.0.1. Three instances
+ * `npm run chaos [-- --rounds N] [--round-seconds S] [--faults kill,stall,…]`: a fault campaign on 127.0.0.1. Three instances
  * behind HAProxy on a durable throwaway PostgreSQL of its own (scripts/lib/chaos-cluster.ts; never
  * DATABASE_URL's), each instance reaching it through a TCP proxy the campaign controls. Each round a
  * fresh merchant's workers withdraw, charge, pay and refund through the balancer while one fault strikes,
@@ -42,6 +42,19 @@ function option(argv: string[], name: string, def: number, min: number, max: num
 
 const argv = process.argv.slice(2);
 const rounds = option(argv, 'rounds', 20, 1, 200);
+/** --faults a,b: only these, in this order (to go after one fault); by default all of FAULTS in turn. */
+const chosen = (() => {
+  const i = argv.indexOf('--faults');
+  const raw = i >= 0 ? argv[i + 1] : argv.find((a) => a.startsWith('--faults='))?.slice('--faults='.length);
+  if (raw === undefined) return [...FAULTS];
+  const list = raw.split(',').map((f) => f.trim());
+  const unknown = list.filter((f) => !(FAULTS as readonly string[]).includes(f));
+  if (list.length === 0 || unknown.length) {
+    console.error(`--faults takes a comma-separated list of ${FAULTS.join(', ')}; got "${raw}"`);
+    process.exit(2);
+  }
+  return list as Fault[];
+})();
 const roundMs = option(argv, 'round-seconds', 120, 30, 600) * 1000;
 
 async function until(what: string, probe: () => boolean | Promise<boolean>, deadline: number, everyMs = 50) {
@@ -121,14 +134,14 @@ function print(row: Row) {
 
 async function main() {
   const started = Date.now();
-  console.log(`chaos: ${rounds} round(s), at most ${roundMs / 1000} s each, ${INSTANCES} instances behind HAProxy, faults in turn: ${FAULTS.join(', ')}`);
+  console.log(`chaos: ${rounds} round(s), at most ${roundMs / 1000} s each, ${INSTANCES} instances behind HAProxy, faults in turn: ${chosen.join(', ')}`);
   const cluster = await startChaosCluster({ instances: INSTANCES, log: (l) => console.log(`chaos: ${l}`) });
   let stopping = false;
   const stopAll = async (code: number) => {
     if (stopping) return;
     stopping = true;
     await cluster.stop();
-    if (code === 0) removeChaosDir(cluster);
+    if (code === 0 && !process.env.CHAOS_KEEP) removeChaosDir(cluster);
     else console.log(`chaos: the instances' log and the rail's journal are kept in ${cluster.logFile.replace(/\/cluster\.log$/, '')}`);
     process.exit(code);
   };
@@ -148,7 +161,7 @@ async function main() {
   console.log(`|-------|------------------------------------|-----|-------|-----------------|---------|-------`);
   const results: Row[] = [];
   for (let r = 1; r <= rounds; r++) {
-    const fault = FAULTS[(r - 1) % FAULTS.length];
+    const fault = chosen[(r - 1) % chosen.length];
     const deadline = Date.now() + roundMs;
     const ops: Op[] = [];
     const t0 = Date.now();

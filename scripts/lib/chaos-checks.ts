@@ -80,7 +80,7 @@ export async function roundChecks(o: {
   // every write got a definite answer, and an acknowledged one kept its answer (same id) through the retries
   const problems: string[] = o.unresolved.map((op) => `${op.kind} ${op.key ?? op.path}: no definite answer after retries (${op.attempts.slice(-1).map((a) => (isFailure(a) ? a.error : a.status)).join()})`);
   for (const op of ops) {
-    if (op.definite && op.definite.status >= 300) problems.push(`${op.kind} ${op.key ?? op.path}: refused ${op.definite.status} ${op.definite.text.slice(0, 120)}`);
+    if (op.definite && op.definite.status >= 300) problems.push(`${op.kind} ${op.key ?? op.path}: refused ${op.definite.status} (request ${op.definite.requestId}) ${op.definite.text.slice(0, 100)}`);
     if (op.acked && op.definite && idOf(op, op.acked) !== idOf(op, op.definite)) problems.push(`${op.kind} ${op.key}: acknowledged as ${idOf(op, op.acked)} but settled as ${idOf(op, op.definite)}`);
   }
   check('answered', problems);

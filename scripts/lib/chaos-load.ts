@@ -8,7 +8,7 @@ import { randomBytes } from 'node:crypto';
  */
 export type OpKind = 'withdraw' | 'charge' | 'pay' | 'refund';
 
-export interface Answer { status: number; text: string; json: any; retryAfter: string | null; replayed: boolean }
+export interface Answer { status: number; text: string; json: any; retryAfter: string | null; replayed: boolean; requestId: string | null }
 export interface Failure { error: string }
 export type Attempt = Answer | Failure;
 
@@ -44,7 +44,7 @@ export async function send(base: string, token: string, op: Op, timeoutMs: numbe
     const text = await res.text();
     let json: any = null;
     try { json = JSON.parse(text); } catch { /* not JSON (HAProxy's own 502/503 page) */ }
-    attempt = { status: res.status, text, json, retryAfter: res.headers.get('retry-after'), replayed: res.headers.get('idempotent-replayed') === 'true' };
+    attempt = { status: res.status, text, json, retryAfter: res.headers.get('retry-after'), replayed: res.headers.get('idempotent-replayed') === 'true', requestId: res.headers.get('x-request-id') };
   } catch (err) {
     const e = err as Error & { cause?: { code?: string } };
     attempt = { error: e.cause?.code ?? e.name ?? 'error' };
