@@ -12,7 +12,9 @@
  *   cut           every database connection reset at once
  * Then every write without a definite answer is sent again with its Idempotency-Key, and the round's checks
  * run (scripts/lib/chaos-checks.ts). One line per round; exit 1 when any check failed. Bounded: each round
- * has a time cap (default 120 s), the campaign at most 200 rounds.
+ * has a time cap (default 120 s), the campaign at most 200 rounds. A failed run keeps the instances' log and
+ * the rail's journal (CHAOS_KEEP=1 keeps a passing run's too); CHAOS_PHASES=1 prints when each phase of a
+ * round ended.
  */
 import { removeChaosDir, startChaosCluster, type ChaosCluster, type ChaosInstance } from './lib/chaos-cluster';
 import { roundChecks, settled, type Check } from './lib/chaos-checks';
