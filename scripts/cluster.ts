@@ -17,9 +17,9 @@ import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { migratePostgres } from '../db/pg/migrate';
+import { allUp, HAPROXY, haproxyConfig, relay, requireHaproxy, type Balance } from './lib/haproxy';
 import { freePort, startThrowawayPostgres, type ThrowawayPostgres } from './lib/throwaway-postgres';
 
-const HAPROXY = process.env.HAPROXY_BIN ?? '/usr/sbin/haproxy';
 const ROOT = new URL('..', import.meta.url).pathname;
 
 function parseInstances(argv: string[]): number {
@@ -34,22 +34,6 @@ function parseInstances(argv: string[]): number {
   return n;
 }
 
-/** HAProxy from Debian: installed with apt when missing and we are root, otherwise one clear line. */
-function requireHaproxy() {
-  if (existsSync(HAPROXY)) return;
-  if (process.getuid?.() === 0 && existsSync('/usr/bin/apt-get')) {
-    console.log("Installing Debian's haproxy for the cluster's load balancer…");
-    const env = { ...process.env, DEBIAN_FRONTEND: 'noninteractive' };
-    const ok = spawnSync('apt-get', ['update', '-qq'], { stdio: 'inherit', env }).status === 0
-      && spawnSync('apt-get', ['install', '-y', '-qq', 'haproxy'], { stdio: ['ignore', 'ignore', 'inherit'], env }).status === 0;
-    if (ok && existsSync(HAPROXY)) return;
-  }
-  console.error(`npm run cluster needs HAProxy (${HAPROXY}): sudo apt-get update && sudo apt-get install -y haproxy`);
-  process.exit(1);
-}
-
-type Balance = 'credentials' | 'roundrobin';
-
 function parseBalance(argv: string[]): Balance {
   const i = argv.indexOf('--balance');
   const raw = i >= 0 ? argv[i + 1] : argv.find((a) => a.startsWith('--balance='))?.slice('--balance='.length) ?? 'credentials';
@@ -58,50 +42,6 @@ function parseBalance(argv: string[]): Balance {
     process.exit(2);
   }
   return raw;
-}
-
-function haproxyConfig(o: { port: number; statsPort: number; instances: number[]; balance: Balance }): string {
-  return [
-    'global',
-    '  maxconn 4096',
-    'defaults',
-    '  mode http',
-    '  timeout connect 5s',
-    '  timeout client 60s',
-    '  timeout server 60s',
-    '  timeout http-request 10s',
-    // the client's address reaches the instances (they trust 127.0.0.1 through TRUSTED_PROXIES)
-    '  option forwardfor',
-    'frontend api',
-    `  bind 127.0.0.1:${o.port}`,
-    '  default_backend instances',
-    'backend instances',
-    // by credentials: a consistent hash keeps a merchant on its instance while others join or leave
-    ...(o.balance === 'credentials' ? ['  balance hdr(authorization)', '  hash-type consistent'] : ['  balance roundrobin']),
-    '  option httpchk',
-    '  http-check send meth GET uri /healthz',
-    '  http-check expect status 200',
-    ...o.instances.map((p, i) => `  server i${i + 1} 127.0.0.1:${p} check inter 1s fall 2 rise 1`),
-    // per-instance counters (requests, state) for a person or a test on this machine; not the API's port
-    'listen stats',
-    `  bind 127.0.0.1:${o.statsPort}`,
-    '  stats enable',
-    '  stats uri /stats',
-    '  stats refresh 5s',
-    '',
-  ].join('\n');
-}
-
-/** Each output line of a child, prefixed with its name. */
-function relay(child: ChildProcess, name: string) {
-  for (const stream of [child.stdout!, child.stderr!]) {
-    let rest = '';
-    stream.on('data', (c: Buffer) => {
-      const lines = (rest + c.toString()).split('\n');
-      rest = lines.pop()!;
-      for (const l of lines) process.stdout.write(`[${name}] ${l}\n`);
-    });
-  }
 }
 
 async function main() {
@@ -221,20 +161,6 @@ async function main() {
     console.log('');
   } catch (err) {
     await stop(1, `cluster failed to start: ${(err as Error).message}`);
-  }
-}
-
-/** Waits until HAProxy's health checks see every instance UP. */
-async function allUp(statsCsv: string, count: number) {
-  const deadline = Date.now() + 60_000;
-  for (;;) {
-    try {
-      const csv = await (await fetch(statsCsv)).text();
-      const up = csv.split('\n').filter((l) => /^instances,i\d+,/.test(l) && l.split(',')[17] === 'UP').length;
-      if (up === count) return;
-    } catch { /* not listening yet */ }
-    if (Date.now() > deadline) throw new Error('HAProxy did not see every instance healthy within 60 s');
-    await new Promise((r) => setTimeout(r, 200));
   }
 }
 

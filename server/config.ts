@@ -9,6 +9,12 @@ export interface Config {
   sandboxSettlementDelayMs: number;
   /** SANDBOX_RAIL_LATENCY_MS: how long each sandbox rail call takes, as a PSP's network round trip would. */
   sandboxRailLatencyMs: number;
+  /**
+   * SANDBOX_RAIL_JOURNAL: a directory where the sandbox rail keeps what it paid, one file per batch or refund,
+   * shared by every instance on the machine, and answers a repeat by it (a PSP honours the idempotency key);
+   * `npm run chaos` reads it to prove nothing was paid twice. Unset (the default): no journal.
+   */
+  sandboxRailJournal: string | null;
   pixMaxBatchCents: number;
   pixExpiresSeconds: number;
   webhookAllowPrivateUrls: boolean;
@@ -119,6 +125,7 @@ export function loadConfig(overrides: Partial<Config> = {}): Config {
     sandbox: bool('SANDBOX', true),
     sandboxSettlementDelayMs: int('SANDBOX_SETTLEMENT_DELAY_MS', 2000),
     sandboxRailLatencyMs: int('SANDBOX_RAIL_LATENCY_MS', 0),
+    sandboxRailJournal: process.env.SANDBOX_RAIL_JOURNAL?.trim() || null,
     pixMaxBatchCents: int('PIX_MAX_BATCH_CENTS', 1_500_000, 1),
     pixExpiresSeconds: int('PIX_EXPIRES_SECONDS', 3600, 1),
     webhookAllowPrivateUrls: bool('WEBHOOK_ALLOW_PRIVATE_URLS', false),

@@ -26,6 +26,12 @@ export interface ThrowawayPostgres {
   halt(): Promise<void>;
   /** Starts the halted server again on the same port and data. */
   resume(): Promise<void>;
+  /**
+   * `pg_ctl restart -m <mode>` on the same port and data: `pg_ctl stop -m fast` (open transactions rolled
+   * back, clients disconnected, a checkpoint) or `-m immediate` (every process quits at once, as in a crash:
+   * the start replays the WAL), then the server is started again under this handle, so `stop()` still ends it.
+   */
+  restart(mode: 'fast' | 'immediate'): Promise<void>;
   /** Fast shutdown, then the directory is removed. Safe to call twice. */
   stop(): Promise<void>;
   /** What the server logged (for a failing test's message). */
@@ -165,6 +171,21 @@ export async function startThrowawayPostgres(o: StartOptions = {}): Promise<Thro
       halt,
       async resume() {
         if (child && child.exitCode === null && child.signalCode === null) return;
+        await launch(port);
+      },
+      async restart(mode) {
+        const running = child!;
+        const exited = running.exitCode !== null || running.signalCode !== null
+          ? Promise.resolve()
+          : new Promise<void>((resolve) => running.once('exit', () => resolve()));
+        // (not spawnSync: the caller's own clients keep running while the server stops)
+        const stopper = spawn(join(bin, 'pg_ctl'), ['stop', '-D', data, '-m', mode, '-w', '-t', '60'], { ...asOwner, stdio: ['ignore', 'pipe', 'pipe'] });
+        let said = '';
+        stopper.stdout!.on('data', (c) => { said += c.toString(); });
+        stopper.stderr!.on('data', (c) => { said += c.toString(); });
+        const status = await new Promise<number | null>((resolve) => stopper.once('exit', (code) => resolve(code)));
+        if (status !== 0) throw new Error(`pg_ctl stop -m ${mode} failed (${status}): ${said}`);
+        await exited;
         await launch(port);
       },
       stop() {

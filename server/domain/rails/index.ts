@@ -10,5 +10,5 @@ export { type PixKeyEntry, type PixPaymentOrder, type PixPaymentOutcome, type Pi
  * (money stays in flight) rather than being "paid" by a simulator.
  */
 export function railFor(config: Config): PixRail | null {
-  return config.sandbox ? sandboxRail(config.sandboxSettlementDelayMs, config.sandboxRailLatencyMs) : null;
+  return config.sandbox ? sandboxRail(config.sandboxSettlementDelayMs, config.sandboxRailLatencyMs, config.sandboxRailJournal) : null;
 }
