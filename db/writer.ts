@@ -9,7 +9,7 @@ import type { DrizzleDb } from './client';
  * committing wait for the next group, so one fsync serves many requests.
  *
  * A job may await the query builder but must never wait on the network or a timer: the whole group
- * waits with it. A PostgreSQL writer (one transaction per job) can implement the same `Writer`.
+ * waits with it. PostgreSQL's writer (db/pg/writer.ts) commits its jobs in groups the same way.
  */
 export type WriteJob<T> = (tx: DrizzleDb) => Promise<T> | T;
 
