@@ -272,7 +272,7 @@ describe('idempotency cleanup across instances', () => {
       let locked = () => {};
       const holding = new Promise<void>((r) => { locked = r; });
       const purgeA = (a.db.read.handle as unknown as PgDb).transaction(async (tx) => {
-        expect(await tryLockName(tx, 'idempotency-cleanup')).toBe(true);
+        expect(await tryLockName(tx as unknown as Parameters<typeof tryLockName>[0], 'idempotency-cleanup')).toBe(true);
         locked();
         await new Promise<void>((r) => { release = r; });
       });
