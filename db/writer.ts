@@ -21,7 +21,15 @@ export interface Writer {
   onCommit?(fn: () => void): () => void;
   /** Calls `fn` with each committed group's size and COMMIT duration (metrics); returns an unsubscribe. */
   onGroup?(fn: (g: GroupCommitted) => void): () => void;
+  /**
+   * Calls `fn` each time jobs are put back to run again because of another transaction (PostgreSQL: a
+   * serialization failure, a deadlock, a unique key another instance just committed): the figure that must
+   * stay 0 on the normal path. SQLite's one writer never retries.
+   */
+  onRetry?(fn: (r: WriteRetried) => void): () => void;
 }
+
+export interface WriteRetried { jobs: number; reason: 'serialization' | 'deadlock' | 'unique' | 'other' }
 
 export interface GroupCommitted { jobs: number; commitSeconds: number }
 

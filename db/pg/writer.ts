@@ -1,7 +1,7 @@
 import type { PostgresJsDatabase } from 'drizzle-orm/postgres-js';
 import { sql } from 'drizzle-orm';
 import { databaseUnavailable } from '../unavailable';
-import { WriterClosedError, type GroupCommitted } from '../writer';
+import { WriterClosedError, type GroupCommitted, type WriteRetried } from '../writer';
 import type * as pgSchema from './schema';
 import { transact, type TransactScope } from './transact';
 
@@ -126,6 +126,7 @@ export class PgGroupCommitWriter {
   private idle: (() => void)[] = [];
   private commitListeners = new Set<() => void>();
   private groupListeners = new Set<(g: GroupCommitted) => void>();
+  private retryListeners = new Set<(r: WriteRetried) => void>();
   readonly stats: PgWriterStats = { groups: 0, jobs: 0, maxGroup: 0, retries: 0, gaveUp: 0 };
   private readonly o: Required<PgWriterOptions>;
 
@@ -288,6 +289,11 @@ export class PgGroupCommitWriter {
   private retryLater(jobs: Queued[], reason: unknown) {
     if (jobs.length === 0) return;
     this.stats.retries += jobs.length;
+    const state = sqlState(reason);
+    const why: WriteRetried['reason'] = state === '40001' ? 'serialization' : state === '40P01' ? 'deadlock' : state === UNIQUE_VIOLATION ? 'unique' : 'other';
+    for (const fn of this.retryListeners) {
+      try { fn({ jobs: jobs.length, reason: why }); } catch (err) { console.error('[writer] onRetry listener failed', err); }
+    }
     const contention = RETRYABLE.has(sqlState(reason) ?? '');
     const attempt = Math.max(1, ...jobs.map((q) => q.attempts));
     const ceiling = Math.min(this.o.maxDelayMs, this.o.baseDelayMs * 2 ** (attempt - 1));
@@ -310,6 +316,11 @@ export class PgGroupCommitWriter {
   onGroup(fn: (g: GroupCommitted) => void): () => void {
     this.groupListeners.add(fn);
     return () => { this.groupListeners.delete(fn); };
+  }
+
+  onRetry(fn: (r: WriteRetried) => void): () => void {
+    this.retryListeners.add(fn);
+    return () => { this.retryListeners.delete(fn); };
   }
 
   /** Resolves when every queued job has been answered; new jobs are refused afterwards. */

@@ -81,8 +81,12 @@ describe('PgGroupCommitWriter: jobs gathered into one transaction, one savepoint
       await tx.execute(q`UPDATE writer_rows SET note = note || ${String(first)} WHERE id = ${second}`);
       return first;
     });
+    const told: string[] = [];
+    for (const w of writers) w.onRetry((r) => told.push(`${r.jobs} ${r.reason}`));
     expect(await Promise.all([job(1, 2), job(2, 1)])).toEqual([1, 2]);
     expect(writers[0].stats.retries + writers[1].stats.retries).toBeGreaterThanOrEqual(1);
+    // what db_writer_retries_total counts (server/observability/metrics.ts)
+    expect(told).toContain('1 deadlock');
     const notes = (await client`SELECT note FROM writer_rows WHERE id IN (1, 2) ORDER BY id`).map((r) => r.note);
     // each job's two updates landed exactly once: the deadlock victim's first attempt left nothing
     expect(notes.map((n) => n.length)).toEqual([3, 3]);
@@ -120,7 +124,10 @@ describe('PgGroupCommitWriter: jobs gathered into one transaction, one savepoint
       await tx.execute(q`INSERT INTO writer_rows VALUES (20, ${note})`);
       return `created ${note}`;
     });
+    const told: string[] = [];
+    for (const w of Object.values(writers)) w.onRetry((r) => told.push(`${r.jobs} ${r.reason}`));
     const answers = await Promise.all([job('x'), job('y')]);
+    expect(told).toEqual(['1 unique']);
     const created = answers.filter((a) => a.startsWith('created '));
     expect(created).toHaveLength(1);
     expect(answers).toContain(`existing ${created[0].slice('created '.length)}`);
