@@ -38,11 +38,19 @@ export default [
     linterOptions: { reportUnusedDisableDirectives: 'off' },
   },
   // contract/: pure TypeScript shared by db/, server/ and app/: it imports only itself, no package, no I/O
-  boundary(['contract/**'], [
+  { ...boundary(['contract/**'], [
     [folder('server|db|app|client|test|scripts|bench|i18n'), 'contract/ imports only contract/'],
     ['^@/', 'contract/ imports only contract/ (relative paths)'],
     ['^node:', 'contract/ is pure: no node modules (no I/O)'],
     ['^[^.]', 'contract/ is pure TypeScript: no packages'],
+  ]), ignores: ['contract/bcb/**'] },
+  // contract/bcb/: the Banco Central's API Pix as zod schemas, shared by the /v2 procedures, the dashboard's
+  // forms and the tests; zod (pure, no I/O) is the one package it may import
+  boundary(['contract/bcb/**'], [
+    [folder('server|db|app|client|test|scripts|bench|i18n'), 'contract/ imports only contract/'],
+    ['^@/', 'contract/ imports only contract/ (relative paths)'],
+    ['^node:', 'contract/ is pure: no node modules (no I/O)'],
+    ['^(?!zod$)[^.]', 'contract/bcb/ imports zod and no other package'],
   ]),
   // db/: knows SQL and engines; the rules above it (server/) and the pages (app/) are not its business
   boundary(['db/**'], [

@@ -6,6 +6,8 @@
  * (AB_A, AB_B: 'NAME=value …') or another checkout (AB_B_ROOT). AB_ROUNDS (6), AB_SECONDS (4),
  * AB_ONLY=writes|reads. Before each round it waits (at most AB_QUIET_MAX_MS, 5000) until the machine's CPU
  * is at most AB_QUIET_BUSY (0.5) busy over 250 ms, so a round less often lands on another job's burst.
+ * The floor (bench/floor-server.ts) takes its turn in the same rounds, and each variant's CPU per request
+ * is printed against it (issue 25's targets: a withdrawal ≤ 2×, GET /withdraw ≤ 2.5× the floor's).
  */
 import autocannon from 'autocannon';
 import type { ChildProcess } from 'node:child_process';
@@ -68,10 +70,18 @@ async function main() {
   const children: ChildProcess[] = [];
   try {
     const bare = await start(['bench/bare-server.ts', 'FULL', join(dir, 'bare.db')], {});
-    children.push(bare.child);
+    const floor = await start(['bench/floor-server.ts', join(dir, 'floor.db')], {});
+    children.push(bare.child, floor.child);
     const variants = [{ label: `A ${process.env.AB_A ?? ''}`.trim(), env: envOf(process.env.AB_A), root: ROOT }, { label: `B ${process.env.AB_B ?? ''}${process.env.AB_B_ROOT ? ` ${process.env.AB_B_ROOT}` : ''}`.trim(), env: envOf(process.env.AB_B), root: process.env.AB_B_ROOT ?? ROOT }];
     const posts: Target[] = [{ name: 'bare FULL insert', pid: bare.child.pid!, opts: { url: bare.url, method: 'POST', body: '{"amount":1000}', headers: { 'content-type': 'application/json' } } }];
     const gets: Target[] = [{ name: 'bare read', pid: bare.child.pid!, opts: { url: bare.url } }];
+    {
+      const withdrawal = { amount: 1000, key: '123e4567-e89b-12d3-a456-426614174000', key_type: 'EVP', description: 'bench', details: { name: 'Maria Silva', document: '52998224725' } };
+      const auth = { authorization: `Bearer ${/access_token\s+(\S+)/.exec(floor.out())![1]}`, 'content-type': 'application/json' };
+      const created = await post(floor.url, '/withdraw/pix', withdrawal, auth);
+      posts.push({ name: 'floor', pid: floor.child.pid!, opts: { url: floor.url + '/withdraw/pix', method: 'POST', body: JSON.stringify(withdrawal), headers: auth, requests: [{ setupRequest: withIdempotencyKey }] } });
+      gets.push({ name: 'floor', pid: floor.child.pid!, opts: { url: `${floor.url}/withdraw?identifier=${created.data[0].identifier}`, headers: auth } });
+    }
     for (const [i, v] of variants.entries()) {
       const s = await start(['server/main.ts'], {
         DASHBOARD: 'false', PORT: '0', DATABASE_PATH: join(dir, `p${i}.db`), RATE_LIMIT_RPS: '0', NODE_ENV: 'production',
@@ -106,7 +116,12 @@ async function main() {
         const ratios = rs.map((x, i) => x.rps / base[i].rps);
         console.log(`${t.name.padEnd(48)} req/s ${median(rs.map((x) => x.rps)).toFixed(0).padStart(6)}  vs bare ${median(ratios).toFixed(2)}x (rounds ${ratios.map((x) => x.toFixed(2)).join(' ')})  p99 ${median(rs.map((x) => x.p99)).toFixed(0)} ms  CPU ${median(rs.map((x) => x.cpuUs)).toFixed(0)} µs/req`);
       }
-      const [, a, b] = targets.map((t) => runs.get(t.name)!);
+      const [, fl, a, b] = targets.map((t) => runs.get(t.name)!);
+      for (const [label, v] of [['A', a], ['B', b]] as const) {
+        const x = v.map((r, i) => r.cpuUs / fl[i].cpuUs);
+        console.log(`${label} CPU/req vs floor (${kind}): ${median(x).toFixed(2)}× (rounds ${x.map((y) => y.toFixed(2)).join(' ')})`);
+      }
+      console.log(`B/A CPU/req (${kind}): ${median(a.map((x, i) => b[i].cpuUs / x.cpuUs)).toFixed(2)}x (rounds ${a.map((x, i) => (b[i].cpuUs / x.cpuUs).toFixed(2)).join(' ')})`);
       console.log(`B/A ${kind}: ${median(a.map((x, i) => b[i].rps / x.rps)).toFixed(2)}x (rounds ${a.map((x, i) => (b[i].rps / x.rps).toFixed(2)).join(' ')})`);
       if (kind === 'writes') await new Promise((r) => setTimeout(r, 8000)); // let the settlement of the writes finish
     }

@@ -184,6 +184,17 @@ async function main() {
         const met = (ok: boolean) => (ok ? 'met' : 'NOT met');
         const p99 = Math.max(post.p99, get.p99);
         console.log(`targets${tree.label}: POST /withdraw/pix ${(post.rps / full).toFixed(2)}x bare FULL insert (≥ 1.00: ${met(post.rps >= full)}), GET /withdraw ${(get.rps / read).toFixed(2)}x bare read (≥ 0.25: ${met(get.rps >= 0.25 * read)}), p99 ${p99} ms (≤ 40: ${met(p99 <= 40)}; the bare FULL insert's own p99 in this run: ${results[0].p99} ms)`);
+        // issue 25 item 8: CPU per request against the floor of the same run, which a shared machine's
+        // other load does not distort the way it does req/s
+        const floorPost = find("floor: the withdrawal's SQL only");
+        const floorGet = find("floor: GET /withdraw's SQL only");
+        const vsFloor = (label: string, ours: Result, floor: Result | undefined, target: number) => {
+          if (ours.cpuUsPerReq === null || !floor?.cpuUsPerReq) return;
+          const x = ours.cpuUsPerReq / floor.cpuUsPerReq;
+          console.log(`${label}${tree.label} CPU/req vs floor: ${x.toFixed(2)}× (target ≤ ${target}×: ${met(x <= target)}; ${ours.cpuUsPerReq.toFixed(0)} against ${floor.cpuUsPerReq.toFixed(0)} µs)`);
+        };
+        vsFloor('POST /withdraw/pix', post, floorPost, 2);
+        vsFloor('GET /withdraw', get, floorGet, 2.5);
       }
     }
 

@@ -16,6 +16,16 @@ export type MerchantBook = (typeof MERCHANT_BOOKS)[number];
 export const SYSTEM_BOOKS = ['sandbox_funding', 'pix_out', 'pix_in', 'card_in', 'invoice_in', 'chargebacks', 'refunds_out'] as const;
 export type SystemBook = (typeof SYSTEM_BOOKS)[number];
 
+/**
+ * How many rows (shards) each system book is spread over. Every merchant's movement used to credit the
+ * one `pix_out` (or `pix_in`, …) row, and on PostgreSQL that row's lock, held until each COMMIT is on
+ * disk, made the whole platform take turns; a movement now goes to the shard its merchant's account id
+ * hashes to, and a system book's balance is the sum of its shards. Each shard is a book in its own
+ * right (its balance is the sum of its lines, under the same triggers). Raising it later is safe: the
+ * shards already written keep their balance and are still summed; lowering it strands no money either.
+ */
+export const SYSTEM_BOOK_SHARDS = 64;
+
 /** Every book kind (the `kind` column of ledger_books). */
 export const BOOK_KINDS = [...MERCHANT_BOOKS, ...SYSTEM_BOOKS] as const;
 export type BookKind = (typeof BOOK_KINDS)[number];

@@ -36,6 +36,13 @@ export interface Config {
    */
   jobLeaseMs: number;
   secretsKeyPath: string | null;
+  /**
+   * PIX_SIGNING_KEY_PATH: the PEM file of the RSA key that signs API Pix payloads (created there if
+   * absent); by default pix-signing-key.pem beside the secrets key. PIX_SIGNING_KEY (the PEM itself) wins.
+   */
+  pixSigningKeyPath: string | null;
+  /** PIX_SIGNING_CERT_PATH: that key's certificate chain (PEM, leaf first), published in the JWKS (x5c) when set. */
+  pixSigningCertPath: string | null;
   merchantCity: string;
   production: boolean;
   dev: boolean;
@@ -127,6 +134,8 @@ export function loadConfig(overrides: Partial<Config> = {}): Config {
     jobPollMs: int('JOB_POLL_MS', 250, 10),
     jobLeaseMs: int('JOB_LEASE_MS', 30_000, 100),
     secretsKeyPath: process.env.SECRETS_KEY_PATH || null,
+    pixSigningKeyPath: process.env.PIX_SIGNING_KEY_PATH || null,
+    pixSigningCertPath: process.env.PIX_SIGNING_CERT_PATH || null,
     merchantCity: process.env.MERCHANT_CITY || 'SAO PAULO',
     production,
     dev: false,

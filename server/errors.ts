@@ -2,6 +2,7 @@ import { TRPCError } from '@trpc/server';
 import type { TRPC_ERROR_CODE_KEY } from '@trpc/server/rpc';
 import { ZodError } from 'zod';
 import { databaseUnavailable } from '../db/unavailable';
+import type { PixApiProblemName } from './domain/pix-api/problem';
 
 /**
  * The one error path. Domain code throws `DomainError(code, detail)`; this file maps it to a tRPC code
@@ -46,6 +47,8 @@ export class DomainError extends Error {
       retryAfterSeconds?: number;
       /** A path-specific REST body the contract fixes (e.g. WITHDRAW_FAIL); `timestamp` is added. */
       restBody?: Record<string, unknown>;
+      /** On the /v2 surface: the yaml's error type this failure is (`CobVOperacaoInvalida`…), when the route's default is not it. */
+      problem?: PixApiProblemName;
     } = {},
   ) {
     super(detail);

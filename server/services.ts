@@ -4,6 +4,8 @@ import { openDatabase, type AppDatabase } from '../db';
 import { systemClock, type Clock } from './clock';
 import { loadConfig, type Config } from './config';
 import { loadMasterKey } from './domain/master-key';
+import { loadPixSigningKey } from './domain/pix-signing-key';
+import { createPayloadSigner, type PayloadSigner } from './domain/pix-api/jws';
 import { openLimits } from '../db/stores/limits';
 import type { RateLimits } from '../contract/rate-limits';
 import type { Metrics } from './observability/metrics';
@@ -15,6 +17,12 @@ export interface Services {
   db: AppDatabase;
   clock: Clock;
   masterKey: Buffer;
+  /**
+   * Signs the API Pix payloads of dynamic QR codes and gives the JWKS to publish. Loaded (the key file
+   * created, the first time) on first use rather than at start: generating an RSA key costs about half a
+   * second of CPU, which every test server would pay for nothing.
+   */
+  payloadSigner: () => Promise<PayloadSigner>;
   /** Names this process's claims on background work (`claimed_by`): host/pid/random, unique per Services. */
   instance: string;
   /** Request and credential limits: in memory on SQLite, rows shared by every instance on PostgreSQL. */
@@ -37,9 +45,28 @@ export function createServices(opts: { config?: Config; clock?: Clock; db?: AppD
     db,
     clock,
     masterKey: loadMasterKey(config.databasePath, config.secretsKeyPath),
+    payloadSigner: lazyPayloadSigner(config),
     instance: `${hostname()}/${process.pid}/${randomBytes(3).toString('hex')}`,
     limits: openLimits(db.read, config.rateLimitRps, now),
     wake: {},
+  };
+}
+
+function lazyPayloadSigner(config: Config): () => Promise<PayloadSigner> {
+  let signer: Promise<PayloadSigner> | null = null;
+  return () => {
+    signer ??= loadPixSigningKey({
+      databasePath: config.databasePath,
+      keyPath: config.pixSigningKeyPath,
+      secretsKeyPath: config.secretsKeyPath,
+      certPath: config.pixSigningCertPath,
+    })
+      .then(createPayloadSigner)
+      .catch((err: unknown) => {
+        signer = null; // a failure is not kept: the next use tries again (and says why again)
+        throw err;
+      });
+    return signer;
   };
 }
 

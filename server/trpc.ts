@@ -4,6 +4,7 @@ import type { OpenApiMeta } from 'trpc-to-openapi';
 import type { Context } from './context';
 import { DomainError, toTRPCError } from './errors';
 import { presentTrpcErrorData, type Envelope } from './http/presenter';
+import type { PixApiRoute } from './domain/pix-api/problem';
 import { accountForAccessToken, accountForApiKey } from './domain/accounts';
 import { checkCsrf, noteSessionSeen, parseCookies, sessionFor } from './domain/sessions';
 import { CSRF_HEADER, SESSION_COOKIE } from '../contract/session';
@@ -18,6 +19,8 @@ export type Meta = OpenApiMeta<{
   successStatus?: number; auth?: 'none' | 'bearer' | 'webhook-api' | 'session'; envelope?: Envelope;
   /** A body the contract fixes for one status of this operation (in components.schemas), besides the envelope. */
   restErrorBodies?: Partial<Record<number, 'WithdrawFail'>>;
+  /** On the /v2 surface (envelope 'pix-api'): the problem type of a refused request and the resource named in violacoes. */
+  pixApi?: PixApiRoute;
 }>;
 
 const t = initTRPC.context<Context>().meta<Meta>().create({

@@ -23,11 +23,19 @@ export function ledgerTables<D extends Dialect, C extends Columns>(k: Kit<D, C>,
     kind: k.enumText('kind', BOOK_KINDS),
     allowNegative: k.int('allow_negative').default(0),
     balance: k.cents('balance').default(0),
+    /**
+     * Which of a system book's rows this is (contract/ledger.ts SYSTEM_BOOK_SHARDS): a system book is
+     * spread over shards so that no row is written by every merchant's movement; its balance is the sum
+     * of its shards. Always 0 for a merchant book (a trigger refuses anything else).
+     */
+    shard: k.int('shard').default(0),
     /** The line that last moved `balance`: a balance may change only together with a new line of its book. */
     lastLineId: k.cents('last_line_id').default(0),
     updatedAt: k.instant('updated_at'),
   }, (t) => [
     k.uniqueIndex('ledger_books_account_kind_uq').on(t.accountId, t.kind),
+    // one row per system book and shard (the index above lets NULL account ids repeat)
+    k.uniqueIndex('ledger_books_system_shard_uq').on(t.kind, t.shard).where(sql`${t.accountId} IS NULL`),
     k.check('ledger_books_balance_non_negative', sql`${t.allowNegative} = 1 OR ${t.balance} >= 0 OR ${t.kind} = 'available'`),
     k.check('ledger_books_allow_negative_bool', sql`${t.allowNegative} IN (0, 1)`),
   ]);

@@ -140,3 +140,16 @@ END;
 -- A transaction is credited once (docs/decisions.md "Transactions", "Engines"): a second `transaction_credit`
 -- entry for the same charge breaks this index, whatever the code above it does (as on PostgreSQL).
 CREATE UNIQUE INDEX ledger_entries_one_credit_uq ON ledger_entries (resource_id) WHERE kind = 'transaction_credit';
+--> statement-breakpoint
+-- Since migration 0005 (system books sharded: contract/ledger.ts SYSTEM_BOOK_SHARDS):
+-- A book opens empty (its balance is the sum of its lines, and it has none yet: a shard opened with a
+-- balance would be money from nowhere), and only a system book has shards.
+CREATE TRIGGER ledger_books_open_at_zero BEFORE INSERT ON ledger_books
+BEGIN
+  SELECT RAISE(ABORT, 'a book opens at a zero balance, before any line') WHERE NEW.balance <> 0 OR NEW.last_line_id <> 0;
+  SELECT RAISE(ABORT, 'only a system book has shards') WHERE NEW.shard < 0 OR (NEW.account_id IS NOT NULL AND NEW.shard <> 0);
+END;--> statement-breakpoint
+-- A book keeps its account, kind and shard: its lines were written to that book.
+CREATE TRIGGER ledger_books_keep_identity BEFORE UPDATE OF account_id, kind, shard ON ledger_books
+WHEN NEW.account_id IS NOT OLD.account_id OR NEW.kind IS NOT OLD.kind OR NEW.shard IS NOT OLD.shard
+BEGIN SELECT RAISE(ABORT, 'a book keeps its account, kind and shard'); END;

@@ -18,6 +18,8 @@ export interface NewBook {
   /** null: a system book (the outside world). */
   accountId: string | null;
   kind: BookKind;
+  /** Which shard of a system book (0 for a merchant book). */
+  shard: number;
   /** System books may go negative; merchant books may not (the trigger's floor). */
   allowNegative: boolean;
   at: Date;
@@ -50,6 +52,9 @@ export interface NewLine {
 export type LineOutcome = 'applied' | 'below_floor' | 'above_ceiling';
 
 export interface BookBalance { kind: string; balance: number }
+
+/** A system book's balance: the sum of its shards, and how many there are. */
+export interface SystemBookBalance { kind: string; balance: number; shards: number }
 
 /** A book's running balance beside the sum of its lines (they must agree). */
 export interface BookAgainstLines { id: string; balance: number; lines: number }
@@ -91,6 +96,14 @@ export interface LedgerAuditReads {
   unbalancedEntry(): Promise<{ id: string; total: number | null; lines: number } | undefined>;
   /** A book whose running balance differs from the sum of its lines. */
   bookOffItsLines(): Promise<{ id: string; kind: string; balance: number; lines: number } | undefined>;
+  /** A system book whose rows are not one per shard number from zero up: two rows claiming one shard, or a shard below zero. */
+  systemBookMisnumbered(): Promise<{ kind: string; shards: number; numbered: number; lowest: number } | undefined>;
+  /**
+   * The system books' shards and the merchant books, summed from their balances (O(books)), when they do
+   * not add up to zero: every entry sums to zero, so what the outside world's side holds must be what
+   * the merchants' side holds, negated.
+   */
+  booksOffZero(): Promise<{ system: number; merchants: number } | undefined>;
   /** A merchant book other than `exceptBook` below zero. */
   merchantBookBelowZero(exceptBook: BookKind): Promise<{ id: string; kind: string; balance: number } | undefined>;
   /**
@@ -124,6 +137,17 @@ export function ledgerAuditReads(first: FirstRow): LedgerAuditReads {
       SELECT b.id, b.kind, b.balance, coalesce(s.total, 0) AS lines
       FROM ledger_books b LEFT JOIN (SELECT book_id, sum(amount) AS total FROM ledger_lines GROUP BY book_id) s ON s.book_id = b.id
       WHERE b.balance <> coalesce(s.total, 0) LIMIT 1`),
+    // both O(books), whatever the number of lines: the lines themselves are book_balances' and entries_balanced's
+    systemBookMisnumbered: () => first(sql`
+      SELECT kind, count(*) AS shards, count(DISTINCT shard) AS numbered, min(shard) AS lowest
+      FROM ledger_books WHERE account_id IS NULL
+      GROUP BY kind HAVING count(*) <> count(DISTINCT shard) OR min(shard) < 0 LIMIT 1`),
+    booksOffZero: () => first(sql`
+      SELECT system, merchants FROM (
+        SELECT coalesce(sum(CASE WHEN account_id IS NULL THEN balance ELSE 0 END), 0) AS system,
+               coalesce(sum(CASE WHEN account_id IS NULL THEN 0 ELSE balance END), 0) AS merchants
+        FROM ledger_books) AS sides
+      WHERE system + merchants <> 0`),
     merchantBookBelowZero: (exceptBook) => first(sql`
       SELECT id, kind, balance FROM ledger_books
       WHERE account_id IS NOT NULL AND kind <> ${bookKind(exceptBook)} AND balance < 0 LIMIT 1`),
@@ -176,7 +200,11 @@ function prepareBooks(d: DrizzleDb) {
     merchantBook: d.select({ id: ledgerBooks.id }).from(ledgerBooks)
       .where(and(eq(ledgerBooks.accountId, ph('account')), eq(ledgerBooks.kind, ph('kind')))).prepare(),
     systemBook: d.select({ id: ledgerBooks.id }).from(ledgerBooks)
-      .where(and(isNull(ledgerBooks.accountId), eq(ledgerBooks.kind, ph('kind')))).prepare(),
+      .where(and(isNull(ledgerBooks.accountId), eq(ledgerBooks.kind, ph('kind')), eq(ledgerBooks.shard, ph('shard')))).prepare(),
+    // a shard's first use: two jobs may open it at once (PostgreSQL), the second then finds the first's
+    openSystemShard: d.insert(ledgerBooks).values({
+      id: ph('id'), accountId: null, kind: ph('kind'), shard: ph('shard'), allowNegative: 1, balance: 0, updatedAt: ph('at'),
+    }).onConflictDoNothing().prepare(),
     balances: d.select({ kind: ledgerBooks.kind, balance: ledgerBooks.balance }).from(ledgerBooks)
       .where(eq(ledgerBooks.accountId, ph('account'))).prepare(),
   };
@@ -217,7 +245,7 @@ export class LedgerStore {
 
   /** Inserts a book at a zero balance. */
   async insertBook(b: NewBook): Promise<void> {
-    await this.db.insert(ledgerBooks).values({ id: b.id, accountId: b.accountId, kind: b.kind, allowNegative: b.allowNegative ? 1 : 0, balance: 0, updatedAt: b.at.toISOString() });
+    await this.db.insert(ledgerBooks).values({ id: b.id, accountId: b.accountId, kind: b.kind, shard: b.shard, allowNegative: b.allowNegative ? 1 : 0, balance: 0, updatedAt: b.at.toISOString() });
   }
 
   /** The id of an account's book of this kind, if it has one. */
@@ -225,9 +253,27 @@ export class LedgerStore {
     return (await first(this.booksSt.merchantBook.execute({ account: accountId, kind })))?.id;
   }
 
-  /** The id of the system's book of this kind, if it exists yet. */
-  async systemBookId(kind: SystemBook): Promise<string | undefined> {
-    return (await first(this.booksSt.systemBook.execute({ kind })))?.id;
+  /** The id of this shard of the system's book of this kind, if it exists yet. */
+  async systemBookId(kind: SystemBook, shard: number): Promise<string | undefined> {
+    return (await first(this.booksSt.systemBook.execute({ kind, shard })))?.id;
+  }
+
+  /**
+   * Inside a write job: the id of this shard of a system book, opened (at zero, allowed negative) under
+   * `id` if no job has yet. Two jobs opening one shard at once (PostgreSQL) meet at its unique index: the
+   * second waits for the first to commit, inserts nothing, and reads the first's row.
+   */
+  async openSystemShard(kind: SystemBook, shard: number, id: string, at: Date): Promise<string> {
+    await this.booksSt.openSystemShard.execute({ id, kind, shard, at: at.toISOString() });
+    const found = await this.systemBookId(kind, shard);
+    if (!found) throw new Error(`system book ${kind} shard ${shard} could not be opened`);
+    return found;
+  }
+
+  /** Each system book's balance, summed over its shards (O(shards), whatever the number of lines). */
+  systemBalances(): Promise<SystemBookBalance[]> {
+    return rawRows<SystemBookBalance>(this.db, sql`
+    SELECT kind, coalesce(sum(balance), 0) AS balance, count(*) AS shards FROM ledger_books WHERE account_id IS NULL GROUP BY kind ORDER BY kind`);
   }
 
   /** The running balances of an account's books, one row per book (O(1) in the number of entries). */

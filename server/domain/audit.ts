@@ -6,7 +6,7 @@ import type { LastEntry, LedgerAuditReads } from '../../db/stores/ledger';
  * their own lines and with the resources that moved money. Each check stops at its first break and
  * names it; the audit reads only, so it runs on a read connection or on a backup's copy.
  */
-export type AuditCheckName = 'entries_balanced' | 'book_balances' | 'balance_floors' | 'withdrawal_batches' | 'transaction_credits';
+export type AuditCheckName = 'entries_balanced' | 'book_balances' | 'system_books' | 'balance_floors' | 'withdrawal_batches' | 'transaction_credits';
 
 export interface AuditCheck { name: AuditCheckName; ok: boolean; detail: string | null }
 export interface AuditReport { ok: boolean; checks: AuditCheck[]; firstBreak: string | null }
@@ -23,6 +23,15 @@ const probes: [AuditCheckName, Probe][] = [
   ['book_balances', async (reads) => {
     const r = await reads.bookOffItsLines();
     return r ? `book ${r.id} (${r.kind}): balance ${r.balance} but its lines sum to ${r.lines}` : null;
+  }],
+  // each system book is the sum of its shards (contract/ledger.ts SYSTEM_BOOK_SHARDS): one row per shard
+  // number, from zero up; and the shards of every system book hold what the merchant books hold, negated
+  // (each shard is also a book that book_balances holds to its own lines)
+  ['system_books', async (reads) => {
+    const r = await reads.systemBookMisnumbered();
+    if (r) return r.lowest < 0 ? `system book ${r.kind}: shard ${r.lowest} is numbered below zero` : `system book ${r.kind}: ${r.shards} rows for ${r.numbered} shard number(s)`;
+    const off = await reads.booksOffZero();
+    return off ? `the system books' shards hold ${off.system} against the merchant books' ${off.merchants}: together ${off.system + off.merchants}, not 0` : null;
   }],
   // docs/decisions.md "Disputes": merchant books never go below zero, except `available`, and that only by a
   // dispute hold: replaying each available book, no other debit may leave it (or keep it) negative

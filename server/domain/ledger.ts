@@ -1,5 +1,5 @@
 import type { Stores } from '../../db';
-import { BALANCE_CEILING_CENTS, MERCHANT_BOOKS, type LedgerEntryKind, type MerchantBook, type SystemBook } from '../../contract/ledger';
+import { BALANCE_CEILING_CENTS, MERCHANT_BOOKS, SYSTEM_BOOK_SHARDS, SYSTEM_BOOKS, type LedgerEntryKind, type MerchantBook, type SystemBook } from '../../contract/ledger';
 import { DomainError } from '../errors';
 import { newId } from './ids';
 
@@ -8,6 +8,12 @@ import { newId } from './ids';
  * to its book's running balance, and the database refuses an overdraft (only a dispute hold may take
  * `available` below zero) or a balance above the ceiling inside the same statement, so both rules hold
  * whatever the concurrency.
+ *
+ * System books (the outside world) are sharded: the entries of an account post to the shard its id
+ * hashes to, so two merchants' movements do not wait for each other on one platform-wide row (on
+ * PostgreSQL a row lock is held until the COMMIT is on disk), and a system book's balance is the sum of
+ * its shards (systemBalances). One merchant keeps to one shard of each system book, so its own entries
+ * lock no more rows than before.
  */
 
 export type BookRef = { account: string; book: MerchantBook } | { system: SystemBook };
@@ -24,24 +30,34 @@ export interface PostEntry {
 /** Creates the merchant's books; called in the job that creates the account. */
 export async function openMerchantBooks(tx: Stores, accountId: string, at: Date) {
   for (const kind of MERCHANT_BOOKS) {
-    await tx.ledger.insertBook({ id: newId('ledgerBook'), accountId, kind, allowNegative: false, at });
+    await tx.ledger.insertBook({ id: newId('ledgerBook'), accountId, kind, shard: 0, allowNegative: false, at });
   }
 }
 
-async function bookId(tx: Stores, ref: BookRef, at: Date): Promise<string> {
+/**
+ * The shard of every system book that `accountId`'s entries post to: FNV-1a (32 bits) of the id, so it
+ * is the same in every instance and release, spread evenly over SYSTEM_BOOK_SHARDS.
+ */
+export function systemShardOf(accountId: string): number {
+  let h = 0x811c9dc5;
+  for (let i = 0; i < accountId.length; i++) {
+    h ^= accountId.charCodeAt(i);
+    h = Math.imul(h, 0x01000193);
+  }
+  return (h >>> 0) % SYSTEM_BOOK_SHARDS;
+}
+
+async function bookId(tx: Stores, ref: BookRef, accountId: string, at: Date): Promise<string> {
   if ('account' in ref) {
     const found = await tx.ledger.merchantBookId(ref.account, ref.book);
     if (found) return found;
     // accounts opened before a book kind existed get it on first use (always inside a write job)
     const id = newId('ledgerBook');
-    await tx.ledger.insertBook({ id, accountId: ref.account, kind: ref.book, allowNegative: false, at });
+    await tx.ledger.insertBook({ id, accountId: ref.account, kind: ref.book, shard: 0, allowNegative: false, at });
     return id;
   }
-  const found = await tx.ledger.systemBookId(ref.system);
-  if (found) return found;
-  const id = newId('ledgerBook');
-  await tx.ledger.insertBook({ id, accountId: null, kind: ref.system, allowNegative: true, at });
-  return id;
+  const shard = systemShardOf(accountId);
+  return (await tx.ledger.systemBookId(ref.system, shard)) ?? tx.ledger.openSystemShard(ref.system, shard, newId('ledgerBook'), at);
 }
 
 /**
@@ -61,7 +77,7 @@ export async function postEntry(tx: Stores, e: PostEntry): Promise<string> {
   // Debits first, so an overdraft is refused before any credit is applied.
   const ordered = [...e.lines].sort((a, b) => a.amount - b.amount);
   const books: string[] = [];
-  for (const l of ordered) books.push(await bookId(tx, l.book, e.at));
+  for (const l of ordered) books.push(await bookId(tx, l.book, e.accountId, e.at));
   // each line is computed from its book's balance: concurrent entries on a book take turns (PostgreSQL)
   await tx.ledger.lockBooks(books);
   for (const [i, l] of ordered.entries()) {
@@ -97,6 +113,15 @@ function balanceOf(rows: { kind: string; balance: number }[], kind: string): num
 /** Sandbox top-up: money arrives from the outside world into the merchant's available book. */
 export function sandboxTopUp(tx: Stores, accountId: string, amount: number, at: Date) {
   return transfer(tx, { accountId, kind: 'sandbox_topup', from: { system: 'sandbox_funding' }, to: { account: accountId, book: 'available' }, amount, at, description: 'sandbox top-up' });
+}
+
+/**
+ * Each system book's balance (the outside world's side of every merchant's money), summed over its
+ * shards; a book no movement has reached yet is 0.
+ */
+export async function systemBalances(db: Stores): Promise<Record<SystemBook, number>> {
+  const rows = await db.ledger.systemBalances();
+  return Object.fromEntries(SYSTEM_BOOKS.map((kind) => [kind, balanceOf(rows, kind)])) as Record<SystemBook, number>;
 }
 
 /** For tests and audits: every book's balance equals the sum of its lines, and all lines sum to zero. */

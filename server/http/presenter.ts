@@ -1,4 +1,5 @@
 import { DOMAIN_ERRORS, formatIssue, toDomainError, type DomainError } from '../errors';
+import { PIX_API_FALLBACK, problemBody, type PixApiRoute } from '../domain/pix-api/problem';
 import { log } from '../log';
 
 /**
@@ -6,8 +7,18 @@ import { log } from '../log';
  * REST and tRPC cannot disagree. Domain code never builds a wire envelope.
  */
 
-/** Which error envelope a REST procedure answers in (docs/decisions.md "Errors"); declared per procedure. */
-export type Envelope = 'payments' | 'webhooks';
+/**
+ * Which error envelope a REST procedure answers in (docs/decisions.md "Errors"); declared per procedure.
+ * `pix-api` is the /v2 surface: the Banco Central's RFC 7807 problems (server/domain/pix-api/problem.ts).
+ */
+export type Envelope = 'payments' | 'webhooks' | 'pix-api';
+
+/** What the /v2 branch needs besides the error: the route's problem types, the request id, the input sent. */
+export interface ErrorContext {
+  pixApi?: PixApiRoute;
+  requestId?: string;
+  input?: unknown;
+}
 
 export interface RestAnswer {
   status: number;
@@ -23,7 +34,10 @@ const REASON: Record<number, string> = {
 };
 
 /** The REST error bodies of docs/decisions.md "Errors": one shape for the payments paths, one for the webhook API. */
-export function restErrorBody(err: DomainError, envelope: Envelope, now: Date): Record<string, unknown> {
+export function restErrorBody(err: DomainError, envelope: Envelope, now: Date, ctx: ErrorContext = {}): Record<string, unknown> {
+  if (envelope === 'pix-api') {
+    return { ...problemBody(err, ctx.pixApi ?? PIX_API_FALLBACK, { correlationId: ctx.requestId, input: ctx.input }) };
+  }
   const status = err.status;
   const timestamp = now.toISOString();
   const issues = err.extra.issues;
@@ -47,13 +61,19 @@ export function errorHeaders(err: DomainError): Record<string, string> {
 }
 
 /** A failure of a REST call, in the procedure's envelope. */
-export function presentRestError(thrown: unknown, envelope: Envelope, now: Date): RestAnswer {
+export function presentRestError(thrown: unknown, envelope: Envelope, now: Date, ctx: ErrorContext = {}): RestAnswer {
   const err = toDomainError(thrown);
   if (err.code === 'INTERNAL') log.error({ err: thrown }, 'internal error');
+  const body = restErrorBody(err, envelope, now, ctx);
   return {
-    status: err.status,
-    headers: { 'content-type': 'application/json', 'cache-control': 'no-store', ...errorHeaders(err) },
-    body: JSON.stringify(restErrorBody(err, envelope, now)),
+    // the /v2 problem may carry another status than the DomainError's (a refused state is the yaml's 400)
+    status: envelope === 'pix-api' ? (body.status as number) : err.status,
+    headers: {
+      'content-type': envelope === 'pix-api' ? 'application/problem+json' : 'application/json',
+      'cache-control': 'no-store',
+      ...errorHeaders(err),
+    },
+    body: JSON.stringify(body),
   };
 }
 

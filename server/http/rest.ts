@@ -9,6 +9,7 @@ import type { Meta } from '../trpc';
 import { ClientAbortError, isJsonContentType, MAX_BODY_BYTES, parseJsonObject, readBody } from './body';
 import { procedureCall, type ProcedureCall } from './procedure-call';
 import { presentRestError, presentRestSuccess, type Envelope, type RestAnswer } from './presenter';
+import type { PixApiRoute } from '../domain/pix-api/problem';
 
 /**
  * The REST edge: routes read from the procedures' `meta.openapi`, input built from path, query and
@@ -25,6 +26,8 @@ export interface RestRoute {
   procedurePath: string;
   procedure: AnyProcedure;
   envelope: Envelope;
+  /** The /v2 route's problem types (envelope 'pix-api'). */
+  pixApi?: PixApiRoute;
   successStatus: number;
   /** Matches a normalised pathname, path parameters as named groups. */
   pattern: RegExp;
@@ -74,7 +77,7 @@ export function restRoutes(router: AnyRouter): RestRoute[] {
     const meta = procedure._def.meta as Meta | undefined;
     const openapi = meta?.openapi;
     if (!openapi || openapi.enabled === false) continue;
-    if (meta.envelope !== 'payments' && meta.envelope !== 'webhooks') {
+    if (meta.envelope !== 'payments' && meta.envelope !== 'webhooks' && meta.envelope !== 'pix-api') {
       missing.push(`${procedurePath} (${openapi.method} ${openapi.path})`);
       continue;
     }
@@ -85,6 +88,7 @@ export function restRoutes(router: AnyRouter): RestRoute[] {
       procedurePath,
       procedure,
       envelope: meta.envelope,
+      pixApi: meta.pixApi,
       successStatus: meta.successStatus ?? 200,
       pattern: new RegExp(`^${escapeRegExp(path).replace(/\{(\w+)\}/g, (_, name) => `(?<${name}>[^/]+)`)}$`, 'i'),
       noInput: inputIsVoid(procedure),
@@ -92,7 +96,7 @@ export function restRoutes(router: AnyRouter): RestRoute[] {
     });
   }
   if (missing.length) {
-    throw new Error(`REST procedures without meta.envelope ('payments' or 'webhooks'): ${missing.join(', ')}`);
+    throw new Error(`REST procedures without meta.envelope ('payments', 'webhooks' or 'pix-api'): ${missing.join(', ')}`);
   }
   return routes;
 }
@@ -116,6 +120,7 @@ export function createRestAdapter(services: Services, router: AnyRouter) {
     template: p,
     pattern: new RegExp('^' + escapeRegExp(p).replace(/\{\w+\}/g, '[^/]+') + '/?$'),
     envelope: routes.find((r) => r.path === p)!.envelope,
+    pixApi: routes.find((r) => r.path === p)!.pixApi,
     /** The segments before the first path parameter: /api/webhooks/deliveries/{id}/resend → api, webhooks, deliveries. */
     base: p.split('{')[0].split('/').filter(Boolean),
   }));
@@ -126,6 +131,8 @@ export function createRestAdapter(services: Services, router: AnyRouter) {
    */
   function envelopeNear(pathname: string): Envelope {
     const segs = pathname.split('/').filter(Boolean);
+    // the Banco Central's surface owns its whole base path: an unknown /v2/… is a problem, not a payments 404
+    if (segs[0] === 'v2' && knownPaths.some((k) => k.envelope === 'pix-api')) return 'pix-api';
     let best: { len: number; envelope: Envelope } = { len: 0, envelope: 'payments' };
     for (const k of knownPaths) {
       if (k.pattern.test(pathname)) return k.envelope;
@@ -162,7 +169,7 @@ export function createRestAdapter(services: Services, router: AnyRouter) {
           body = parseJsonObject(req.body);
         }
       } catch (err) {
-        const refused = presentRestError(err, fallback, services.clock.now());
+        const refused = presentRestError(err, fallback, services.clock.now(), { pixApi: known?.pixApi, requestId: req.record?.id });
         // the rest of a body refused while reading is never read: the connection cannot be reused
         if (req.body instanceof Error) refused.headers.connection = 'close';
         return refused;
@@ -176,7 +183,7 @@ export function createRestAdapter(services: Services, router: AnyRouter) {
     if (!found) {
       const allowed = known !== undefined;
       return presentRestError(new DomainError(allowed ? 'METHOD_NOT_ALLOWED' : 'NOT_FOUND',
-        allowed ? `${method} is not allowed on ${url.pathname}` : 'no such path'), fallback, services.clock.now());
+        allowed ? `${method} is not allowed on ${url.pathname}` : 'no such path'), fallback, services.clock.now(), { requestId: req.record?.id });
     }
     const { route, params } = found;
     const usesBody = method !== 'GET' && method !== 'DELETE';
@@ -186,7 +193,7 @@ export function createRestAdapter(services: Services, router: AnyRouter) {
       const output = await route.call(ctx, input);
       return presentRestSuccess(output, route.successStatus, ctx.resHeaders);
     } catch (err) {
-      return presentRestError(err, route.envelope, services.clock.now());
+      return presentRestError(err, route.envelope, services.clock.now(), { pixApi: route.pixApi, requestId: req.record?.id, input });
     }
   }
 

@@ -14,7 +14,8 @@ import { chooseDue } from '../../server/domain/webhooks/deliveries/claim';
 import { SlotUse } from '../../server/domain/webhooks/fair-share';
 import { withdrawalView, withdrawalViewByBatch } from '../../server/domain/withdrawals/view';
 import { withdrawalWithBatchesQuery } from '../../db/stores/withdrawals';
-import { withdrawalBatches, withdrawals } from '../../db/schema';
+import { and, eq, isNull } from 'drizzle-orm';
+import { ledgerBooks, withdrawalBatches, withdrawals } from '../../db/schema';
 import { callerFor, makeAccount, makeTestServices, type TestServices } from '../support/services';
 
 /**
@@ -124,6 +125,14 @@ describe('the plans of the background passes', () => {
     // the partial unique index on transaction credits answers "how many credits" without the table
     expect(planOf(plans, /FROM ledger_entries e WHERE e.resource_id = t.id/)).toMatch(/SEARCH e USING COVERING INDEX ledger_entries_one_credit_uq \(resource_id=\?\)/);
     expect(planOf(plans, /LEFT JOIN ledger_lines l ON l.entry_id = e.id/)).toMatch(/SEARCH l USING INDEX ledger_lines_entry_idx \(entry_id=\?\)/);
+  });
+
+  it('system books (every entry that reaches one, and the audit): a shard found by ledger_books_system_shard_uq; the audit\'s system_books check reads the books, never their lines', async () => {
+    const lookup = s.db.read.handle.select({ id: ledgerBooks.id }).from(ledgerBooks)
+      .where(and(isNull(ledgerBooks.accountId), eq(ledgerBooks.kind, 'pix_out'), eq(ledgerBooks.shard, 3))).toSQL().sql;
+    expect(explain(clientOf(s.db.read), lookup)).toMatch(/^SEARCH ledger_books USING INDEX ledger_books_system_shard_uq \(kind=\? AND shard=\?\)$/);
+    const plans = await plansOf([clientOf(s.db.read)], async () => auditBooks(s.db.read));
+    for (const q of [/GROUP BY kind HAVING count\(\*\) <> count\(DISTINCT shard\)/, /AS system,/]) expect(planOf(plans, q)).not.toMatch(/ledger_lines|\bl\b/);
   });
 
   it('withdrawal view (GET /withdraw, event payloads): the withdrawal by primary key and its batches by withdrawal_batches_withdrawal_idx, in one statement, in order', async () => {

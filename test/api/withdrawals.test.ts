@@ -7,7 +7,7 @@ import { ManualClock } from '../../server/clock';
 import type { Config } from '../../server/config';
 import { createContextInner } from '../../server/context';
 import type { DomainError } from '../../server/errors';
-import { auditLedger, merchantBalance } from '../../server/domain/ledger';
+import { auditLedger, merchantBalance, systemBalances, systemShardOf } from '../../server/domain/ledger';
 import { isValidEndToEndId } from '../../server/domain/pix/end-to-end';
 import { participantByIspb } from '../../server/domain/pix/participants';
 import { railFor, type PixRail } from '../../server/domain/rails';
@@ -232,8 +232,10 @@ describe('settlement', () => {
       expect([r.failure_code, r.failure_reason]).toEqual([null, null]);
     }
     expect(await balanceOf(acc.account_id)).toEqual({ available: 750_000, blocked: 0, inFlight: 0 });
-    const pixOut = await first(s.db.read.handle.select().from(ledgerBooks).where(eq(ledgerBooks.kind, 'pix_out')));
-    expect(pixOut?.balance).toBe(250_000);
+    // pix_out, summed over its shards: the paid money went to the one shard this merchant posts to
+    expect((await systemBalances(s.db.read)).pix_out).toBe(250_000);
+    const pixOut = await s.db.read.handle.select().from(ledgerBooks).where(eq(ledgerBooks.kind, 'pix_out'));
+    expect(pixOut.map((b) => [b.shard, b.balance])).toEqual([[systemShardOf(acc.account_id), 250_000]]);
     // the first of three batches paid is a status change (REQUESTED → PARTIALLY_PAID), the last another
     const evs = await eventsOf(view.id);
     expect(evs.map((e) => e.type)).toEqual(['withdraw.requested', 'withdraw.partially_paid', 'withdraw.paid']);

@@ -10,6 +10,8 @@ import { migratePostgres, PG_MIGRATIONS } from '../../db/pg/migrate';
 import {
   appliedMigrations, migrateAsRelease, openRaw, schemaObjects, seedRelease010, snapshot, type DatabaseTarget, type RawDatabase, type SeededRelease,
 } from '../support/release-database';
+import { systemShardOf } from '../../server/domain/ledger';
+import { txBody } from '../support/transactions';
 import { api, logsCaughtUp, postgresDatabaseFor, removeDir, runTsx, SERVER_TEST_TIMEOUT_MS, serverEnv, startServer, type Finished } from '../support/server';
 
 /*
@@ -106,7 +108,12 @@ describe('upgrading a database made by release 0.1.0', () => {
         const journal = ON_POSTGRES ? 'drizzle.__drizzle_migrations' : '__drizzle_migrations';
         for (const table of Object.keys(before)) {
           if (table === journal) continue;
-          expect(now[table], table).toEqual(before[table]);
+          // migration 0005 shards the system books: each book 0.1.0 made is shard 0 (a system book's one
+          // row keeps its balance and lines there), and nothing else of the row changed
+          const rows = table === 'ledger_books'
+            ? (now[table] as Record<string, unknown>[]).map(({ shard, ...book }) => { expect(Number(shard)).toBe(0); return book; })
+            : now[table];
+          expect(rows, table).toEqual(before[table]);
         }
       } finally {
         await after.close();
@@ -169,6 +176,23 @@ describe('upgrading a database made by release 0.1.0', () => {
       const created = await api(srv.url, '/withdraw/pix', { token, body, headers: { 'idempotency-key': 'after-upgrade-1' } });
       expect(created.status, created.text).toBe(201);
       expect((await api(srv.url, '/balance', { token })).json.available).toBe(seeded.balance.available - 2_500);
+      // and a charge approved now credits this merchant's own shard of card_in, the old row's balance
+      // still counted with it
+      const cardIn = async () => {
+        const look = openRaw(target);
+        try {
+          return (await look.rows<{ shard: number; balance: number }>(`SELECT shard, balance FROM ledger_books WHERE account_id IS NULL AND kind = 'card_in' ORDER BY shard`))
+            .map((r) => [Number(r.shard), Number(r.balance)]);
+        } finally {
+          await look.close();
+        }
+      };
+      const oldCardIn = await cardIn();
+      expect(oldCardIn).toEqual([[0, -30_000]]);
+      const charged = await api(srv.url, '/transaction', { token, body: txBody('CARD') });
+      expect(charged.status, charged.text).toBe(201);
+      expect(charged.json.status).toBe('APPROVED');
+      expect(await cardIn()).toEqual([[0, -30_000], [systemShardOf(seeded.account.id), -2_500]]);
     } finally {
       await srv.stop();
     }
@@ -178,6 +202,40 @@ describe('upgrading a database made by release 0.1.0', () => {
     if (!ON_POSTGRES) delete env.DATABASE_URL;
     const audit = await runTsx('scripts/audit.ts', [], env);
     expect(audit.code, audit.stdout + audit.stderr).toBe(0);
+  }, SERVER_TEST_TIMEOUT_MS);
+});
+
+describe('system books sharded (migration 0005)', () => {
+  it('keeps each system book\'s row as shard 0 and a twin two raced first uses made as shard 1, balances and lines untouched', async () => {
+    const { databasePath, target } = await newDatabase();
+    await migrateAsRelease(target, '0.1.0');
+    const raw = openRaw(target);
+    try {
+      const seeded = await seedRelease010(raw, { now: new Date(), secretsKey: SECRETS_KEY });
+      // 0.1.0 opened a system book at first use without a unique guard: two jobs could each open one
+      const at = new Date().toISOString();
+      await raw.run(`INSERT INTO ledger_books (id, account_id, kind, allow_negative, balance, updated_at) VALUES ('lbk_upgradez_twin', NULL, 'sandbox_funding', 1, 0, ?)`, [at]);
+      await raw.run(`INSERT INTO ledger_entries (id, account_id, kind, resource_id, description, created_at) VALUES ('lje_upgradez_twin', ?, 'sandbox_topup', NULL, 'sandbox top-up', ?)`, [seeded.account.id, at]);
+      const available = (await raw.rows<{ id: string; balance: number }>(`SELECT id, balance FROM ledger_books WHERE account_id = ? AND kind = 'available'`, [seeded.account.id]))[0];
+      await raw.run(`INSERT INTO ledger_lines (entry_id, book_id, amount, balance_after, created_at) VALUES ('lje_upgradez_twin', 'lbk_upgradez_twin', -1000, -1000, ?)`, [at]);
+      await raw.run(`INSERT INTO ledger_lines (entry_id, book_id, amount, balance_after, created_at) VALUES ('lje_upgradez_twin', ?, 1000, ?, ?)`, [available.id, Number(available.balance) + 1000, at]);
+      const books = `SELECT id, shard, balance, last_line_id FROM ledger_books WHERE account_id IS NULL AND kind = 'sandbox_funding' ORDER BY id`;
+      const before = await raw.rows<{ id: string; balance: number; last_line_id: number }>(books.replace('shard, ', ''));
+      expect(before.map((b) => Number(b.balance))).toEqual([-1_000_000, -1_000]);
+
+      await migrateWithCode(target, HEAD_MIGRATIONS);
+      const after = await raw.rows<{ id: string; shard: number; balance: number; last_line_id: number }>(books);
+      expect(after.map((b) => [b.id, Number(b.shard), Number(b.balance), Number(b.last_line_id)]))
+        .toEqual(before.map((b, i) => [b.id, i, Number(b.balance), Number(b.last_line_id)]));
+    } finally {
+      await raw.close();
+    }
+    // the audit of the migrated database: every book its lines, each system book the sum of its shards
+    const env: NodeJS.ProcessEnv = { ...process.env, ...serverEnv(databasePath) };
+    if (!ON_POSTGRES) delete env.DATABASE_URL;
+    const audit = await runTsx('scripts/audit.ts', [], env);
+    expect(audit.code, audit.stdout + audit.stderr).toBe(0);
+    expect(audit.stdout).toMatch(/^ok {4}system_books$/m);
   }, SERVER_TEST_TIMEOUT_MS);
 });
 

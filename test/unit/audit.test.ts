@@ -51,7 +51,7 @@ describe('auditBooks', () => {
   it('passes on books the application wrote', async () => {
     const report = (await auditBooks(s.db.read));
     expect(report).toMatchObject({ ok: true, firstBreak: null });
-    expect(report.checks.map((c) => c.name)).toEqual(['entries_balanced', 'book_balances', 'balance_floors', 'withdrawal_batches', 'transaction_credits']);
+    expect(report.checks.map((c) => c.name)).toEqual(['entries_balanced', 'book_balances', 'system_books', 'balance_floors', 'withdrawal_batches', 'transaction_credits']);
     expect(withdrawalId).toMatch(/^wd_/);
   });
 

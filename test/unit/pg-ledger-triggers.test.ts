@@ -24,8 +24,10 @@ async function account() {
     books[kind] = id('lb');
     await sql`INSERT INTO ledger_books (id, account_id, kind, updated_at) VALUES (${books[kind]}, ${acc}, ${kind}, now())`;
   }
+  // each account draws on a shard of its own of the system book (one row per shard: ledger_books_system_shard_uq)
   books.funding = id('lb');
-  await sql`INSERT INTO ledger_books (id, account_id, kind, allow_negative, updated_at) VALUES (${books.funding}, NULL, 'sandbox_funding', 1, now())`;
+  await sql`INSERT INTO ledger_books (id, account_id, kind, shard, allow_negative, updated_at)
+    VALUES (${books.funding}, NULL, 'sandbox_funding', (SELECT coalesce(max(shard), -1) + 1 FROM ledger_books WHERE account_id IS NULL AND kind = 'sandbox_funding'), 1, now())`;
   return { acc, books };
 }
 

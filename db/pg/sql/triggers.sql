@@ -240,3 +240,27 @@ CREATE TRIGGER deliveries_notify_work AFTER INSERT OR UPDATE ON deliveries FOR E
 CREATE TRIGGER withdrawal_batches_notify_work AFTER INSERT OR UPDATE ON withdrawal_batches FOR EACH STATEMENT EXECUTE FUNCTION notify_work();
 --> statement-breakpoint
 CREATE TRIGGER refunds_notify_work AFTER INSERT OR UPDATE ON refunds FOR EACH STATEMENT EXECUTE FUNCTION notify_work();
+--> statement-breakpoint
+-- Since migration 0005 (system books sharded: contract/ledger.ts SYSTEM_BOOK_SHARDS):
+-- A book opens empty (its balance is the sum of its lines, and it has none yet: a shard opened with a
+-- balance would be money from nowhere), and only a system book has shards.
+CREATE FUNCTION ledger_books_open_at_zero() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN
+  IF NEW.balance <> 0 OR NEW.last_line_id <> 0 THEN
+    RAISE EXCEPTION 'a book opens at a zero balance, before any line' USING ERRCODE = 'check_violation';
+  END IF;
+  IF NEW.shard < 0 OR (NEW.account_id IS NOT NULL AND NEW.shard <> 0) THEN
+    RAISE EXCEPTION 'only a system book has shards' USING ERRCODE = 'check_violation';
+  END IF;
+  RETURN NEW;
+END $$;--> statement-breakpoint
+CREATE TRIGGER ledger_books_open_at_zero BEFORE INSERT ON ledger_books FOR EACH ROW EXECUTE FUNCTION ledger_books_open_at_zero();--> statement-breakpoint
+-- A book keeps its account, kind and shard: its lines were written to that book.
+CREATE FUNCTION ledger_books_keep_identity() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN
+  IF NEW.account_id IS DISTINCT FROM OLD.account_id OR NEW.kind IS DISTINCT FROM OLD.kind OR NEW.shard IS DISTINCT FROM OLD.shard THEN
+    RAISE EXCEPTION 'a book keeps its account, kind and shard' USING ERRCODE = 'restrict_violation';
+  END IF;
+  RETURN NEW;
+END $$;--> statement-breakpoint
+CREATE TRIGGER ledger_books_keep_identity BEFORE UPDATE OF account_id, kind, shard ON ledger_books FOR EACH ROW EXECUTE FUNCTION ledger_books_keep_identity();

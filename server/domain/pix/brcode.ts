@@ -87,17 +87,59 @@ export function buildPixBrCode(input: PixBrCodeInput): string {
 
   const merchantAccount =
     field('00', PIX_GUI) + field('01', input.key) + (description ? field('02', description) : '');
+  return closePayload(merchantAccount, formatBrCodeAmount(input.amountCents), input, txid);
+}
 
+export interface DynamicPixBrCodeInput {
+  /**
+   * The location of the charge's payload without its scheme (`pix.example.com/qr/v2/…`): the payer's
+   * bank prefixes `https://` itself, as the BCB manual prescribes.
+   */
+  url: string;
+  merchantName: string;
+  merchantCity: string;
+}
+
+/** The BCB manual caps the location URL (field 26-25) at 77 characters, so that field 26 fits in 99. */
+export const MAX_LOCATION_URL_LENGTH = 77;
+
+/**
+ * The BR Code of a dynamic QR code (a `cob` or `cobv` of the API Pix): field 26 carries the GUI and
+ * the location URL (sub-field 25) instead of a key; no amount (the payload at the URL says it, and for
+ * a cobv it depends on the day paid) and txid "***" in 62-05, as the manual requires of dynamic codes
+ * (the txid travels in the signed payload). Point of initiation 12: a charge is paid once.
+ */
+export function buildDynamicPixBrCode(input: DynamicPixBrCodeInput): string {
+  const url = input.url;
+  if (/^[a-z][a-z0-9+.-]*:\/\//i.test(url)) {
+    throw new BrCodeError('brcode: the location URL is written without its scheme (no "https://")');
+  }
+  if (!/^[\x21-\x7e]+$/.test(url) || !url.includes('/')) {
+    throw new BrCodeError('brcode: the location URL must be host/path in printable ASCII without spaces');
+  }
+  if (url.length > MAX_LOCATION_URL_LENGTH) {
+    throw new BrCodeError(`brcode: the location URL is ${url.length} characters long (at most ${MAX_LOCATION_URL_LENGTH})`);
+  }
+  return closePayload(field('00', PIX_GUI) + field('25', url), undefined, input, NO_TXID);
+}
+
+/** Everything after the merchant account: the fields both forms share, in EMV order, and the CRC. */
+function closePayload(
+  merchantAccount: string,
+  amount: string | undefined,
+  merchant: { merchantName: string; merchantCity: string },
+  txid: string,
+): string {
   const payload =
     field('00', '01') + // payload format indicator
     field('01', '12') + // point of initiation: 12 = single use
     field('26', merchantAccount) +
     field('52', '0000') + // merchant category code: not informed
     field('53', '986') + // currency: BRL (ISO 4217)
-    field('54', formatBrCodeAmount(input.amountCents)) +
+    (amount === undefined ? '' : field('54', amount)) +
     field('58', 'BR') +
-    field('59', requiredText('merchant name', input.merchantName, MAX_MERCHANT_NAME_LENGTH)) +
-    field('60', requiredText('merchant city', input.merchantCity, MAX_MERCHANT_CITY_LENGTH)) +
+    field('59', requiredText('merchant name', merchant.merchantName, MAX_MERCHANT_NAME_LENGTH)) +
+    field('60', requiredText('merchant city', merchant.merchantCity, MAX_MERCHANT_CITY_LENGTH)) +
     field('62', field('05', txid)) +
     '6304'; // the CRC covers everything up to and including its own id and length
   return payload + crc16CcittFalse(payload);
@@ -153,4 +195,82 @@ export function verifyBrCodeCrc(s: string): boolean {
   const match = /^([\s\S]*6304)([0-9A-Fa-f]{4})$/.exec(s.trim());
   if (!match) return false;
   return crc16CcittFalse(match[1]) === match[2].toUpperCase();
+}
+
+interface ReadBrCodeCommon {
+  merchantName: string;
+  merchantCity: string;
+  /** Field 01 is "12": the code may be paid once. */
+  singleUse: boolean;
+  /** 62-05 as written: "***" when the code names no txid (always so in a dynamic code). */
+  txid: string;
+}
+/** A static code: the key and, when given, the amount to pay. */
+export interface StaticPixBrCode extends ReadBrCodeCommon {
+  kind: 'static';
+  key: string;
+  amountCents?: number;
+  description?: string;
+}
+/** A dynamic code: where the payer's bank fetches the signed payload (`https://` + url). */
+export interface DynamicPixBrCode extends ReadBrCodeCommon {
+  kind: 'dynamic';
+  url: string;
+}
+export type PixBrCode = StaticPixBrCode | DynamicPixBrCode;
+
+/** EMV writes amounts as "1", "1.5" or "1.50"; integer cents by string arithmetic, as when writing. */
+function amountToCents(text: string): number {
+  const m = /^(\d{1,10})(?:\.(\d{1,2}))?$/.exec(text);
+  if (!m) throw new BrCodeError(`brcode: field 54 "${text}" is not an amount`);
+  return Number(m[1]) * 100 + Number((m[2] ?? '').padEnd(2, '0'));
+}
+
+/**
+ * A Pix BR Code read as a payer's app would: the CRC checked, then either the key (static) or the
+ * location URL (dynamic) of the Pix merchant account template (GUI br.gov.bcb.pix, in any of 26–51;
+ * the GUI compared without case, as published samples write it both ways). Throws BrCodeError on a
+ * code that is malformed, fails its CRC or is not a Pix.
+ */
+export function readPixBrCode(s: string): PixBrCode {
+  if (!verifyBrCodeCrc(s)) throw new BrCodeError('brcode: the CRC (field 63) does not match the payload');
+  const fields = parseBrCode(s);
+  if (fields['00'] !== '01') throw new BrCodeError('brcode: field 00 (payload format indicator) must be "01"');
+  let account: BrCodeFields | undefined;
+  for (let id = 26; id <= 51 && !account; id++) {
+    const t = fields[String(id)];
+    if (typeof t === 'object' && typeof t['00'] === 'string' && t['00'].toLowerCase() === PIX_GUI) account = t;
+  }
+  if (!account) throw new BrCodeError(`brcode: no merchant account template with the GUI ${PIX_GUI}`);
+  const text = (id: string, label: string): string => {
+    const v = fields[id];
+    if (typeof v !== 'string' || v === '') throw new BrCodeError(`brcode: field ${id} (${label}) is missing`);
+    return v;
+  };
+  const extra = fields['62'];
+  const common: ReadBrCodeCommon = {
+    merchantName: text('59', 'merchant name'),
+    merchantCity: text('60', 'merchant city'),
+    singleUse: fields['01'] === '12',
+    txid: typeof extra === 'object' && typeof extra['05'] === 'string' ? extra['05'] : NO_TXID,
+  };
+  const url = account['25'];
+  const key = account['01'];
+  if (typeof url === 'string' && typeof key === 'string') {
+    throw new BrCodeError('brcode: the merchant account template holds both a key (01) and a URL (25)');
+  }
+  if (typeof url === 'string') {
+    if (url === '') throw new BrCodeError('brcode: the location URL (26-25) is empty');
+    return { kind: 'dynamic', url, ...common };
+  }
+  if (typeof key !== 'string' || key === '') throw new BrCodeError('brcode: the merchant account template holds neither a key (01) nor a URL (25)');
+  const amount = fields['54'];
+  const description = account['02'];
+  return {
+    kind: 'static',
+    key,
+    ...(typeof amount === 'string' ? { amountCents: amountToCents(amount) } : {}),
+    ...(typeof description === 'string' ? { description } : {}),
+    ...common,
+  };
 }
