@@ -9,7 +9,7 @@ import type { DrizzleDb } from './client';
  * committing wait for the next group, so one fsync serves many requests.
  *
  * A job may await the query builder but must never wait on the network or a timer: the whole group
- * waits with it. A PostgreSQL writer (one transaction per job) can implement the same `Writer`.
+ * waits with it. PostgreSQL's writer (db/pg/writer.ts) commits its jobs in groups the same way.
  */
 export type WriteJob<T> = (tx: DrizzleDb) => Promise<T> | T;
 
@@ -21,7 +21,15 @@ export interface Writer {
   onCommit?(fn: () => void): () => void;
   /** Calls `fn` with each committed group's size and COMMIT duration (metrics); returns an unsubscribe. */
   onGroup?(fn: (g: GroupCommitted) => void): () => void;
+  /**
+   * Calls `fn` each time jobs are put back to run again because of another transaction (PostgreSQL: a
+   * serialization failure, a deadlock, a unique key another instance just committed): the figure that must
+   * stay 0 on the normal path. SQLite's one writer never retries.
+   */
+  onRetry?(fn: (r: WriteRetried) => void): () => void;
 }
+
+export interface WriteRetried { jobs: number; reason: 'serialization' | 'deadlock' | 'unique' | 'other' }
 
 export interface GroupCommitted { jobs: number; commitSeconds: number }
 

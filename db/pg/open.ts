@@ -3,7 +3,7 @@ import postgres from 'postgres';
 import * as pgSchema from './schema';
 import { isoFromPg } from './schema/columns';
 import { preparingClient } from './prepare';
-import { PgTransactionWriter, type PgTx } from './writer';
+import { PgGroupCommitWriter, type PgTx } from './writer';
 import type { DrizzleDb } from '../client';
 import type { Writer, WriteJob } from '../writer';
 
@@ -22,7 +22,7 @@ export function openPostgres(url: string, o: { max?: number } = {}) {
   client.options.parsers[1184] = (v: string) => isoFromPg(v);
   client.options.parsers[20] = Number;
   client.options.parsers[1700] = Number;
-  const pgWriter = new PgTransactionWriter(db);
+  const pgWriter = new PgGroupCommitWriter(db);
   const writer: Writer = {
     // each try of a job gets the transaction of that try (a retried job runs again from the start)
     write: <T>(job: WriteJob<T>) => pgWriter.write(async (tx: PgTx) => job(tx as unknown as DrizzleDb)),

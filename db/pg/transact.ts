@@ -38,7 +38,21 @@ function reboundSession(dialect: any, schema: any, options: any): PostgresJsSess
 
 const freeHandles = new WeakMap<object, Handle[]>();
 
-export function transact<T, Tx = PostgresJsTransaction<any, any>>(db: AnyPgDb, mode: string, job: (tx: Tx) => Promise<T>): Promise<T> {
+/**
+ * What a transaction's job may do besides querying through its handle (the group commit writer, db/pg/writer.ts):
+ * - `savepoint(fn)`: runs `fn` in a SAVEPOINT of the transaction, on the same handle. If `fn` throws (or one of
+ *   its queries failed), the work since the savepoint is rolled back to it and the error rethrown; the
+ *   transaction goes on. postgres.js's own savepoint scope does that, so that a failed query inside it does not
+ *   doom the whole transaction (its outer scope rolls everything back when any of its own queries failed).
+ * - `probe()`: one query on the transaction itself, which fails if the transaction is aborted (so that a COMMIT,
+ *   which PostgreSQL answers with ROLLBACK on an aborted transaction and no error, is never sent blindly).
+ */
+export interface TransactScope<Tx> {
+  savepoint<T>(fn: (tx: Tx) => Promise<T>): Promise<T>;
+  probe(): Promise<void>;
+}
+
+export function transact<T, Tx = PostgresJsTransaction<any, any>>(db: AnyPgDb, mode: string, job: (tx: Tx, scope: TransactScope<Tx>) => Promise<T>): Promise<T> {
   const root = (db as unknown as { session: PostgresJsSession<any, any, any> }).session;
   const internals = root as unknown as { client: PostgresJsSession<any, any, any>['client']; dialect: any; schema: any; options: any };
   let free = freeHandles.get(db);
@@ -51,9 +65,22 @@ export function transact<T, Tx = PostgresJsTransaction<any, any>>(db: AnyPgDb, m
       h = { session, tx: new PostgresJsTransaction(internals.dialect, session, internals.schema) };
     }
     const handle = h;
-    (handle.session as unknown as { client: unknown }).client = client;
+    const session = handle.session as unknown as { client: unknown };
+    session.client = client;
+    type Scoped = { savepoint: (fn: (sp: unknown) => Promise<unknown>) => Promise<unknown>; unsafe: (q: string) => Promise<unknown> };
+    const scope: TransactScope<Tx> = {
+      savepoint: <R>(fn: (tx: Tx) => Promise<R>) => (client as Scoped).savepoint(async (sp: unknown) => {
+        session.client = sp;
+        try {
+          return await fn(handle.tx as unknown as Tx);
+        } finally {
+          session.client = client;
+        }
+      }) as Promise<R>,
+      probe: async () => { await (client as Scoped).unsafe('select 1'); },
+    };
     try {
-      return await job(handle.tx as unknown as Tx);
+      return await job(handle.tx as unknown as Tx, scope);
     } finally {
       (handle.session as unknown as { client: unknown }).client = ENDED;
       handles.push(handle);

@@ -40,6 +40,11 @@ export function createMetrics(o: { db: AppDatabase; clock: Clock }): Metrics {
     name: 'db_writer_commit_duration_seconds', help: 'Duration of the writer\'s COMMIT (the fsync) per group.',
     registers: [registry], buckets: [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 1],
   });
+  const retries = new client.Counter({
+    name: 'db_writer_retries_total', help: 'Write jobs run again because another transaction moved what they read (PostgreSQL), by reason; 0 on the normal path.',
+    labelNames: ['reason'], registers: [registry],
+  });
+  for (const reason of ['serialization', 'deadlock', 'unique', 'other']) retries.inc({ reason }, 0);
   const attempts = new client.Counter({
     name: 'webhook_delivery_attempts_total', help: 'Webhook and postback delivery attempts by outcome.',
     labelNames: ['target', 'outcome'], registers: [registry],
@@ -87,6 +92,7 @@ export function createMetrics(o: { db: AppDatabase; clock: Clock }): Metrics {
     groupSize.observe(g.jobs);
     commitSeconds.observe(g.commitSeconds);
   });
+  o.db.writer.onRetry?.((r) => retries.inc({ reason: r.reason }, r.jobs));
   onOutcome((x) => (x.resource === 'withdrawal' ? withdrawals : transactions).inc({ status: x.status }));
 
   return {

@@ -2,6 +2,7 @@ import { and, asc, eq, inArray, sql } from 'drizzle-orm';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { onPostgres } from '../../db/dialect';
 import { tryLockName } from '../../db/query';
+import type { PgDb } from '../../db/pg/writer';
 import { events, idempotencyKeys, ledgerEntries, refunds, transactions, withdrawalBatches } from '../../db/schema';
 import { ManualClock } from '../../server/clock';
 import { purgeExpiredIdempotencyKeys } from '../../server/domain/idempotency';
@@ -263,12 +264,15 @@ describe('idempotency cleanup across instances', () => {
     const keys = async () => (await a.db.read.handle.select({ key: idempotencyKeys.key }).from(idempotencyKeys)
       .where(eq(idempotencyKeys.accountId, acc.account_id)).orderBy(asc(idempotencyKeys.key))).map((k) => k.key);
     if (onPostgres) {
-      // A's purge job holds the purge's lock (PostgreSQL runs the two instances' jobs concurrently)
+      // A's purge holds the purge's lock. Not as a write job of A's writer: the instances' write groups take
+      // turns (db/pg/writer.ts, GROUP_LOCK), and a job may not wait on anything but its queries, so B's purge
+      // would simply run after it. A transaction of its own on A's database holds the lock instead, as a
+      // purge in flight on another instance does at the moment B's purge starts.
       let release = () => {};
       let locked = () => {};
       const holding = new Promise<void>((r) => { locked = r; });
-      const purgeA = a.db.write(async (tx) => {
-        expect(await tryLockName(tx, 'idempotency-cleanup')).toBe(true);
+      const purgeA = (a.db.read.handle as unknown as PgDb).transaction(async (tx) => {
+        expect(await tryLockName(tx as unknown as Parameters<typeof tryLockName>[0], 'idempotency-cleanup')).toBe(true);
         locked();
         await new Promise<void>((r) => { release = r; });
       });

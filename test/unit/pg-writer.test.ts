@@ -4,7 +4,8 @@ import { drizzle } from 'drizzle-orm/postgres-js';
 import postgres from 'postgres';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import * as pgSchema from '../../db/pg/schema';
-import { PgTransactionWriter, sqlState, WriteContentionError } from '../../db/pg/writer';
+import { PgGroupCommitWriter, sqlState, WriteContentionError } from '../../db/pg/writer';
+import { DomainError } from '../../server/errors';
 import { startTestPostgres, type ThrowawayPostgres } from '../support/pg';
 
 let server: ThrowawayPostgres;
@@ -17,17 +18,30 @@ beforeAll(async () => {
   db = drizzle(client, { schema: pgSchema });
   await client`CREATE TABLE writer_rows (id int PRIMARY KEY, note text NOT NULL)`;
   await client`INSERT INTO writer_rows VALUES (1, 'a'), (2, 'b')`;
+  await client`CREATE TABLE hot (id int PRIMARY KEY, n int NOT NULL)`;
+  await client`INSERT INTO hot VALUES (1, 0)`;
+  // a COMMIT that fails once with a serialization failure: a deferred constraint trigger, checked at COMMIT,
+  // raises 40001 the first time it fires (a sequence: its value survives the rollback)
+  await client`CREATE TABLE fragile (id int PRIMARY KEY)`;
+  await client`CREATE SEQUENCE fragile_fires`;
+  await client.unsafe(`CREATE FUNCTION fragile_check() RETURNS trigger LANGUAGE plpgsql AS $$
+    BEGIN
+      IF nextval('fragile_fires') = 1 THEN RAISE EXCEPTION 'lost at commit' USING ERRCODE = 'serialization_failure'; END IF;
+      RETURN NULL;
+    END $$`);
+  await client`CREATE CONSTRAINT TRIGGER fragile_check AFTER INSERT ON fragile DEFERRABLE INITIALLY DEFERRED FOR EACH ROW EXECUTE FUNCTION fragile_check()`;
   // deadlocks are found after deadlock_timeout (1 s by default): shorter, so the test waits less
   await client`ALTER DATABASE payments SET deadlock_timeout = '100ms'`;
 });
 afterAll(async () => {
-  await client?.end();
+  // a connection killed under its transaction (the test of a lost group) keeps postgres.js's end() waiting on it
+  await client?.end({ timeout: 1 });
   await server?.stop();
 });
 
-describe('PgTransactionWriter: one transaction per job, retried on serialization failures and deadlocks', () => {
+describe('PgGroupCommitWriter: jobs gathered into one transaction, one savepoint each, retried on serialization failures and deadlocks', () => {
   it('commits a job before answering it, and tells its commit listeners', async () => {
-    const writer = new PgTransactionWriter(db);
+    const writer = new PgGroupCommitWriter(db);
     let commits = 0;
     writer.onCommit(() => { commits += 1; });
     const v = await writer.write(async (tx) => {
@@ -40,7 +54,7 @@ describe('PgTransactionWriter: one transaction per job, retried on serialization
   });
 
   it('rolls back a job that throws and rethrows its error as it is, without retrying', async () => {
-    const writer = new PgTransactionWriter(db);
+    const writer = new PgGroupCommitWriter(db);
     let runs = 0;
     const err = await writer.write(async (tx) => {
       runs += 1;
@@ -53,20 +67,26 @@ describe('PgTransactionWriter: one transaction per job, retried on serialization
   });
 
   it('retries the loser of a deadlock until both jobs are done', async () => {
-    const writer = new PgTransactionWriter(db, { sleep: async () => {} });
+    // two instances: in one, the second job would wait for the first job's group to end
+    // (without the lock that makes instances take turns, which would keep the second job from starting)
+    const writers = [new PgGroupCommitWriter(db, { sleep: async () => {}, serializeGroups: false }), new PgGroupCommitWriter(db, { sleep: async () => {}, serializeGroups: false })];
     // both jobs hold their first row before asking for the other's: a real deadlock, the first time
     let locked = 0;
     let bothLocked!: () => void;
     const barrier = new Promise<void>((r) => { bothLocked = r; });
-    const job = (first: number, second: number) => writer.write(async (tx) => {
+    const job = (first: number, second: number) => writers[first - 1].write(async (tx) => {
       await tx.execute(q`UPDATE writer_rows SET note = note || ${String(first)} WHERE id = ${first}`);
       if (++locked === 2) bothLocked();
       await barrier;
       await tx.execute(q`UPDATE writer_rows SET note = note || ${String(first)} WHERE id = ${second}`);
       return first;
     });
+    const told: string[] = [];
+    for (const w of writers) w.onRetry((r) => told.push(`${r.jobs} ${r.reason}`));
     expect(await Promise.all([job(1, 2), job(2, 1)])).toEqual([1, 2]);
-    expect(writer.stats.retries).toBeGreaterThanOrEqual(1);
+    expect(writers[0].stats.retries + writers[1].stats.retries).toBeGreaterThanOrEqual(1);
+    // what db_writer_retries_total counts (server/observability/metrics.ts)
+    expect(told).toContain('1 deadlock');
     const notes = (await client`SELECT note FROM writer_rows WHERE id IN (1, 2) ORDER BY id`).map((r) => r.note);
     // each job's two updates landed exactly once: the deadlock victim's first attempt left nothing
     expect(notes.map((n) => n.length)).toEqual([3, 3]);
@@ -74,7 +94,7 @@ describe('PgTransactionWriter: one transaction per job, retried on serialization
 
   it('gives up after the bounded attempts with a retry-after, waiting a jittered, growing pause between them', async () => {
     const pauses: number[] = [];
-    const writer = new PgTransactionWriter(db, { attempts: 4, baseDelayMs: 10, maxDelayMs: 25, random: () => 0.999, sleep: async (ms) => { pauses.push(ms); } });
+    const writer = new PgGroupCommitWriter(db, { attempts: 4, baseDelayMs: 10, maxDelayMs: 25, random: () => 0.999, sleep: async (ms) => { pauses.push(ms); } });
     let runs = 0;
     const err = await writer.write(async (tx) => {
       runs += 1;
@@ -89,13 +109,13 @@ describe('PgTransactionWriter: one transaction per job, retried on serialization
   });
 
   it('runs again a job whose insert met a key another job committed after its check, so the check sees it', async () => {
-    const writer = new PgTransactionWriter(db);
+    const writers = { x: new PgGroupCommitWriter(db, { serializeGroups: false }), y: new PgGroupCommitWriter(db, { serializeGroups: false }) };
     // both jobs look for key 20 before either inserts it: the loser's insert violates the primary key
     let checked = 0;
     let bothChecked!: () => void;
     const barrier = new Promise<void>((r) => { bothChecked = r; });
     let runs = 0;
-    const job = (note: string) => writer.write(async (tx) => {
+    const job = (note: 'x' | 'y') => writers[note].write(async (tx) => {
       runs += 1;
       const found = await tx.execute(q`SELECT note FROM writer_rows WHERE id = 20`);
       if (found.length > 0) return `existing ${(found[0] as { note: string }).note}`;
@@ -104,7 +124,10 @@ describe('PgTransactionWriter: one transaction per job, retried on serialization
       await tx.execute(q`INSERT INTO writer_rows VALUES (20, ${note})`);
       return `created ${note}`;
     });
+    const told: string[] = [];
+    for (const w of Object.values(writers)) w.onRetry((r) => told.push(`${r.jobs} ${r.reason}`));
     const answers = await Promise.all([job('x'), job('y')]);
+    expect(told).toEqual(['1 unique']);
     const created = answers.filter((a) => a.startsWith('created '));
     expect(created).toHaveLength(1);
     expect(answers).toContain(`existing ${created[0].slice('created '.length)}`);
@@ -112,7 +135,7 @@ describe('PgTransactionWriter: one transaction per job, retried on serialization
   });
 
   it('rethrows a unique violation that repeats (a bug, not a race) as it is, after two more tries', async () => {
-    const writer = new PgTransactionWriter(db);
+    const writer = new PgGroupCommitWriter(db);
     let runs = 0;
     const err = await writer.write(async (tx) => {
       runs += 1;
@@ -124,11 +147,149 @@ describe('PgTransactionWriter: one transaction per job, retried on serialization
   });
 
   it('refuses jobs once closed, after those under way finish', async () => {
-    const writer = new PgTransactionWriter(db);
+    const writer = new PgGroupCommitWriter(db);
     const slow = writer.write(async (tx) => { await tx.execute(q`SELECT pg_sleep(0.05)`); return 'finished'; });
     const closed = writer.close();
     await expect(writer.write(async () => 1)).rejects.toThrow(/closed/);
     expect(await slow).toBe('finished');
     await closed;
+  });
+
+  it('commits a group whose middle job a rule refused: that job leaves nothing and is answered with its refusal after the COMMIT', async () => {
+    const writer = new PgGroupCommitWriter(db);
+    const groups: number[] = [];
+    writer.onGroup((g) => groups.push(g.jobs));
+    const insert = (id: number) => writer.write(async (tx) => { await tx.execute(q`INSERT INTO writer_rows VALUES (${id}, 'group')`); return id; });
+    const answers = await Promise.allSettled([
+      insert(30),
+      writer.write(async (tx) => {
+        await tx.execute(q`INSERT INTO writer_rows VALUES (31, 'refused')`);
+        throw new DomainError('INSUFFICIENT_FUNDS' as never, 'not enough money');
+      }),
+      insert(32),
+    ]);
+    expect(answers[0]).toEqual({ status: 'fulfilled', value: 30 });
+    expect(answers[1].status).toBe('rejected');
+    expect((answers[1] as PromiseRejectedResult).reason).toBeInstanceOf(DomainError);
+    expect(answers[2]).toEqual({ status: 'fulfilled', value: 32 });
+    expect(groups).toEqual([3]);
+    expect(writer.stats).toMatchObject({ groups: 1, maxGroup: 3, jobs: 3 });
+    expect((await client`SELECT id FROM writer_rows WHERE id BETWEEN 30 AND 32 ORDER BY id`).map((r) => r.id)).toEqual([30, 32]);
+  });
+
+  it('answers a job that threw an unexpected error, or whose statement failed, with its error and commits the others', async () => {
+    const writer = new PgGroupCommitWriter(db);
+    const answers = await Promise.allSettled([
+      writer.write(async (tx) => { await tx.execute(q`INSERT INTO writer_rows VALUES (40, 'kept')`); return 'a'; }),
+      writer.write(async (tx) => {
+        await tx.execute(q`INSERT INTO writer_rows VALUES (41, 'gone')`);
+        throw new TypeError('a bug in the job');
+      }),
+      writer.write(async (tx) => {
+        await tx.execute(q`INSERT INTO writer_rows VALUES (42, 'gone')`);
+        await tx.execute(q`SELECT 1 / 0`);
+      }),
+      writer.write(async (tx) => { await tx.execute(q`INSERT INTO writer_rows VALUES (43, 'kept')`); return 'd'; }),
+    ]);
+    expect(answers.map((a) => a.status)).toEqual(['fulfilled', 'rejected', 'rejected', 'fulfilled']);
+    expect((answers[1] as PromiseRejectedResult).reason).toBeInstanceOf(TypeError);
+    expect(sqlState((answers[2] as PromiseRejectedResult).reason)).toBe('22012');
+    expect(writer.stats.groups).toBe(1);
+    expect((await client`SELECT id FROM writer_rows WHERE id BETWEEN 40 AND 43 ORDER BY id`).map((r) => r.id)).toEqual([40, 43]);
+  });
+
+  it('answers a job that caught its failed statement and went on with that statement\'s error, and commits the others', async () => {
+    const writer = new PgGroupCommitWriter(db);
+    const answers = await Promise.allSettled([
+      writer.write(async (tx) => {
+        await tx.execute(q`INSERT INTO writer_rows VALUES (44, 'gone')`);
+        await tx.execute(q`INSERT INTO writer_rows VALUES (1, 'duplicate')`).catch(() => undefined);
+        return 'went on';
+      }),
+      writer.write(async (tx) => { await tx.execute(q`INSERT INTO writer_rows VALUES (45, 'kept')`); return 'b'; }),
+    ]);
+    expect(answers[0].status).toBe('rejected');
+    expect(sqlState((answers[0] as PromiseRejectedResult).reason)).toBe('23505');
+    expect(answers[1]).toEqual({ status: 'fulfilled', value: 'b' });
+    expect((await client`SELECT id FROM writer_rows WHERE id IN (44, 45) ORDER BY id`).map((r) => r.id)).toEqual([45]);
+  });
+
+  it('runs again every job of a group whose COMMIT met a serialization failure, and the work of each job lands exactly once', async () => {
+    const writer = new PgGroupCommitWriter(db, { sleep: async () => {} });
+    const runs = new Map<number, number>();
+    let commits = 0;
+    writer.onCommit(() => { commits += 1; });
+    const job = (id: number) => writer.write(async (tx) => {
+      runs.set(id, (runs.get(id) ?? 0) + 1);
+      await tx.execute(q`INSERT INTO fragile VALUES (${id})`);
+      await tx.execute(q`UPDATE hot SET n = n + 1 WHERE id = 1`);
+      return id;
+    });
+    const before = Number((await client`SELECT n FROM hot WHERE id = 1`)[0].n);
+    expect(await Promise.all([job(1), job(2), job(3)])).toEqual([1, 2, 3]);
+    expect([...runs.values()]).toEqual([2, 2, 2]);
+    expect(writer.stats).toMatchObject({ groups: 1, jobs: 3, retries: 3, gaveUp: 0 });
+    expect(commits).toBe(1);
+    expect((await client`SELECT id FROM fragile ORDER BY id`).map((r) => r.id)).toEqual([1, 2, 3]);
+    expect(Number((await client`SELECT n FROM hot WHERE id = 1`)[0].n)).toBe(before + 3);
+  });
+
+  it('takes 200 concurrent jobs on one hot row in far fewer groups, at most 64 jobs each, every one committed', async () => {
+    const writer = new PgGroupCommitWriter(db);
+    const before = Number((await client`SELECT n FROM hot WHERE id = 1`)[0].n);
+    const answers = await Promise.all(Array.from({ length: 200 }, (_, i) => writer.write(async (tx) => {
+      await tx.execute(q`UPDATE hot SET n = n + 1 WHERE id = 1`);
+      return i;
+    })));
+    expect(answers).toEqual(Array.from({ length: 200 }, (_, i) => i));
+    expect(writer.stats.jobs).toBe(200);
+    expect(writer.stats.groups).toBeLessThan(200);
+    expect(writer.stats.groups).toBeGreaterThanOrEqual(4);
+    expect(writer.stats.maxGroup).toBe(64);
+    expect(Number((await client`SELECT n FROM hot WHERE id = 1`)[0].n)).toBe(before + 200);
+  });
+
+  it('takes a smaller group size when told, never more than 64', async () => {
+    const small = new PgGroupCommitWriter(db, { maxGroup: 3 });
+    await Promise.all(Array.from({ length: 10 }, () => small.write(async (tx) => { await tx.execute(q`SELECT 1`); })));
+    expect(small.stats).toMatchObject({ jobs: 10, groups: 4, maxGroup: 3 });
+    const big = new PgGroupCommitWriter(db, { maxGroup: 1000 });
+    await Promise.all(Array.from({ length: 70 }, () => big.write(async (tx) => { await tx.execute(q`SELECT 1`); })));
+    expect(big.stats.maxGroup).toBe(64);
+  });
+
+  it('answers every job of a group whose connection was lost with the error, saves none of them, and goes on with the next group', async () => {
+    const writer = new PgGroupCommitWriter(db);
+    const answers = await Promise.allSettled([
+      writer.write(async (tx) => { await tx.execute(q`INSERT INTO writer_rows VALUES (50, 'lost')`); }),
+      writer.write(async (tx) => { await tx.execute(q`SELECT pg_terminate_backend(pg_backend_pid())`); }),
+      writer.write(async (tx) => { await tx.execute(q`INSERT INTO writer_rows VALUES (51, 'lost')`); }),
+    ]);
+    expect(answers.map((a) => a.status)).toEqual(['rejected', 'rejected', 'rejected']);
+    expect(writer.stats.groups).toBe(0);
+    expect(await client`SELECT 1 FROM writer_rows WHERE id IN (50, 51)`).toHaveLength(0);
+    expect(await writer.write(async (tx) => { await tx.execute(q`INSERT INTO writer_rows VALUES (52, 'after')`); return 'ok'; })).toBe('ok');
+  });
+
+  it('runs the groups of two instances one after the other, so that they never deadlock', async () => {
+    const writers = [new PgGroupCommitWriter(db), new PgGroupCommitWriter(db)];
+    const spans: [string, number][] = [];
+    const job = (w: number, name: string) => writers[w].write(async (tx) => {
+      spans.push([`${name} start`, Date.now()]);
+      await tx.execute(q`SELECT pg_sleep(0.05)`);
+      spans.push([`${name} end`, Date.now()]);
+    });
+    const first = job(0, 'a');
+    await new Promise((r) => setTimeout(r, 10));
+    await Promise.all([first, job(1, 'b')]);
+    // b's group began with the lock a's group held until its COMMIT
+    expect(spans.map((s) => s[0])).toEqual(['a start', 'a end', 'b start', 'b end']);
+  });
+
+  it('answers the queued jobs before close resolves', async () => {
+    const writer = new PgGroupCommitWriter(db);
+    const jobs = Array.from({ length: 5 }, (_, i) => writer.write(async (tx) => { await tx.execute(q`SELECT pg_sleep(0.01)`); return i; }));
+    await writer.close();
+    expect(await Promise.all(jobs)).toEqual([0, 1, 2, 3, 4]);
   });
 });
