@@ -71,7 +71,7 @@ export function Developers() {
           </section>
           <section className="card" aria-labelledby="pix-api-title">
             <h2 id="pix-api-title">{t('pixApiTitle')}</h2>
-            <p className="muted">{t('pixApiText')}</p>
+            <p className="muted">{t.rich('pixApiText', { code: (chunks) => <code>{chunks}</code> })}</p>
             {pix.isSuccess && pix.data.client ? (
               <div className="kv">
                 <div>
