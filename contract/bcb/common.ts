@@ -22,7 +22,7 @@ export function amountToCents(amount: string): number {
 
 /** Integer cents as a yaml amount (12345 → "123.45"). */
 export function centsToAmount(cents: number): string {
-  if (!Number.isSafeInteger(cents) || cents < 0) throw new Error(`not an amount in cents: ${cents}`);
+  if (!Number.isSafeInteger(cents) || cents < 0) throw new RangeError(`not a non-negative integer of hundredths: ${cents}`);
   return `${Math.floor(cents / 100)}.${String(cents % 100).padStart(2, '0')}`;
 }
 

@@ -21,6 +21,7 @@
 //   one day late is 10.00, not 9.90).
 // - valor = original + multa + juros − abatimento − desconto (the yaml's componentesValor rule).
 
+import { centsToAmount } from '../../../contract/bcb/common';
 import { addCalendarDays, businessDayOnOrAfter, businessDaysAfterUntil, businessDaysFromBefore, calendarDaysBetween, dayNumber } from './calendar';
 
 /** Fixed value (cents) or percentage of the original (basis points). */
@@ -263,8 +264,5 @@ export function componentesValorJson(c: ComponentesValor): Record<string, { valo
   return out;
 }
 
-/** Cents (or basis points) as the yaml writes them: 12345 → "123.45", 5 → "0.05". */
-export function formatHundredths(n: number): string {
-  if (!Number.isSafeInteger(n) || n < 0) throw new RangeError(`not a non-negative integer of hundredths: ${n}`);
-  return `${Math.floor(n / 100)}.${String(n % 100).padStart(2, '0')}`;
-}
+/** Cents (or basis points) as the yaml writes them: 12345 → "123.45", 5 → "0.05"; the contract's one formatter. */
+export const formatHundredths = centsToAmount;
