@@ -66,3 +66,19 @@ export const PIX_API_SCOPES = [
   'pix.write', 'pix.read', 'webhook.write', 'webhook.read', 'payloadlocation.write', 'payloadlocation.read',
 ] as const;
 export type PixApiScope = (typeof PIX_API_SCOPES)[number];
+
+/** The API Pix's charges: immediate (`cob`) and with a due date (`cobv`). */
+export const PIX_CHARGE_KINDS = ['cob', 'cobv'] as const;
+export type PixChargeKind = (typeof PIX_CHARGE_KINDS)[number];
+
+/** A charge's status as the yaml names it (`StatusCobranca`). */
+export const PIX_CHARGE_STATUSES = ['ATIVA', 'CONCLUIDA', 'REMOVIDA_PELO_USUARIO_RECEBEDOR', 'REMOVIDA_PELO_PSP'] as const;
+export type PixChargeStatus = (typeof PIX_CHARGE_STATUSES)[number];
+
+/** What became of one charge of a `lotecobv` (the yaml's `status` of `cobsv[]`). */
+export const COBV_BATCH_ITEM_STATUSES = ['EM_PROCESSAMENTO', 'CRIADA', 'NEGADA'] as const;
+export type CobvBatchItemStatus = (typeof COBV_BATCH_ITEM_STATUSES)[number];
+
+/** A devolução's `natureza`: only ORIGINAL is offered (RETIRADA needs Pix Saque/Troco, which is not served). */
+export const DEVOLUCAO_NATUREZAS = ['ORIGINAL', 'RETIRADA'] as const;
+export type DevolucaoNatureza = (typeof DEVOLUCAO_NATUREZAS)[number];

@@ -22,6 +22,7 @@ export const ID_PREFIX = {
   pixKey: 'pxk',
   pixApiClient: 'pxc',
   pixApiToken: 'pxt',
+  pixCharge: 'pch',
   // a statement movement is a ledger line; its id is this prefix and the line's sequence number
   ledgerLine: 'lnl',
 } as const;

@@ -6,7 +6,7 @@ import { credentialInBatch } from './routers/batching';
 import { requestRecordOf, type RequestRecord } from './observability/request-context';
 import { servicesForRequest, type Services } from './services';
 
-export type AuthKind = 'bearer' | 'webhook-api' | 'session';
+export type AuthKind = 'bearer' | 'webhook-api' | 'session' | 'pix-api';
 
 export interface Auth {
   kind: AuthKind;

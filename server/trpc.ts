@@ -6,6 +6,8 @@ import { DomainError, toTRPCError } from './errors';
 import { presentTrpcErrorData, type Envelope } from './http/presenter';
 import type { PixApiRoute } from './domain/pix-api/problem';
 import { accountForAccessToken, accountForApiKey } from './domain/accounts';
+import { pixApiPrincipal, requireScope } from './domain/pix-api/oauth';
+import type { PixApiScope } from '../contract/enums';
 import { checkCsrf, noteSessionSeen, parseCookies, sessionFor } from './domain/sessions';
 import { CSRF_HEADER, SESSION_COOKIE } from '../contract/session';
 import { userAgentOf, type DashboardActor } from './domain/audit-trail';
@@ -103,6 +105,33 @@ export const webhookApiProcedure = publicProcedure.use(async ({ ctx, type, next 
   await rateLimit(ctx, auth.accountId);
   return next({ ctx: { ...ctx, auth } });
 });
+
+/**
+ * The Banco Central's API Pix (/v2) and the same operations for TypeScript services and the dashboard:
+ * an API Pix token (`Authorization: Bearer`, POST /oauth/token) that carries `scope`, or a dashboard
+ * session (a person acts for the account with every scope). A token without the scope is 403
+ * AcessoNegado; a missing or unknown token is 401.
+ */
+export function pixApiProcedure(scope: PixApiScope) {
+  return publicProcedure.use(async ({ ctx, type, next }) => {
+    let auth = ctx.auth;
+    if (!auth) {
+      const principal = await pixApiPrincipal(ctx.services.db.read, ctx.headers.authorization, ctx.services.clock.now());
+      if (principal) {
+        requireScope(principal, scope);
+        auth = { kind: 'pix-api', accountId: principal.accountId };
+      } else if (ctx.headers.authorization) {
+        throw new DomainError('UNAUTHORIZED', 'invalid or expired access token: get one at POST /oauth/token');
+      } else {
+        auth = await fromSession(ctx, type);
+      }
+    }
+    if (!auth) throw new DomainError('UNAUTHORIZED', 'send Authorization: Bearer <token from POST /oauth/token>');
+    noteAccount(ctx.request, auth.accountId);
+    await rateLimit(ctx, auth.accountId);
+    return next({ ctx: { ...ctx, auth } });
+  });
+}
 
 /** Dashboard-only procedures: a signed-in person. */
 export const dashboardProcedure = publicProcedure.use(async ({ ctx, type, next }) => {

@@ -10,4 +10,5 @@ export const {
   accounts, accessTokens, dashboardUsers, dashboardSessions, auditTrail, ledgerBooks, ledgerEntries, ledgerLines, events, idempotencyKeys,
   withdrawals, withdrawalBatches, customers, transactions, disputes, refunds, webhooks, deliveries, deliveryAttempts,
   limitBuckets, limitAttempts, limitSignInDelays, nameWords, pixKeys, pixApiClients, pixApiTokens,
+  pixLocations, pixCharges, pixChargeRevisions, pixCobvBatches, pixCobvBatchItems, pixReceived, pixDevolucoes, pixKeyWebhooks,
 } = declareTables(kit);

@@ -3,6 +3,7 @@ import type { Columns, Dialect, Kit } from './kit';
 import { ledgerTables } from './ledger';
 import { limitTables } from './limits';
 import { pixApiTables } from './pix-api';
+import { pixChargeTables } from './pix-charges';
 import { platformTables } from './platform';
 import { searchTables } from './search';
 import { transactionTables } from './transactions';
@@ -17,15 +18,17 @@ import { withdrawalTables } from './withdrawals';
 export function declareTables<D extends Dialect, C extends Columns>(k: Kit<D, C>) {
   const accounts = accountTables(k);
   const platform = platformTables(k, accounts);
+  const charges = transactionTables(k, accounts);
   return {
     ...accounts,
     ...ledgerTables(k, accounts),
     ...platform,
     ...withdrawalTables(k, accounts),
-    ...transactionTables(k, accounts),
+    ...charges,
     ...webhookTables(k, { ...accounts, ...platform }),
     ...limitTables(k),
     ...searchTables(k),
     ...pixApiTables(k, accounts),
+    ...pixChargeTables(k, { ...accounts, ...charges }),
   };
 }

@@ -16,6 +16,9 @@ import { IdempotencyStore } from './idempotency';
 import { AuditTrailStore } from './audit-trail';
 import { SearchStore } from './search';
 import { PixApiClientStore, PixKeyStore } from './pix-api';
+import { PixChargeStore } from './pix-charges';
+import { PixReceivedStore } from './pix-received';
+import { PixKeyWebhookStore } from './pix-webhooks';
 
 /**
  * What a running write job carries besides its transaction: who asked for it, and what to do once it
@@ -81,6 +84,9 @@ export class Stores {
   get search(): SearchStore { return storeOf.search(this.handle); }
   get pixKeys(): PixKeyStore { return storeOf.pixKeys(this.handle); }
   get pixApiClients(): PixApiClientStore { return storeOf.pixApiClients(this.handle); }
+  get pixCharges(): PixChargeStore { return storeOf.pixCharges(this.handle); }
+  get pixReceived(): PixReceivedStore { return storeOf.pixReceived(this.handle); }
+  get pixKeyWebhooks(): PixKeyWebhookStore { return storeOf.pixKeyWebhooks(this.handle); }
 }
 
 const outsideJobs = new WeakMap<DrizzleDb, Stores>();
@@ -111,4 +117,7 @@ const storeOf = {
   search: perConnection((h) => new SearchStore(h)),
   pixKeys: perConnection((h) => new PixKeyStore(h)),
   pixApiClients: perConnection((h) => new PixApiClientStore(h)),
+  pixCharges: perConnection((h) => new PixChargeStore(h)),
+  pixReceived: perConnection((h) => new PixReceivedStore(h)),
+  pixKeyWebhooks: perConnection((h) => new PixKeyWebhookStore(h)),
 };

@@ -4,6 +4,10 @@ import { authRouter } from './auth/router';
 import { dashboardRouter } from './dashboard/router';
 import { pixRouter } from './pix/router';
 import { pixKeysRouter } from './pix-keys/router';
+import { pixChargesRouter } from './pix-charges/router';
+import { pixLocationsRouter } from './pix-locations/router';
+import { pixReceivedRouter } from './pix-received/router';
+import { pixWebhooksRouter } from './pix-webhooks/router';
 import { sandboxRouter } from './sandbox/router';
 import { sessionRouter } from './session/router';
 import { statusRouter } from './status/router';
@@ -19,6 +23,10 @@ export const appRouter = router({
   withdrawals: withdrawalsRouter,
   pix: pixRouter,
   pixKeys: pixKeysRouter,
+  pixCharges: pixChargesRouter,
+  pixLocations: pixLocationsRouter,
+  pixReceived: pixReceivedRouter,
+  pixWebhooks: pixWebhooksRouter,
   transactions: transactionsRouter,
   sandbox: sandboxRouter,
   webhooks: webhooksRouter,
