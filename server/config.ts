@@ -49,6 +49,13 @@ export interface Config {
   pixSigningKeyPath: string | null;
   /** PIX_SIGNING_CERT_PATH: that key's certificate chain (PEM, leaf first), published in the JWKS (x5c) when set. */
   pixSigningCertPath: string | null;
+  /**
+   * PIX_PUBLIC_BASE: the host (and optional path) where payers' banks reach this service over https, without
+   * the scheme, e.g. `pix.example.com`. Dynamic BR Codes carry `{base}/qr/v2/{token}` (a cob) or
+   * `{base}/qr/v2/cobv/{token}` (a cobv), and the payloads' `jku` is `https://{base}/qr/v2/jwks`. The default
+   * is the listening address, good for the sandbox only. At most 37 characters (the location URL fits 77).
+   */
+  pixPublicBase: string;
   merchantCity: string;
   production: boolean;
   dev: boolean;
@@ -116,6 +123,16 @@ function requestTimeouts(): { headersTimeoutMs: number; requestTimeoutMs: number
   return { headersTimeoutMs, requestTimeoutMs };
 }
 
+function pixPublicBase(): string {
+  const given = process.env.PIX_PUBLIC_BASE?.trim();
+  const base = given ? given.replace(/\/+$/, '') : `${process.env.HOST || '127.0.0.1'}:${process.env.PORT || '3000'}`;
+  // a location URL is `{base}/qr/v2/cobv/{32 hex}` and field 26-25 of a BR Code holds at most 77 characters
+  if (!/^[A-Za-z0-9.:\-]+(\/[A-Za-z0-9._\-]+)*$/.test(base) || base.length > 37) {
+    throw new Error(`PIX_PUBLIC_BASE must be a host[:port][/path] without scheme, at most 37 characters (got ${JSON.stringify(base)})`);
+  }
+  return base;
+}
+
 export function loadConfig(overrides: Partial<Config> = {}): Config {
   const production = process.env.NODE_ENV === 'production';
   return {
@@ -143,6 +160,7 @@ export function loadConfig(overrides: Partial<Config> = {}): Config {
     secretsKeyPath: process.env.SECRETS_KEY_PATH || null,
     pixSigningKeyPath: process.env.PIX_SIGNING_KEY_PATH || null,
     pixSigningCertPath: process.env.PIX_SIGNING_CERT_PATH || null,
+    pixPublicBase: pixPublicBase(),
     merchantCity: process.env.MERCHANT_CITY || 'SAO PAULO',
     production,
     dev: false,
