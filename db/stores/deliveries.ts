@@ -287,8 +287,8 @@ export class DeliveryStore {
   }
 
   /** A delivery of the account, as a resend by hand needs it. */
-  async forResend(accountId: string, deliveryId: string): Promise<{ status: DeliveryStatus; target: DeliveryTarget; webhookId: string | null } | undefined> {
-    return first(this.db.select({ status: deliveries.status, target: deliveries.target, webhookId: deliveries.webhookId })
+  async forResend(accountId: string, deliveryId: string): Promise<{ status: DeliveryStatus; target: DeliveryTarget; webhookId: string | null; url: string } | undefined> {
+    return first(this.db.select({ status: deliveries.status, target: deliveries.target, webhookId: deliveries.webhookId, url: deliveries.url })
       .from(deliveries).where(and(eq(deliveries.id, deliveryId), eq(deliveries.accountId, accountId))));
   }
 

@@ -1,7 +1,7 @@
 // The API Pix webhooks per key (PUT /v2/webhook/{chave}).
 import { and, asc, count, eq, gte, lte, type SQL } from 'drizzle-orm';
 import type { DrizzleDb } from '../handle';
-import { first } from '../query';
+import { first, lockName } from '../query';
 import { pixKeyWebhooks } from '../schema';
 
 /** The webhook of one key: `url` is the webhookUrl as registered (notifications go to `{url}/pix`). */
@@ -21,6 +21,21 @@ function where(f: PixKeyWebhookFilter): SQL | undefined {
 /** Webhooks per Pix key: at most one per key (the key is the primary key), always of the key's holder. */
 export class PixKeyWebhookStore {
   constructor(private readonly db: DrizzleDb) {}
+
+  /**
+   * Inside a write job: the webhook of `chave`, with a lock named by the key held until the job commits,
+   * so a notification queued and the webhook changed or dropped take turns (on PostgreSQL a pay job
+   * committing beside a DELETE would otherwise queue to a URL the DELETE had just stopped).
+   */
+  async lockOfKey(accountId: string, chave: string): Promise<PixKeyWebhookRow | undefined> {
+    await lockName(this.db, `pix-key-webhook\n${chave}`);
+    return this.ofKey(accountId, chave);
+  }
+
+  /** The webhookUrls of the account's webhooks. */
+  async urlsOf(accountId: string): Promise<string[]> {
+    return (await this.db.select({ url: pixKeyWebhooks.url }).from(pixKeyWebhooks).where(eq(pixKeyWebhooks.accountId, accountId))).map((r) => r.url);
+  }
 
   /** The webhook of `chave` if the account has one there (another account's key looks like no webhook). */
   async ofKey(accountId: string, chave: string): Promise<PixKeyWebhookRow | undefined> {

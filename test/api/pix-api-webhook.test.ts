@@ -166,6 +166,44 @@ describe('PUT, GET, list and DELETE /v2/webhook/{chave}', () => {
   });
 });
 
+describe('paging and races', () => {
+  it('pages the list with paginaAtual and itensPorPagina', async () => {
+    const caller = callerFor(side, other.account_id, 'session');
+    const keys = [await caller.pixKeys.add({ key_type: 'EVP' }), await caller.pixKeys.add({ key_type: 'EVP' })];
+    for (const k of keys) {
+      expect((await api(srv.url, path(k.key), { method: 'PUT', token: otherToken, body: { webhookUrl: `${receiver.url}/p` } })).status).toBe(200);
+    }
+    const all = await api(srv.url, '/v2/webhook', { token: otherToken });
+    const n = all.json.webhooks.length;
+    expect(n).toBeGreaterThanOrEqual(2);
+    const second = await api(srv.url, '/v2/webhook?paginacao.paginaAtual=1&paginacao.itensPorPagina=1', { token: otherToken });
+    expectBcbResponse('GET', '/webhook', 200, second.json);
+    expect(second.json.webhooks).toEqual([all.json.webhooks[1]]);
+    expect(second.json.parametros.paginacao).toEqual({ paginaAtual: 1, itensPorPagina: 1, quantidadeDePaginas: n, quantidadeTotalDeItens: n });
+    const past = await api(srv.url, `/v2/webhook?paginacao.paginaAtual=${n}&paginacao.itensPorPagina=1`, { token: otherToken });
+    expect(past.json.webhooks).toEqual([]);
+    const bad = await api(srv.url, '/v2/webhook?paginacao.itensPorPagina=0', { token: otherToken });
+    expect(bad.status).toBe(400);
+    // (the yaml's responses of GET /webhook list no 400; its error catalog gives WebhookConsultaInvalida 400)
+    expect(bad.json.type).toBe('https://pix.bcb.gov.br/api/v2/error/WebhookConsultaInvalida');
+    expect(bad.json.violacoes).toEqual([expect.objectContaining({ propriedade: 'paginacao.itensPorPagina', valor: '0' })]);
+  });
+
+  it('a webhook registered while its key is removed never outlives the key', async () => {
+    const caller = callerFor(side, other.account_id, 'session');
+    for (let i = 0; i < 5; i++) {
+      const k = await caller.pixKeys.add({ key_type: 'EVP' });
+      const results = await Promise.allSettled([
+        api(srv.url, path(k.key), { method: 'PUT', token: otherToken, body: { webhookUrl: `${receiver.url}/race` } }),
+        removePixKey(side, other.account_id, k.id),
+      ]);
+      expect(results[1].status).toBe('fulfilled');
+      const got = await api(srv.url, path(k.key), { token: otherToken });
+      expect(got.status).toBe(404);
+    }
+  });
+});
+
 describe('where private addresses are not allowed (WEBHOOK_ALLOW_PRIVATE_URLS=false)', () => {
   let s: TestServices;
   let server: Server;
@@ -306,5 +344,9 @@ describe('notifications of Pix received to {webhookUrl}/pix', () => {
     expect(r.json.content).toMatchObject({ status: 'FAILED', last_error: 'webhook of the Pix key removed', attempts: [] });
     expect((await api(srv.url, path(srv.demo.pixKey), { token: full })).status).toBe(404);
     expect(receiver.received.some((x) => x.body.includes(e2eid(4)))).toBe(false);
+    // and a resend by hand has nowhere to go
+    const resend = await api(srv.url, `/api/webhooks/deliveries/${id}/resend`, { method: 'POST', headers: webhookApi });
+    expect(resend.status).toBe(422);
+    expect(resend.json.message).toMatch(/Pix key webhook .* removed/);
   });
 });

@@ -66,7 +66,7 @@ export async function configurePixKeyWebhook(s: Pick<Services, 'db' | 'clock' | 
   await s.db.write(async (tx) => {
     if (!mine(await tx.pixKeys.lockAccountKeys(accountId))) throw refused('chave', 'a chave não é uma chave Pix deste usuário recebedor');
     const at = s.clock.now().toISOString();
-    const before = await tx.pixKeyWebhooks.ofKey(accountId, chave);
+    const before = await tx.pixKeyWebhooks.lockOfKey(accountId, chave);
     await tx.pixKeyWebhooks.upsert({ chave, accountId, url: webhookUrl, at });
     if (before && before.url !== webhookUrl && (await tx.pixKeyWebhooks.countWithUrl(accountId, before.url)) === 0) {
       await tx.deliveries.moveQueuedOfUrl(accountId, 'pix', pixCallbackUrl(before.url), pixCallbackUrl(webhookUrl), at);
@@ -87,6 +87,7 @@ export async function getPixKeyWebhook(db: Stores, accountId: string, chave: str
  * DELETE /webhook/{chave} and the removal of a key (keys.ts) do; whether there was one.
  */
 export async function dropPixKeyWebhook(tx: Stores, accountId: string, chave: string, at: Date): Promise<boolean> {
+  if (!(await tx.pixKeyWebhooks.lockOfKey(accountId, chave))) return false;
   const removed = await tx.pixKeyWebhooks.remove(accountId, chave);
   if (!removed) return false;
   if ((await tx.pixKeyWebhooks.countWithUrl(accountId, removed.url)) === 0) {
@@ -146,7 +147,7 @@ export interface PixNotification {
  * sender picks the delivery up like any other. The delivery's id, or null when the key has no webhook.
  */
 async function queuePixNotification(tx: Stores, type: Extract<EventType, `pix.${string}`>, o: PixNotification): Promise<string | null> {
-  const hook = await tx.pixKeyWebhooks.ofKey(o.accountId, o.chave);
+  const hook = await tx.pixKeyWebhooks.lockOfKey(o.accountId, o.chave);
   if (!hook) return null;
   const at = o.at.toISOString();
   const eventId = newId('event');
@@ -161,6 +162,14 @@ async function queuePixNotification(tx: Stores, type: Extract<EventType, `pix.${
   // a later notification of the same Pix waits behind an earlier one still pending
   await tx.deliveries.holdBehindEarlier([id]);
   return id;
+}
+
+/**
+ * Whether a delivery to `url` still has a key's webhook of the account behind it: a resend by hand of a
+ * notification goes only where a webhook still points, as a resend to a deleted `webhooks` row is refused.
+ */
+export async function pixCallbackStillRegistered(db: Stores, accountId: string, url: string): Promise<boolean> {
+  return (await db.pixKeyWebhooks.urlsOf(accountId)).some((u) => pixCallbackUrl(u) === url);
 }
 
 /** Inside the pay job: a Pix received on `chave` (with a txid: the yaml notifies only those). */
