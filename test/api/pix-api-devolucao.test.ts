@@ -5,7 +5,7 @@ import { SANDBOX_REFUND_FAIL_EMAIL } from '../../server/domain/rails/sandbox';
 import { businessDayOnOrAfter } from '../../server/domain/pix-api/calendar';
 import type { Services } from '../../server/services';
 import { checkBcbSchema, expectBcbResponse } from '../support/bcb-contract';
-import { daysFromToday, seedCob, seedCobv } from '../support/pix-charge-seed';
+import { daysFromToday, putCob, putCobv } from '../support/pix-charges-http';
 import { ledgerAudit, pixToken } from '../support/pix-api-http';
 import { peek } from '../support/peek';
 import { serverServices, waitFor } from '../support/services';
@@ -41,7 +41,7 @@ const T = (name: string) => `https://pix.bcb.gov.br/api/v2/error/${name}`;
 
 /** A cob of `original` paid now: its Pix received. */
 async function paidPix(original: string): Promise<{ endToEndId: string; txid: string }> {
-  const cob = await seedCob(side, { accountId: srv.demo.accountId, chave: srv.demo.pixKey, original, devedor });
+  const cob = await putCob(srv.url, token, { chave: srv.demo.pixKey, original, devedor });
   const res = await api(srv.url, '/sandbox/pix/pay', { token, method: 'POST', body: { txid: cob.txid } });
   expect(res.status).toBe(200);
   return res.json;
@@ -126,8 +126,8 @@ describe('PUT /v2/pix/{e2eid}/devolucao/{id}', () => {
   });
 
   it('a return the payer\'s bank refuses ends NAO_REALIZADO and its amount comes back', async () => {
-    const c = await seedCobv(side, {
-      accountId: srv.demo.accountId, chave: srv.demo.pixKey, valor: { original: '20.00' }, dataDeVencimento: businessDayOnOrAfter(daysFromToday(5)),
+    const c = await putCobv(srv.url, token, {
+      chave: srv.demo.pixKey, valor: { original: '20.00' }, dataDeVencimento: businessDayOnOrAfter(daysFromToday(5)),
       devedor: { ...devedor, email: SANDBOX_REFUND_FAIL_EMAIL },
     });
     const pix = (await api(srv.url, '/sandbox/pix/pay', { token, method: 'POST', body: { txid: c.txid } })).json;

@@ -5,7 +5,8 @@ import { addCalendarDays, businessDayOnOrAfter } from '../../server/domain/pix-a
 import { dueDates } from '../../server/domain/pix-api/due-date';
 import type { Services } from '../../server/services';
 import { checkBcbSchema, expectBcbResponse } from '../support/bcb-contract';
-import { daysFromToday, newTxid, seedCob, seedCobv, today } from '../support/pix-charge-seed';
+import { daysFromToday, newTxid, putCob, putCobv, today } from '../support/pix-charges-http';
+import { waitFor } from '../support/wait';
 import { ledgerAudit, pixToken } from '../support/pix-api-http';
 import { peek } from '../support/peek';
 import { serverServices } from '../support/services';
@@ -50,7 +51,7 @@ const expectPix = (body: unknown) => {
 
 describe('POST /sandbox/pix/pay: a cob', () => {
   it('pays an ATIVA cob: the Pix received, the balance credited once, the charge CONCLUIDA', async () => {
-    const cob = await seedCob(side, { accountId: srv.demo.accountId, chave: srv.demo.pixKey, original: '123.45', devedor });
+    const cob = await putCob(srv.url, token, { chave: srv.demo.pixKey, original: '123.45', devedor });
     const before = await available();
     const res = await pay({ txid: cob.txid });
     expect(res.status).toBe(200);
@@ -62,8 +63,11 @@ describe('POST /sandbox/pix/pay: a cob', () => {
     expect(isValidEndToEndId(res.json.endToEndId)).toBe(true);
     expect(await available()).toBe(before + 12_345);
     const row = await peek(srv.databasePath, (db) => db.get<{ status: string; transaction_id: string; tstatus: string; end_to_end: string }>(
-      'SELECT c.status, c.transaction_id, t.status AS tstatus, t.end_to_end FROM pix_charges c JOIN transactions t ON t.id = c.transaction_id WHERE c.id = ?', cob.id));
+      'SELECT c.status, c.transaction_id, t.status AS tstatus, t.end_to_end FROM pix_charges c JOIN transactions t ON t.id = c.transaction_id WHERE c.txid = ?', cob.txid));
     expect(row).toMatchObject({ status: 'CONCLUIDA', tstatus: 'APPROVED', end_to_end: res.json.endToEndId });
+    const charge = await api(srv.url, `/v2/cob/${cob.txid}`, { token });
+    expectBcbResponse('GET', '/cob/{txid}', 200, charge.json);
+    expect(charge.json.status).toBe('CONCLUIDA');
 
     // GET /v2/pix/{e2eid} and the list answer the same Pix
     const got = await api(srv.url, `/v2/pix/${res.json.endToEndId}`, { token });
@@ -93,13 +97,15 @@ describe('POST /sandbox/pix/pay: a cob', () => {
   });
 
   it('a cob without devedor is paid by the sandbox payer; an expired cob and a date for a cob are refused', async () => {
-    const plain = await seedCob(side, { accountId: srv.demo.accountId, chave: srv.demo.pixKey, original: '5.00' });
+    const plain = await putCob(srv.url, token, { chave: srv.demo.pixKey, original: '5.00' });
     const res = await pay({ txid: plain.txid });
     expect(res.status).toBe(200);
     expect(res.json.pagador).toEqual({ cpf: '52998224725', nome: 'Pagador Sandbox' });
 
-    const expired = await seedCob(side, { accountId: srv.demo.accountId, chave: srv.demo.pixKey, original: '5.00', expiracao: 0 });
-    const dated = await seedCob(side, { accountId: srv.demo.accountId, chave: srv.demo.pixKey, original: '5.00' });
+    const expired = await putCob(srv.url, token, { chave: srv.demo.pixKey, original: '5.00', expiracao: 1 });
+    const expiresAt = Date.parse((expired.body.calendario as { criacao: string }).criacao) + 1_000;
+    await waitFor(() => Date.now() > expiresAt, { what: 'the cob to expire' });
+    const dated = await putCob(srv.url, token, { chave: srv.demo.pixKey, original: '5.00' });
     const was = await counts();
     const r1 = await pay({ txid: expired.txid });
     expect([r1.status, r1.json.type]).toEqual([400, 'https://pix.bcb.gov.br/api/v2/error/CobOperacaoInvalida']);
@@ -110,7 +116,7 @@ describe('POST /sandbox/pix/pay: a cob', () => {
   });
 
   it('bad input is 400 with violacoes; another account\'s txid and an unknown one are 404; no token is 401', async () => {
-    const cob = await seedCob(side, { accountId: srv.demo.accountId, chave: srv.demo.pixKey, original: '1.00' });
+    const cob = await putCob(srv.url, token, { chave: srv.demo.pixKey, original: '1.00' });
     const was = await counts();
     for (const [body, prop] of [
       [{ txid: 'short' }, 'txid'], [{ txid: `${newTxid()}-` }, 'txid'], [{ txid: cob.txid, date: '2026-02-30' }, 'date'],
@@ -130,7 +136,7 @@ describe('POST /sandbox/pix/pay: a cob', () => {
   });
 
   it('8 concurrent pays of one cob: one credit, the others 400, the ledger balanced', async () => {
-    const cob = await seedCob(side, { accountId: srv.demo.accountId, chave: srv.demo.pixKey, original: '77.77', devedor });
+    const cob = await putCob(srv.url, token, { chave: srv.demo.pixKey, original: '77.77', devedor });
     const before = await available();
     const results = await Promise.all(Array.from({ length: 8 }, () => pay({ txid: cob.txid })));
     expect(results.map((r) => r.status).sort()).toEqual([200, 400, 400, 400, 400, 400, 400, 400]);
@@ -138,7 +144,7 @@ describe('POST /sandbox/pix/pay: a cob', () => {
     const n = await peek(srv.databasePath, async (db) => ({
       received: Number((await db.get<{ n: number }>('SELECT count(*) AS n FROM pix_received WHERE txid = ?', cob.txid))!.n),
       credits: Number((await db.get<{ n: number }>(
-        "SELECT count(*) AS n FROM ledger_entries e JOIN pix_charges c ON c.transaction_id = e.resource_id WHERE c.id = ? AND e.kind = 'transaction_credit'", cob.id))!.n),
+        "SELECT count(*) AS n FROM ledger_entries e JOIN pix_charges c ON c.transaction_id = e.resource_id WHERE c.txid = ? AND e.kind = 'transaction_credit'", cob.txid))!.n),
     }));
     expect(n).toEqual({ received: 1, credits: 1 });
     expect(await ledgerAudit(srv.databasePath)).toEqual({ total: 0, mismatched: 0 });
@@ -155,8 +161,8 @@ describe('POST /sandbox/pix/pay: a cobv, the amount due on the day paid', () => 
     juros: { modalidade: 1, valorPerc: '0.10' },
     desconto: { modalidade: 1, descontoDataFixa: [{ data: daysFromToday(2), valorPerc: '5.00' }] },
   };
-  const cobv = () => seedCobv(side, {
-    accountId: srv.demo.accountId, chave: srv.demo.pixKey, valor, dataDeVencimento: vencimento, validadeAposVencimento: 5,
+  const cobv = () => putCobv(srv.url, token, {
+    chave: srv.demo.pixKey, valor, dataDeVencimento: vencimento, validadeAposVencimento: 5,
     devedor: { cnpj: '12345678000195', nome: 'Empresa de Serviços SA' },
   });
 
@@ -203,7 +209,7 @@ describe('GET /v2/pix', () => {
     expect(checkBcbSchema('Problema', r.json).errors).toBe('');
     expect(r.json.type).toBe('https://pix.bcb.gov.br/api/v2/error/PixConsultaInvalida');
     expect(r.json.violacoes.map((v: { propriedade: string }) => v.propriedade)).toEqual(expect.arrayContaining(['inicio', 'fim']));
-    const cob = await seedCob(side, { accountId: srv.demo.accountId, chave: srv.demo.pixKey, original: '2.00' });
+    const cob = await putCob(srv.url, token, { chave: srv.demo.pixKey, original: '2.00' });
     const paid = await pay({ txid: cob.txid });
     const foreign = await api(srv.url, `/v2/pix/${paid.json.endToEndId}`, { token: other.token });
     expect(foreign.status).toBe(404);
