@@ -151,6 +151,31 @@ describe('POST /sandbox/pix/pay: a cob', () => {
   });
 });
 
+describe('a revision racing a payment', () => {
+  it('a charge paid is never revised: the payer pays what the charge said when it took the lock', async () => {
+    for (let round = 0; round < 5; round++) {
+      const cob = await putCob(srv.url, token, { chave: srv.demo.pixKey, original: '10.00', devedor });
+      const before = await available();
+      const [patch, paid] = await Promise.all([
+        api(srv.url, `/v2/cob/${cob.txid}`, { token, method: 'PATCH', body: { valor: { original: '20.00' } } }),
+        pay({ txid: cob.txid }),
+      ]);
+      expect(paid.status).toBe(200);
+      const after = await api(srv.url, `/v2/cob/${cob.txid}`, { token });
+      expect(after.json.status).toBe('CONCLUIDA');
+      if (patch.status === 200) {
+        // revised first: the payment is of the revised charge
+        expect([paid.json.valor, after.json.revisao, after.json.valor.original]).toEqual(['20.00', 1, '20.00']);
+      } else {
+        // paid first: the revision is refused and the charge stays as paid
+        expect(patch.status).toBe(400);
+        expect([paid.json.valor, after.json.revisao, after.json.valor.original]).toEqual(['10.00', 0, '10.00']);
+      }
+      expect(await available()).toBe(before + (paid.json.valor === '20.00' ? 2_000 : 1_000));
+    }
+  });
+});
+
 describe('POST /sandbox/pix/pay: a cobv, the amount due on the day paid', () => {
   // a business day 10+ days ahead, so the dates around it are simple: 2 % fine, R$ 0.10 a day of interest,
   // R$ 5.00 off when paid up to two days from today
