@@ -208,7 +208,7 @@ function cobValorLimits(valor: { original?: string; modalidadeAlteracao?: number
 }
 
 type CobInput = CobSolicitada & { txid?: string };
-type CobVInput = CobVSolicitada & { txid: string };
+export type CobVInput = CobVSolicitada & { txid: string };
 
 /** PUT /cob/{txid} (txid given) and POST /cob (txid undefined: one of ours). */
 export async function createCob(s: Deps, accountId: string, input: CobInput): Promise<CobGerada> {
@@ -267,37 +267,48 @@ function readCobvTerms(calendario: unknown, valor: unknown, today: string, dueNo
   return { dataDeVencimento: cal.value.dataDeVencimento, validadeAposVencimento: cal.value.validadeAposVencimento ?? 30, valor: formatCobvValor(v.value) };
 }
 
+/** A cobv's terms read and checked before its write job (due-date-input's rules; `today` is the creation day, São Paulo). */
+export type CobvTerms = ReturnType<typeof readCobvTerms>;
+export function cobvTerms(input: Pick<CobVSolicitada, 'calendario' | 'valor'>, today: string): CobvTerms {
+  return readCobvTerms(input.calendario, input.valor, today, today);
+}
+
+/**
+ * Inside a write job: creates a cobv whose terms were read by `cobvTerms` (PUT /cobv/{txid}, and each
+ * charge of a lotecobv, `batchId` its lote). Takes the txid's and the location's locks; throws the
+ * DomainError of a refused one (txid used, key not the account's, location not free).
+ */
+export async function insertCobvInJob(tx: Stores, s: Pick<Services, 'clock' | 'config'>, accountId: string, input: CobVInput, terms: CobvTerms, batchId = 0): Promise<CobVView> {
+  const txid = input.txid;
+  const criacao = s.clock.now().toISOString();
+  await tx.pixCharges.lockCharge(accountId, txid, input.loc ? [input.loc.id] : []);
+  if (await tx.pixCharges.chargeByTxid(accountId, txid)) throw refused('cobv', [{ path: 'txid', message: 'o txid já foi utilizado por outra cobrança desta conta' }]);
+  await checkKey(tx, 'cobv', accountId, input.chave);
+  const loc = input.loc ? await freeLocation(tx, 'cobv', accountId, input.loc.id, txid) : await insertLocation(tx, accountId, 'cobv', criacao, txid);
+  if (input.loc) await tx.pixCharges.setLocationTxid(loc.id, txid);
+  const p = await presentationFor(tx, s.config, accountId);
+  const body: ChargeBody = {
+    calendario: { criacao, dataDeVencimento: terms.dataDeVencimento, validadeAposVencimento: terms.validadeAposVencimento },
+    devedor: input.devedor,
+    recebedor: recebedorOf(p),
+    valor: { ...terms.valor },
+    ...(input.infoAdicionais ? { infoAdicionais: input.infoAdicionais } : {}),
+    ...(input.solicitacaoPagador !== undefined ? { solicitacaoPagador: input.solicitacaoPagador } : {}),
+  };
+  const row: PixChargeRow = {
+    id: newId('pixCharge'), accountId, txid, kind: 'cobv', status: 'ATIVA', revisao: 0, chave: input.chave, locId: loc.id,
+    amount: amountToCents(terms.valor.original), body: JSON.stringify(body), document: documentOf(input.devedor), dueDate: terms.dataDeVencimento,
+    expiresAt: cobvExpiresAt(terms.dataDeVencimento, terms.validadeAposVencimento), batchId, transactionId: null, createdAt: criacao, updatedAt: criacao,
+  };
+  await tx.pixCharges.insertCharge(row);
+  await tx.pixCharges.insertRevision(revisionOf(row));
+  return cobvView({ row, loc: { ...loc, txid } }, p);
+}
+
 /** PUT /cobv/{txid}. */
 export async function createCobv(s: Deps, accountId: string, input: CobVInput): Promise<CobVView> {
-  const today = localDay(s.clock.now());
-  const terms = readCobvTerms(input.calendario, input.valor, today, today);
-  const txid = input.txid;
-  const rec = await s.db.write(async (tx) => {
-    const criacao = s.clock.now().toISOString();
-    await tx.pixCharges.lockCharge(accountId, txid, input.loc ? [input.loc.id] : []);
-    if (await tx.pixCharges.chargeByTxid(accountId, txid)) throw refused('cobv', [{ path: 'txid', message: 'o txid já foi utilizado por outra cobrança desta conta' }]);
-    await checkKey(tx, 'cobv', accountId, input.chave);
-    const loc = input.loc ? await freeLocation(tx, 'cobv', accountId, input.loc.id, txid) : await insertLocation(tx, accountId, 'cobv', criacao, txid);
-    if (input.loc) await tx.pixCharges.setLocationTxid(loc.id, txid);
-    const p = await presentationFor(tx, s.config, accountId);
-    const body: ChargeBody = {
-      calendario: { criacao, dataDeVencimento: terms.dataDeVencimento, validadeAposVencimento: terms.validadeAposVencimento },
-      devedor: input.devedor,
-      recebedor: recebedorOf(p),
-      valor: { ...terms.valor },
-      ...(input.infoAdicionais ? { infoAdicionais: input.infoAdicionais } : {}),
-      ...(input.solicitacaoPagador !== undefined ? { solicitacaoPagador: input.solicitacaoPagador } : {}),
-    };
-    const row: PixChargeRow = {
-      id: newId('pixCharge'), accountId, txid, kind: 'cobv', status: 'ATIVA', revisao: 0, chave: input.chave, locId: loc.id,
-      amount: amountToCents(terms.valor.original), body: JSON.stringify(body), document: documentOf(input.devedor), dueDate: terms.dataDeVencimento,
-      expiresAt: cobvExpiresAt(terms.dataDeVencimento, terms.validadeAposVencimento), batchId: 0, transactionId: null, createdAt: criacao, updatedAt: criacao,
-    };
-    await tx.pixCharges.insertCharge(row);
-    await tx.pixCharges.insertRevision(revisionOf(row));
-    return { rec: { row, loc: { ...loc, txid } }, p };
-  });
-  return cobvView(rec.rec, rec.p);
+  const terms = cobvTerms(input, localDay(s.clock.now()));
+  return s.db.write((tx) => insertCobvInJob(tx, s, accountId, input, terms));
 }
 
 // ---------------------------------------------------------------------------------------------------
