@@ -110,6 +110,21 @@ describe('a charge with loc.id', () => {
   });
 });
 
+describe('PATCH with loc.id', () => {
+  it('moves the charge to the new location and frees the old one', async () => {
+    const txid = aTxid('move');
+    const made = (await v2(srv.url, token, 'PUT', `/cob/${txid}`, cobBody())).json;
+    const next = await newLoc('cob');
+    const r = await v2(srv.url, token, 'PATCH', `/cob/${txid}`, { loc: { id: next.id } });
+    expect(r.status).toBe(200);
+    expectBcbResponse('PATCH', '/cob/{txid}', 200, r.json);
+    expect(r.json).toMatchObject({ revisao: 1, loc: next, location: next.location });
+    expect(readPixBrCode(r.json.pixCopiaECola)).toMatchObject({ url: next.location });
+    expect((await v2(srv.url, token, 'GET', `/loc/${made.loc.id}`)).json.txid).toBeUndefined();
+    expect((await v2(srv.url, token, 'GET', `/loc/${next.id}`)).json.txid).toBe(txid);
+  });
+});
+
 describe('DELETE /v2/loc/{id}/txid', () => {
   it('the location loses its txid, the charge its location (status unchanged); 404 for another account', async () => {
     const txid = aTxid('unlink');

@@ -326,11 +326,12 @@ async function lockedForRevision(tx: Stores, kind: PixChargeKind, accountId: str
   let locId = row.locId;
   if (newLocId !== undefined && newLocId !== row.locId) {
     const loc = await freeLocation(tx, kind, accountId, newLocId, txid);
-    await tx.pixCharges.setLocationTxid(loc.id, txid);
+    // the old one first: a txid names one location at a time (pix_locations_txid_uq)
     if (row.locId !== null) {
       const old = await tx.pixCharges.location(accountId, row.locId);
       if (old?.txid === txid) await tx.pixCharges.setLocationTxid(old.id, null);
     }
+    await tx.pixCharges.setLocationTxid(loc.id, txid);
     locId = loc.id;
   }
   return { row, locId };
