@@ -101,12 +101,37 @@ describe('a charge with loc.id', () => {
     }
   });
 
+  it('refuses a loc.tipoCob other than the charge\'s', async () => {
+    const loc = await newLoc('cob');
+    const txid = aTxid('tipo');
+    const r = await v2(srv.url, token, 'PUT', `/cob/${txid}`, cobBody({ loc: { id: loc.id, tipoCob: 'cobv' } }));
+    expect(r.status).toBe(400);
+    expectBcbResponse('PUT', '/cob/{txid}', 400, r.json);
+    expect(r.json.violacoes).toEqual([expect.objectContaining({ propriedade: 'cob.loc.tipoCob', valor: 'cobv' })]);
+    expect((await v2(srv.url, token, 'GET', `/loc/${loc.id}`)).json.txid).toBeUndefined();
+  });
+
   it('two charges racing for one location: one binds it, the other is refused', async () => {
     const loc = await newLoc('cob');
     const rs = await Promise.all([aTxid('ra'), aTxid('rb')].map((t) => v2(srv.url, token, 'PUT', `/cob/${t}`, cobBody({ loc: { id: loc.id } }))));
     expect(rs.map((r) => r.status).sort()).toEqual([201, 400]);
     const rows = await peek(srv.databasePath, (db) => db.all('SELECT txid FROM pix_charges WHERE loc_id = ?', loc.id));
     expect(rows).toHaveLength(1);
+  });
+});
+
+describe('PATCH with loc.id', () => {
+  it('moves the charge to the new location and frees the old one', async () => {
+    const txid = aTxid('move');
+    const made = (await v2(srv.url, token, 'PUT', `/cob/${txid}`, cobBody())).json;
+    const next = await newLoc('cob');
+    const r = await v2(srv.url, token, 'PATCH', `/cob/${txid}`, { loc: { id: next.id } });
+    expect(r.status).toBe(200);
+    expectBcbResponse('PATCH', '/cob/{txid}', 200, r.json);
+    expect(r.json).toMatchObject({ revisao: 1, loc: next, location: next.location });
+    expect(readPixBrCode(r.json.pixCopiaECola)).toMatchObject({ url: next.location });
+    expect((await v2(srv.url, token, 'GET', `/loc/${made.loc.id}`)).json.txid).toBeUndefined();
+    expect((await v2(srv.url, token, 'GET', `/loc/${next.id}`)).json.txid).toBe(txid);
   });
 });
 
