@@ -107,6 +107,13 @@ export class PixReceivedStore {
       .where(and(eq(pixDevolucoes.accountId, accountId), eq(pixDevolucoes.endToEndId, endToEndId), eq(pixDevolucoes.id, id))))) ?? null;
   }
 
+  /** The devolução a refund carries the money of, if it is one (which account and Pix it belongs to). */
+  async devolucaoOfRefund(refundId: string): Promise<{ accountId: string; endToEndId: string; chave: string } | null> {
+    return (await first(this.db.select({ accountId: pixDevolucoes.accountId, endToEndId: pixDevolucoes.endToEndId, chave: pixReceived.chave })
+      .from(pixDevolucoes).innerJoin(pixReceived, eq(pixReceived.endToEndId, pixDevolucoes.endToEndId))
+      .where(eq(pixDevolucoes.refundId, refundId)))) ?? null;
+  }
+
   /** The devoluções of these Pix, oldest first. */
   async devolucoesOf(endToEndIds: string[]): Promise<DevolucaoRow[]> {
     if (endToEndIds.length === 0) return [];

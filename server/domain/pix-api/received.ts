@@ -8,12 +8,13 @@ import { localDay } from '../local-time';
 import { newEndToEndId } from '../pix/end-to-end';
 import { pickReceiverBank } from '../pix/participants';
 import { creditTransaction, recordTransactionEvent } from '../transactions/create';
+import { queuePixDevolucaoDelivery, queuePixReceivedDelivery } from './webhooks';
 import { requireSandbox } from '../transactions/pay';
 import { transactionIdentifier } from '../transactions/pix-charge';
 import { calendarDaysBetween, isDay } from './calendar';
 import { amountDue, componentesValorJson, type ComponentesValor } from './due-date';
 import { parseCobvValor } from './due-date-input';
-import { devolucaoView } from './devolucoes';
+import { devolucaoView } from './devolucao-view';
 
 /** Who paid a Pix received, as the charge's devedor named them (the yaml's Pessoa: cpf or cnpj, nome). */
 export interface Pagador { cpf?: string; cnpj?: string; nome: string }
@@ -189,6 +190,20 @@ export async function sandboxPayCharge(s: Services, accountId: string, input: Sa
       componentes: JSON.stringify(componentes), pagador: JSON.stringify(pagador), pagadorDocument: document, infoPagador: null, receivedAt: iso,
     });
     await recordTransactionEvent(tx, accountId, id, 'transaction.approved', at);
-    return (await readPix(tx, accountId, endToEndId))!;
+    const pix = (await readPix(tx, accountId, endToEndId))!;
+    // the key's webhook hears of it if and only if this payment commits
+    await queuePixReceivedDelivery(tx, { accountId, chave: charge.chave, resourceId: endToEndId, pix, at });
+    return pix;
   });
+}
+
+/**
+ * Inside the job that settles a refund: when the refund is a devolução of a Pix received, the key's webhook
+ * gets the Pix again with its `devolucoes` as they now stand (the yaml notifies DEVOLVIDO and NAO_REALIZADO).
+ */
+export async function notifyDevolucaoSettled(tx: Stores, refundId: string, at: Date): Promise<void> {
+  const d = await tx.pixReceived.devolucaoOfRefund(refundId);
+  if (!d) return;
+  const pix = await readPix(tx, d.accountId, d.endToEndId);
+  if (pix) await queuePixDevolucaoDelivery(tx, { accountId: d.accountId, chave: d.chave, resourceId: d.endToEndId, pix, at });
 }

@@ -1,5 +1,6 @@
 import type { Stores } from '../../../db';
 import type { HoldingDispute } from '../../../db/stores/refunds';
+import { notifyDevolucaoSettled } from '../pix-api/received';
 import { DomainError } from '../../errors';
 import { wake, type Services } from '../../services';
 import { checkIdempotencyKey, requestFingerprint, runIdempotent, type IdempotentCreateOptions, type IdempotentOperation, type IdempotentResult } from '../idempotency';
@@ -178,6 +179,7 @@ export async function applyRefundOutcome(s: Services, order: RefundOrder, outcom
     }
     await tx.refunds.touchCharge(transactionId, iso);
     await recordTransactionEvent(tx, accountId, transactionId, outcome.status === 'PAID' ? 'transaction.refund_paid' : 'transaction.refund_failed', at);
+    await notifyDevolucaoSettled(tx, order.refundId, at);
     return true;
   });
 }
