@@ -13,6 +13,7 @@ import { errorHeaders, presentRestError } from './presenter';
 import { createRestAdapter } from './rest';
 import { STATEMENT_CSV_PATH, streamStatementCsv } from './statement-csv';
 import { OAUTH_TOKEN_PATH, serveTokenRequest } from './oauth-token';
+import { ownsPixPayloadPath, servePixPayloadRequest } from './pix-payloads';
 
 /**
  * The API half of the process: the REST adapter, tRPC's adapter at /api/trpc, and /openapi.json.
@@ -54,7 +55,7 @@ export function createApiHandler(services: Services, router: AnyRouter) {
     openApiDocument,
     /** Whether this request is the API's; false means "give it to the pages". */
     owns(pathname: string): boolean {
-      return pathname === '/openapi.json' || pathname === OAUTH_TOKEN_PATH || isTrpc(pathname) || pathname === STATEMENT_CSV_PATH || pathname.startsWith('/api/') || rest.owns(pathname);
+      return pathname === '/openapi.json' || pathname === OAUTH_TOKEN_PATH || ownsPixPayloadPath(pathname) || isTrpc(pathname) || pathname === STATEMENT_CSV_PATH || pathname.startsWith('/api/') || rest.owns(pathname);
     },
     async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
       const pathname = (req.url ?? '/').split('?')[0];
@@ -79,6 +80,11 @@ export function createApiHandler(services: Services, router: AnyRouter) {
         if (pathname === OAUTH_TOKEN_PATH) {
           // the API Pix's OAuth2 token endpoint: a form body and RFC 6749's answers, not a REST procedure's
           await serveTokenRequest(services, req, res);
+          return;
+        }
+        if (ownsPixPayloadPath(pathname)) {
+          // the payload locations of dynamic QR codes and their JWKS: open GETs answering a JWS, not procedures
+          await servePixPayloadRequest(services, req, res);
           return;
         }
         if (isTrpc(pathname)) {
