@@ -138,6 +138,16 @@ describe('GET /qr/v2/{pixUrlAccessToken} (cob)', () => {
     }
   });
 
+  it('are documented in /v2/openapi.json, the API Pix document', async () => {
+    const r = await get('/v2/openapi.json');
+    expect(r.status).toBe(200);
+    const doc = JSON.parse(r.text);
+    expect(doc.info.title).toMatch(/^API Pix/);
+    expect(Object.keys(doc.paths)).toEqual(expect.arrayContaining(['/qr/v2/jwks', '/qr/v2/{pixUrlAccessToken}', '/qr/v2/cobv/{pixUrlAccessToken}']));
+    // and the payments API's document does not mix them in
+    expect(Object.keys(JSON.parse((await get('/openapi.json')).text).paths).filter((p) => p.includes('v2'))).toEqual([]);
+  });
+
   it('refuses other methods', async () => {
     const r = await get(`/qr/v2/${'0'.repeat(32)}`, { method: 'POST', body: '{}' });
     expect(r.status).toBe(405);
