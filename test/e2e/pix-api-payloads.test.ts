@@ -6,6 +6,8 @@ import { dueDates } from '../../server/domain/pix-api/due-date';
 import { localDay } from '../../server/domain/local-time';
 import type { Services } from '../../server/services';
 import { expectBcbResponse } from '../support/bcb-contract';
+import { addPixKey } from '../../server/domain/pix-api/keys';
+import { aTxid, pixApiToken, v2 } from '../support/pix-api-client';
 import { seedPixCharge } from '../support/pix-charge-seed';
 import { removeDir, SERVER_TEST_TIMEOUT_MS, startServer, type RunningServer } from '../support/server';
 import { serverServices } from '../support/services';
@@ -215,5 +217,45 @@ describe('GET /qr/v2/cobv/{pixUrlAccessToken}?DPP=…', () => {
     expect((await verified(r.text)).status).toBe('CONCLUIDA');
     const removed = await cobvSeed({ status: 'REMOVIDA_PELO_USUARIO_RECEBEDOR' });
     expect((await get(`/qr/v2/cobv/${removed.token}`)).status).toBe(404);
+  });
+});
+
+describe('charges created through /v2: the location they answer serves them', () => {
+  /** The location's path on this server: the BR Code's URL is `{PIX_PUBLIC_BASE}/qr/v2/…`. */
+  const pathOf = (location: string) => {
+    expect(location.startsWith(`${PUBLIC_BASE}/qr/v2/`), location).toBe(true);
+    return location.slice(PUBLIC_BASE.length);
+  };
+
+  it('PUT /v2/cobv/{txid}, then its location with a DPP; PUT /v2/cob/{txid}, then its location', async () => {
+    // the recebedor of a cobv names the account's document, known from a CNPJ key of the account
+    await addPixKey(beside, srv.demo.accountId, { key_type: 'CNPJ', key: '11222333000181' });
+    const token = await pixApiToken(srv.url, srv.demo.pixClientId, srv.demo.pixClientSecret);
+    const today = localDay(new Date());
+    const due = businessDayOnOrAfter(addCalendarDays(today, 15));
+    const txid = aTxid('payload');
+    const created = await v2(srv.url, token, 'PUT', `/cobv/${txid}`, {
+      calendario: { dataDeVencimento: due, validadeAposVencimento: 10 },
+      devedor: { cpf: '12345678909', nome: 'Francisco da Silva' },
+      valor: { original: '200.00', multa: { modalidade: 2, valorPerc: '2.00' }, juros: { modalidade: 1, valorPerc: '0.50' } },
+      chave: srv.demo.pixKey,
+    });
+    expect(created.status, created.text).toBe(201);
+    const late = await get(`${pathOf(created.json.location as string)}?DPP=${addCalendarDays(due, 2)}`);
+    expect(late.status, late.text).toBe(200);
+    const payload = await verified(late.text);
+    expectBcbResponse('GET', '/cobv/{pixUrlAccessToken}', 200, payload);
+    // 2 % of 200.00 once, and 0.50 for each of the two days
+    expect(payload).toMatchObject({ txid, revisao: 0, status: 'ATIVA', valor: { original: '200.00', multa: '4.00', juros: '1.00', final: '205.00' } });
+    expect(payload.recebedor.cnpj).toBe('11222333000181');
+
+    const cobTxid = aTxid('payloadcob');
+    const cob = await v2(srv.url, token, 'PUT', `/cob/${cobTxid}`, { calendario: { expiracao: 600 }, valor: { original: '12.34' }, chave: srv.demo.pixKey });
+    expect(cob.status, cob.text).toBe(201);
+    const r = await get(pathOf(cob.json.location as string));
+    expect(r.status, r.text).toBe(200);
+    const cobPayload = await verified(r.text);
+    expectBcbResponse('GET', '/{pixUrlAccessToken}', 200, cobPayload);
+    expect(cobPayload).toMatchObject({ txid: cobTxid, revisao: 0, status: 'ATIVA', valor: { original: '12.34' }, calendario: { expiracao: 600, criacao: cob.json.calendario.criacao } });
   });
 });
