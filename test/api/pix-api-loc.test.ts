@@ -101,6 +101,16 @@ describe('a charge with loc.id', () => {
     }
   });
 
+  it('refuses a loc.tipoCob other than the charge\'s', async () => {
+    const loc = await newLoc('cob');
+    const txid = aTxid('tipo');
+    const r = await v2(srv.url, token, 'PUT', `/cob/${txid}`, cobBody({ loc: { id: loc.id, tipoCob: 'cobv' } }));
+    expect(r.status).toBe(400);
+    expectBcbResponse('PUT', '/cob/{txid}', 400, r.json);
+    expect(r.json.violacoes).toEqual([expect.objectContaining({ propriedade: 'cob.loc.tipoCob', valor: 'cobv' })]);
+    expect((await v2(srv.url, token, 'GET', `/loc/${loc.id}`)).json.txid).toBeUndefined();
+  });
+
   it('two charges racing for one location: one binds it, the other is refused', async () => {
     const loc = await newLoc('cob');
     const rs = await Promise.all([aTxid('ra'), aTxid('rb')].map((t) => v2(srv.url, token, 'PUT', `/cob/${t}`, cobBody({ loc: { id: loc.id } }))));
