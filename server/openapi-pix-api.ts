@@ -40,9 +40,12 @@ const JWKS = {
 /**
  * The scope an operation needs, by the yaml's rule: the resource (first segment after /v2; a location
  * `/loc` is `payloadlocation`), `.read` for a GET and `.write` otherwise (`/pix/{e2eid}/devolucao/{id}`
- * is `pix.write`). test/api/pix-api-openapi.test.ts checks the rule against the yaml's `security`.
+ * is `pix.write`). test/api/pix-api-openapi.test.ts checks the rule against the yaml's `security` and the
+ * procedures' own.
  */
 export function pixApiScopeOf(method: string, path: string): PixApiScope | null {
+  // the sandbox's payer (POST /sandbox/pix/pay) makes a Pix received: the scope that writes Pix
+  if (path === '/sandbox/pix/pay') return 'pix.write';
   const resource = path.replace(/^\/v2\//, '').split('/')[0];
   const base = resource === 'loc' ? 'payloadlocation' : resource;
   const scope = `${base}.${method.toLowerCase() === 'get' ? 'read' : 'write'}`;
@@ -145,7 +148,7 @@ export function buildPixApiOpenApiDocument(router: AnyRouter, baseUrl: string): 
     if (!op) continue;
     const scope = pixApiScopeOf(p.method, p.path);
     op.security = p.meta.auth === 'none' ? [] : [{ OAuth2: scope ? [scope] : [] }];
-    op.tags = [p.path.replace(/^\/v2\//, '').split('/')[0]];
+    op.tags = [p.path.replace(/^\/v2\//, '').replace(/^\//, '').split('/')[0]];
     const success = p.meta.successStatus ?? 200;
     if (success !== 200 && op.responses?.['200']) {
       op.responses[String(success)] = op.responses['200'];
