@@ -62,6 +62,8 @@ export function buildOpenApiDocument(router: AnyRouter, baseUrl: string): OpenAP
     description: 'Pix withdrawals, payment transactions (PIX, CARD, INVOICE) and signed webhooks. Amounts are integer cents; timestamps ISO 8601.',
     version: '1.0.0',
     baseUrl,
+    // the Banco Central's API Pix (/v2) is its own document: server/openapi-pix-api.ts, /v2/openapi.json
+    filter: ({ metadata }) => (metadata as Meta).envelope !== 'pix-api',
     securitySchemes: {
       bearer: { type: 'http', scheme: 'bearer', description: 'Access token from POST /auth/token' },
       apiKey: { type: 'apiKey', in: 'header', name: 'x-api-key', description: 'Public project key of the account (webhook API)' },
@@ -71,6 +73,7 @@ export function buildOpenApiDocument(router: AnyRouter, baseUrl: string): OpenAP
   doc.components ??= {};
   doc.components.schemas = { ...(doc.components.schemas ?? {}), PaymentsError: PAYMENTS_ERROR, WebhooksError: WEBHOOKS_ERROR, WithdrawFail: WITHDRAW_FAIL } as never;
   for (const p of restProcedures(router)) {
+    if (p.meta.envelope === 'pix-api') continue;
     const templ = p.path.replace(/\{(\w+)\}/g, '{$1}');
     const op = (doc.paths?.[templ] as Record<string, any> | undefined)?.[p.method];
     if (!op) continue;

@@ -16,14 +16,15 @@ function csrfToken(): string | undefined {
   return m ? decodeURIComponent(m[1]) : undefined;
 }
 
-export function ApiReference() {
+/** `url`: the OpenAPI document to render (/openapi.json or /v2/openapi.json). */
+export function ApiReference({ url }: { url: string }) {
   const node = useRef<HTMLDivElement>(null);
   const [state, setState] = useState<'loading' | 'ready' | { error: unknown }>('loading');
   useEffect(() => {
     let cancelled = false;
     (async () => {
       const [doc, mod] = await Promise.all([
-        fetch('/openapi.json').then((r) => (r.ok ? r.json() : Promise.reject(new Error(`/openapi.json answered ${r.status}`)))),
+        fetch(url).then((r) => (r.ok ? r.json() : Promise.reject(new Error(`${url} answered ${r.status}`)))),
         // @ts-expect-error the prebuilt bundle ships no type declarations
         import('../../node_modules/swagger-ui-react/swagger-ui-bundle.js'),
       ]);
@@ -48,7 +49,7 @@ export function ApiReference() {
       setState('ready');
     })().catch((error: unknown) => { if (!cancelled) setState({ error }); });
     return () => { cancelled = true; };
-  }, []);
+  }, [url]);
   return (
     <>
       {state === 'loading' ? <div className="content"><Loading label="Loading the API reference…" /></div> : null}

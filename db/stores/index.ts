@@ -19,6 +19,7 @@ import { PixApiClientStore, PixKeyStore } from './pix-api';
 import { PixChargeStore } from './pix-charges';
 import { PixReceivedStore } from './pix-received';
 import { PixKeyWebhookStore } from './pix-webhooks';
+import { PixPayloadStore } from './pix-payloads';
 
 /**
  * What a running write job carries besides its transaction: who asked for it, and what to do once it
@@ -87,6 +88,7 @@ export class Stores {
   get pixCharges(): PixChargeStore { return storeOf.pixCharges(this.handle); }
   get pixReceived(): PixReceivedStore { return storeOf.pixReceived(this.handle); }
   get pixKeyWebhooks(): PixKeyWebhookStore { return storeOf.pixKeyWebhooks(this.handle); }
+  get pixPayloads(): PixPayloadStore { return storeOf.pixPayloads(this.handle); }
 }
 
 const outsideJobs = new WeakMap<DrizzleDb, Stores>();
@@ -120,4 +122,5 @@ const storeOf = {
   pixCharges: perConnection((h) => new PixChargeStore(h)),
   pixReceived: perConnection((h) => new PixReceivedStore(h)),
   pixKeyWebhooks: perConnection((h) => new PixKeyWebhookStore(h)),
+  pixPayloads: perConnection((h) => new PixPayloadStore(h)),
 };

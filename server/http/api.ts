@@ -6,6 +6,7 @@ import { DomainError, toDomainError } from '../errors';
 import { log } from '../log';
 import { noteRoute, requestRecordOf } from '../observability/request-context';
 import { buildOpenApiDocument } from '../openapi';
+import { buildPixApiOpenApiDocument, PIX_API_OPENAPI_PATH } from '../openapi-pix-api';
 import { MAX_BATCH_CALLS } from '../routers/batching';
 import type { Services } from '../services';
 import { MAX_BODY_BYTES } from './body';
@@ -13,6 +14,7 @@ import { errorHeaders, presentRestError } from './presenter';
 import { createRestAdapter } from './rest';
 import { STATEMENT_CSV_PATH, streamStatementCsv } from './statement-csv';
 import { OAUTH_TOKEN_PATH, serveTokenRequest } from './oauth-token';
+import { ownsPixPayloadPath, servePixPayloadRequest } from './pix-payloads';
 
 /**
  * The API half of the process: the REST adapter, tRPC's adapter at /api/trpc, and /openapi.json.
@@ -23,6 +25,8 @@ export function createApiHandler(services: Services, router: AnyRouter) {
   const procedureNames = new Set(Object.keys(router._def.procedures as object));
   let openApiJson: string | null = null;
   const openApiDocument = () => (openApiJson ??= JSON.stringify(buildOpenApiDocument(router, '')));
+  let pixApiJson: string | null = null;
+  const pixApiDocument = () => (pixApiJson ??= JSON.stringify(buildPixApiOpenApiDocument(router, '')));
 
   const trpc = createHTTPHandler({
     router,
@@ -52,9 +56,10 @@ export function createApiHandler(services: Services, router: AnyRouter) {
   return {
     rest,
     openApiDocument,
+    pixApiDocument,
     /** Whether this request is the API's; false means "give it to the pages". */
     owns(pathname: string): boolean {
-      return pathname === '/openapi.json' || pathname === OAUTH_TOKEN_PATH || isTrpc(pathname) || pathname === STATEMENT_CSV_PATH || pathname.startsWith('/api/') || rest.owns(pathname);
+      return pathname === '/openapi.json' || pathname === PIX_API_OPENAPI_PATH || pathname === OAUTH_TOKEN_PATH || ownsPixPayloadPath(pathname) || isTrpc(pathname) || pathname === STATEMENT_CSV_PATH || pathname.startsWith('/api/') || rest.owns(pathname);
     },
     async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
       const pathname = (req.url ?? '/').split('?')[0];
@@ -64,6 +69,12 @@ export function createApiHandler(services: Services, router: AnyRouter) {
           noteRoute(record, '/openapi.json');
           res.setHeader('content-type', 'application/json');
           res.end(openApiDocument());
+          return;
+        }
+        if (pathname === PIX_API_OPENAPI_PATH) {
+          noteRoute(record, PIX_API_OPENAPI_PATH);
+          res.setHeader('content-type', 'application/json');
+          res.end(pixApiDocument());
           return;
         }
         if (pathname === STATEMENT_CSV_PATH) {
@@ -79,6 +90,11 @@ export function createApiHandler(services: Services, router: AnyRouter) {
         if (pathname === OAUTH_TOKEN_PATH) {
           // the API Pix's OAuth2 token endpoint: a form body and RFC 6749's answers, not a REST procedure's
           await serveTokenRequest(services, req, res);
+          return;
+        }
+        if (ownsPixPayloadPath(pathname)) {
+          // the payload locations of dynamic QR codes and their JWKS: open GETs answering a JWS, not procedures
+          await servePixPayloadRequest(services, req, res);
           return;
         }
         if (isTrpc(pathname)) {

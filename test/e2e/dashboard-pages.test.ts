@@ -4,6 +4,7 @@ import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { catalogLeft, launchChromium, overflowing, rawCodesLeft, see, shot, signIn, WAIT } from '../support/browser';
 import { accessToken, api, removeDir, startServer, type RunningServer } from '../support/server';
+import { axeViolations } from '../support/axe';
 import { startReceiver, type Receiver } from '../support/webhook-receiver';
 
 /**
@@ -185,6 +186,41 @@ afterAll(async () => {
   await srv?.stop();
   if (srv) removeDir(srv.dir);
   await receiver?.close();
+});
+
+describe('accessibility (WCAG 2.1 AA, as axe-core checks it)', { timeout: 240_000 }, () => {
+  /** Opens a page in a context that lets axe-core in (bypassCSP), waits for its data, and audits it. */
+  async function audit(p: Page, size: string, pg: { path: string; ready: string }, exclude?: string[]): Promise<string[]> {
+    await p.goto(`${srv.url}${pg.path}`);
+    await see(p, pg.ready);
+    await expect.poll(() => p.locator('.loading').count(), WAIT).toBe(0);
+    return (await axeViolations(p, { exclude })).map((v) => `${pg.path} at ${size}: ${v}`);
+  }
+
+  it('no serious or critical violation on any page, signed in or not, at 1280 and 390 px', async () => {
+    const session = await desktop.storageState();
+    const contexts = [
+      { size: '1280', ctx: await browser.newContext({ viewport: { width: 1280, height: 860 }, locale: 'pt-BR', bypassCSP: true, storageState: session }) },
+      { size: '390', ctx: await browser.newContext({ viewport: { width: 390, height: 844 }, locale: 'pt-BR', bypassCSP: true, storageState: session }) },
+    ];
+    const signedIn = [...pages(), { name: 'pix-keys', path: '/pix-keys', ready: '[data-testid=pix-key]' }];
+    const problems: string[] = [];
+    for (const { size, ctx } of contexts) {
+      const p = await ctx.newPage();
+      for (const pg of signedIn) problems.push(...await audit(p, size, pg));
+      await ctx.close();
+    }
+    // the pages a person sees before signing in, and the API reference page around Swagger UI: the widget's
+    // own markup (buttons nested in its summaries, an unlabelled servers select, its pale method labels)
+    // is the third party's, left out
+    const visitor = await browser.newContext({ viewport: { width: 1280, height: 860 }, locale: 'pt-BR', bypassCSP: true });
+    const v = await visitor.newPage();
+    problems.push(...await audit(v, '1280', { path: '/sign-in', ready: 'form' }));
+    problems.push(...await audit(v, '1280', { path: '/docs', ready: '.swagger-ui [data-path="/withdraw/pix"]' }, ['.swagger-ui']));
+    problems.push(...await audit(v, '1280', { path: '/docs?api=pix', ready: '.swagger-ui [data-path="/qr/v2/jwks"]' }, ['.swagger-ui']));
+    await visitor.close();
+    expect(problems).toEqual([]);
+  });
 });
 
 describe('every dashboard page, at 1280 and 390 px, in both languages', { timeout: 240_000 }, () => {

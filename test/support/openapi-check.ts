@@ -10,12 +10,25 @@ import { afterEach } from 'vitest';
  * receivers, HAProxy's stats, Chromium) are left alone.
  */
 
-interface Operation { pattern: RegExp; method: string; path: string; responses: Record<string, any> }
+interface Operation { pattern: RegExp; method: string; path: string; responses: Record<string, any>; doc: string }
 interface Checker { operations: Operation[]; ajv: Ajv2020 }
 
 const realFetch = globalThis.fetch;
 const checkers = new Map<string, Promise<Checker | null>>();
 const violations: string[] = [];
+
+/** The operations of one of the server's documents, its components registered in `ajv` under `id`. */
+function operationsOf(doc: any, id: string, ajv: Ajv2020): Operation[] {
+  ajv.addSchema({ $id: id, components: doc.components ?? {} });
+  const operations: Operation[] = [];
+  for (const [path, item] of Object.entries<any>(doc.paths ?? {})) {
+    const pattern = new RegExp(`^${path.replace(/[.*+?^$()|[\]\\]/g, '\\$&').replace(/\{[^}]+\}/g, '[^/]+')}$`);
+    for (const [method, op] of Object.entries<any>(item)) {
+      if (op?.responses) operations.push({ pattern, method: method.toUpperCase(), path, responses: op.responses, doc: id });
+    }
+  }
+  return operations;
+}
 
 function checkerFor(origin: string): Promise<Checker | null> {
   let c = checkers.get(origin);
@@ -27,14 +40,11 @@ function checkerFor(origin: string): Promise<Checker | null> {
         const doc = await res.json() as any;
         if (doc?.info?.title !== 'Pix Payments API') return null;
         const ajv = new Ajv2020({ strict: false, allErrors: true, validateFormats: false });
-        ajv.addSchema({ $id: 'openapi.json', components: doc.components ?? {} });
-        const operations: Operation[] = [];
-        for (const [path, item] of Object.entries<any>(doc.paths ?? {})) {
-          const pattern = new RegExp(`^${path.replace(/[.*+?^$()|[\]\\]/g, '\\$&').replace(/\{[^}]+\}/g, '[^/]+')}$`);
-          for (const [method, op] of Object.entries<any>(item)) {
-            if (op?.responses) operations.push({ pattern, method: method.toUpperCase(), path, responses: op.responses });
-          }
-        }
+        const operations = operationsOf(doc, 'openapi.json', ajv);
+        // the API Pix's own document (/v2 and the payload locations), where the server serves one
+        const v2 = await realFetch(`${origin}/v2/openapi.json`);
+        const v2doc = v2.status === 200 ? await v2.json() as any : null;
+        if (typeof v2doc?.info?.title === 'string' && v2doc.info.title.startsWith('API Pix')) operations.push(...operationsOf(v2doc, 'v2/openapi.json', ajv));
         return { operations, ajv };
       } catch {
         // a server that is gone or not ours: nothing to check against (retried on the next request)
@@ -47,12 +57,12 @@ function checkerFor(origin: string): Promise<Checker | null> {
   return c;
 }
 
-/** Rewrites the document's "#/components/…" references to the schema registered under "openapi.json". */
-function rebase(schema: unknown): unknown {
-  if (Array.isArray(schema)) return schema.map(rebase);
+/** Rewrites a document's "#/components/…" references to the schema registered under its id. */
+function rebase(schema: unknown, id: string): unknown {
+  if (Array.isArray(schema)) return schema.map((s) => rebase(s, id));
   if (schema && typeof schema === 'object') {
     const out: Record<string, unknown> = {};
-    for (const [k, v] of Object.entries(schema)) out[k] = k === '$ref' && typeof v === 'string' && v.startsWith('#/') ? `openapi.json${v}` : rebase(v);
+    for (const [k, v] of Object.entries(schema)) out[k] = k === '$ref' && typeof v === 'string' && v.startsWith('#/') ? `${id}${v}` : rebase(v, id);
     return out;
   }
   return schema;
@@ -76,7 +86,7 @@ async function check(method: string, url: URL, res: Response) {
   if (text === '') return;
   let body: unknown;
   try { body = JSON.parse(text); } catch { violations.push(`${where}: body is not JSON`); return; }
-  const validate = checker.ajv.compile(rebase(schema) as object);
+  const validate = checker.ajv.compile(rebase(schema, op.doc) as object);
   if (!validate(body)) {
     violations.push(`${where}: body does not match the document: ${checker.ajv.errorsText(validate.errors)}\n  body: ${text.slice(0, 400)}`);
   }

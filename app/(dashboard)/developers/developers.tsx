@@ -96,7 +96,8 @@ export function Developers() {
           <section className="card" aria-labelledby="quick-title">
             <h2 id="quick-title">{t('quickStart')}</h2>
             <p className="muted">{t('quickStartText')}</p>
-            <pre className="code-block">{`curl -s ${origin || 'http://127.0.0.1:3000'}/auth/token \\
+            {/* focusable: on a phone the commands scroll sideways, and a keyboard must be able to scroll them too */}
+            <pre className="code-block" tabIndex={0} aria-labelledby="quick-title">{`curl -s ${origin || 'http://127.0.0.1:3000'}/auth/token \\
   -H 'content-type: application/json' \\
   -d '{"code":"${creds.data.code}","token":"${t('clientTokenPlaceholder')}"}'
 
