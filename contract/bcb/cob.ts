@@ -69,9 +69,12 @@ export const CobSolicitada = z.strictObject({
 });
 export type CobSolicitada = z.infer<typeof CobSolicitada>;
 
-/** A revision may remove the charge, but not remove it and change it at once (CobOperacaoInvalida). */
+/**
+ * A revision may remove the charge, but not remove it and change it at once (CobOperacaoInvalida). The
+ * path's `txid`, which the REST adapter merges into the body, is no change.
+ */
 export function removalAlone(v: Record<string, unknown>, ctx: z.RefinementCtx): void {
-  if (v.status !== undefined && Object.keys(v).some((k) => k !== 'status' && v[k] !== undefined)) {
+  if (v.status !== undefined && Object.keys(v).some((k) => k !== 'status' && k !== 'txid' && v[k] !== undefined)) {
     ctx.addIssue({ code: 'custom', path: ['status'], input: v.status, message: 'a remoção da cobrança não pode vir junto com outras alterações' });
   }
 }

@@ -13,7 +13,8 @@ describe('amounts "123.45" in cents', () => {
     expect(parseAmount('123.45', 'cobv.valor.original')).toEqual({ ok: true, value: 12345 });
     expect(parseAmount('0.01', 'x')).toEqual({ ok: true, value: 1 });
     expect(parseAmount('0010.00', 'x')).toEqual({ ok: true, value: 1000 });
-    expect(parseAmount('9999999999.99', 'x')).toEqual({ ok: true, value: 999_999_999_999 });
+    expect(parseAmount('1000000000.00', 'x')).toEqual({ ok: true, value: 100_000_000_000 }); // the ceiling (DECISIONS "Money")
+    expect(parseAmount('1000000000.01', 'x')).toMatchObject({ ok: false });
     expect(parseAmount('0.00', 'x', { allowZero: true })).toEqual({ ok: true, value: 0 });
   });
 

@@ -127,7 +127,7 @@ describe('multa', () => {
     expect(late('2.50', '1.00')).toBe(3); // 2.5 cents: half up (half to even would give 2)
     expect(late('0.24', '2.00')).toBe(0); // 0.48 cents
     expect(late('0.25', '2.00')).toBe(1); // 0.5 cents
-    expect(late('4999999999.99', '100.00')).toBe(499_999_999_999); // the total, 9999999999.98, still fits the pattern
+    expect(late('500000000.00', '100.00')).toBe(50_000_000_000); // the total, 1000000000.00, is the ceiling itself
   });
 
   it('paid on a Saturday after a Friday due date is late (Pix settles every day)', () => {
@@ -359,8 +359,8 @@ describe('everything at once', () => {
 });
 
 describe('amounts that cannot be written', () => {
-  it('refuses a payment whose juros would pass 9999999999.99', () => {
-    const c = charge({ original: '9999999999.99', juros: { modalidade: 2, valorPerc: '100.00' } }, '2026-12-10');
+  it('refuses a payment whose juros would pass the ceiling (1000000000.00)', () => {
+    const c = charge({ original: '1000000000.00', juros: { modalidade: 2, valorPerc: '100.00' } }, '2026-12-10');
     expect(dueOn(c, '2026-12-11')).toMatchObject({ payable: false, reason: 'valor-excede-limite' });
   });
 

@@ -212,12 +212,12 @@ describe('buildCobVPayload', () => {
 });
 
 describe('formatValor', () => {
-  it.each([[0, '0.00'], [1, '0.01'], [10, '0.10'], [12345, '123.45'], [999999999999, '9999999999.99']])('%i cents → %s', (cents, text) => {
+  it.each([[0, '0.00'], [1, '0.01'], [10, '0.10'], [12345, '123.45'], [100_000_000_000, '1000000000.00']])('%i cents → %s', (cents, text) => {
     expect(formatValor(cents)).toBe(text);
     expect(text).toMatch(/^\d{1,10}\.\d{2}$/);
   });
-  it('refuses negatives, fractions and more than 10 integer digits', () => {
-    for (const cents of [-1, 0.5, Number.NaN, 1_000_000_000_000]) expect(() => formatValor(cents)).toThrow(PixPayloadError);
+  it('refuses negatives, fractions and more than the ceiling', () => {
+    for (const cents of [-1, 0.5, Number.NaN, 100_000_000_001, 1_000_000_000_000]) expect(() => formatValor(cents)).toThrow(PixPayloadError);
   });
 });
 

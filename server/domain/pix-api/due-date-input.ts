@@ -5,6 +5,7 @@
 // `violacoes` expect (`cobv.valor.juros.modalidade`) with the value received; the error shape itself is
 // the edge's.
 
+import { MAX_AMOUNT_CENTS } from '../../../contract/bcb/common';
 import { calendarDaysBetween, isDay } from './calendar';
 import { deductionsReachOriginal, formatHundredths, type CobvCalendario, type CobvValor, type DescontoDataFixa } from './due-date';
 
@@ -17,8 +18,8 @@ export interface ValorIssue {
 
 export type Parsed<T> = { ok: true; value: T } | { ok: false; issues: ValorIssue[] };
 
-/** The largest amount the yaml's pattern can write: 9999999999.99. */
-export const MAX_AMOUNT_CENTS = 999_999_999_999;
+/** The ceiling of every amount (DECISIONS "Money"), the contract's: below what the yaml's pattern could write. */
+export { MAX_AMOUNT_CENTS };
 /** 100.00 %: the largest percentage any mode accepts (see parsePercent). */
 export const HUNDRED_PERCENT_BP = 10_000;
 /** The yaml's int32 `validadeAposVencimento`. */
@@ -39,7 +40,7 @@ function hundredths(value: unknown): number | null {
 /**
  * An amount `"123.45"` in integer cents. Refused: anything but a string of 1 to 10 digits, a point and
  * exactly 2 digits (`"10"`, `"10.5"`, `"-1.00"`, `"1,00"`, `10.5`), zero unless `allowZero`, and more than
- * `maxCents` (default the pattern's own ceiling).
+ * `maxCents` (default the contract's ceiling, MAX_AMOUNT_CENTS).
  */
 export function parseAmount(value: unknown, property: string, opts: { allowZero?: boolean; maxCents?: number } = {}): Parsed<number> {
   const cents = hundredths(value);

@@ -21,7 +21,7 @@
 //   one day late is 10.00, not 9.90).
 // - valor = original + multa + juros − abatimento − desconto (the yaml's componentesValor rule).
 
-import { centsToAmount } from '../../../contract/bcb/common';
+import { centsToAmount, MAX_AMOUNT_CENTS } from '../../../contract/bcb/common';
 import { addCalendarDays, businessDayOnOrAfter, businessDaysAfterUntil, businessDaysFromBefore, calendarDaysBetween, dayNumber } from './calendar';
 
 /** Fixed value (cents) or percentage of the original (basis points). */
@@ -107,7 +107,7 @@ export type AmountDue =
     } & DueDates
   | {
       payable: false;
-      /** `apos-validade`: paid after the last day; `valor-excede-limite`: a component or the total would not fit "\d{1,10}\.\d{2}". */
+      /** `apos-validade`: paid after the last day; `valor-excede-limite`: a component or the total would pass the ceiling (MAX_AMOUNT_CENTS). */
       reason: 'apos-validade' | 'valor-excede-limite';
     } & DueDates;
 
@@ -123,7 +123,8 @@ const PERIOD_DAYS: Record<Juros['modalidade'], number> = {
   7: 21, 8: 252,
 };
 
-const MAX_AMOUNT = 999_999_999_999n;
+// the one ceiling of every amount (DECISIONS "Money"): an amount due above it cannot be paid
+const MAX_AMOUNT = BigInt(MAX_AMOUNT_CENTS);
 /** The last date the calendar computes holidays for; a validity running past it has no end. */
 const LAST_DAY = '9999-12-31';
 

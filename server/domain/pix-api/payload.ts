@@ -5,6 +5,7 @@
 // Field names, nesting and formats are the yaml's; amounts are integer cents here and "123.45" there.
 // The payloads' types are the contract's (contract/bcb/payload.ts), so the zod schemas that describe the
 // /v2 surface and this builder cannot drift apart.
+import { MAX_AMOUNT_CENTS } from '../../../contract/bcb/common';
 import type { CobPayload, CobVPayload } from '../../../contract/bcb/payload';
 import { formatHundredths, type ComponentesValor } from './due-date';
 
@@ -76,10 +77,10 @@ export interface CobVCharge extends ChargeCommon {
   amountDue: CobVAmountDue;
 }
 
-/** Integer cents → the yaml's amount string "123.45" (pattern \d{1,10}\.\d{2}), refusing what it cannot hold. */
+/** Integer cents → the yaml's amount string "123.45", refusing what is above the ceiling (MAX_AMOUNT_CENTS). */
 export function formatValor(cents: number): string {
   if (!Number.isSafeInteger(cents) || cents < 0) throw new PixPayloadError(`payload: an amount must be a non-negative integer number of cents (got ${cents})`);
-  if (cents > 999_999_999_999) throw new PixPayloadError(`payload: ${cents} cents is more than the 10 integer digits the yaml allows`);
+  if (cents > MAX_AMOUNT_CENTS) throw new PixPayloadError(`payload: ${cents} cents is more than the ceiling of ${MAX_AMOUNT_CENTS} cents`);
   return formatHundredths(cents);
 }
 

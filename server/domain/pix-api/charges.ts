@@ -1,0 +1,482 @@
+// The charges of the API Pix (/v2/cob, /v2/cobv): created with the caller's txid (PUT) or one of ours
+// (POST /cob), revised (PATCH: revisao + 1, each revision kept), read (as last revised or at a revision)
+// and listed. A charge carries a payload location and a dynamic BR Code naming it. Paying, the Pix
+// received and the payloads are elsewhere; they read charges through `chargeByTxid` and `chargeView`.
+import { randomInt } from 'node:crypto';
+import {
+  amountToCents, type CobConsulta, type CobGerada, type CobRevisada, type CobSolicitada, type CobsConsultadas, type CobVConsulta,
+  type CobVGerada, type CobVRevisada, type CobVSolicitada, type CobsVConsultadas,
+} from '../../../contract/bcb';
+import { PIX_CHARGE_STATUSES, type PixChargeKind, type PixChargeStatus } from '../../../contract/enums';
+import type { Stores } from '../../../db';
+import type { PixChargeRow, PixLocationRow } from '../../../db/stores/pix-charges';
+import { DomainError, type FieldIssue } from '../../errors';
+import type { Services } from '../../services';
+import { newId } from '../ids';
+import { localDay, startOfLocalDay } from '../local-time';
+import { buildDynamicPixBrCode, MAX_MERCHANT_CITY_LENGTH, MAX_MERCHANT_NAME_LENGTH, toBrCodeText } from '../pix/brcode';
+import { dueDates } from './due-date';
+import { formatCobvValor, parseCobvCalendario, parseCobvValor, type CobvValorJson, type ValorIssue } from './due-date-input';
+import { insertLocation, locationUrl, locationView } from './locations';
+import type { PixApiProblemName } from './problem';
+
+type Deps = Pick<Services, 'db' | 'clock' | 'config'>;
+
+/** What a charge's view needs besides its rows: where its locations live and whom the BR Code names. */
+export interface Presentation {
+  pixPublicBase: string; merchantName: string; merchantCity: string;
+  /** The account's CPF or CNPJ, known from a Pix key of that type (a DICT key of a document is its holder's own). */
+  document?: { cpf: string } | { cnpj: string };
+}
+
+/** A charge with the location it is bound to (null when none, or when the location no longer names it). */
+export interface ChargeRecord { row: PixChargeRow; loc: PixLocationRow | null }
+
+/** The stored `body` of a charge (the agreed format: the API's JSON minus what has its own column). */
+interface ChargeBody {
+  calendario: { criacao: string; expiracao?: number; dataDeVencimento?: string; validadeAposVencimento?: number };
+  devedor?: CobVGerada['devedor'];
+  recebedor?: CobVGerada['recebedor'];
+  valor: { original: string; [k: string]: unknown };
+  infoAdicionais?: { nome: string; valor: string }[];
+  solicitacaoPagador?: string;
+}
+
+/** A revision's stored body: the charge's body then, with its `chave` and location then (the charge's own columns). */
+type RevisionBody = ChargeBody & { chave: string; locId: number | null };
+
+const DEFAULT_EXPIRACAO = 86_400;
+const TXID_ALPHABET = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789';
+const DAY_MS = 86_400_000;
+
+/** The txid of POST /cob: 32 characters of [a-zA-Z0-9], each drawn uniformly by the CSPRNG. */
+export function newTxid(): string {
+  let out = '';
+  for (let i = 0; i < 32; i++) out += TXID_ALPHABET[randomInt(TXID_ALPHABET.length)];
+  return out;
+}
+
+const problems = (kind: PixChargeKind) => ({
+  invalid: (kind === 'cob' ? 'CobOperacaoInvalida' : 'CobVOperacaoInvalida') as PixApiProblemName,
+  notFound: (kind === 'cob' ? 'CobNaoEncontrado' : 'CobVNaoEncontrada') as PixApiProblemName,
+});
+
+/** A refused request: 400 with the yaml's invalid type of the kind and a violação per issue. */
+function refused(kind: PixChargeKind, issues: FieldIssue[]): DomainError {
+  return new DomainError('VALIDATION', issues.map((i) => `${i.path}: ${i.message}`).join('; '), { issues, problem: problems(kind).invalid });
+}
+
+function notFound(kind: PixChargeKind): DomainError {
+  return new DomainError('NOT_FOUND', kind === 'cob' ? 'Cobrança não encontrada para o txid informado.' : 'Cobrança com vencimento não encontrada para o txid informado.', { problem: problems(kind).notFound });
+}
+
+/** due-date-input's issues (`valor.desconto.descontoDataFixa[0].data`) as field issues with dotted paths, as violacoes read them. */
+function fromValorIssues(issues: ValorIssue[]): FieldIssue[] {
+  return issues.map((i) => ({ path: i.property.replace(/\[(\d+)\]/g, '.$1'), message: i.reason }));
+}
+
+/** A paid charge is final: the database refuses any change of it (pix_charges_paid_is_final). */
+function isPaidIsFinal(err: unknown): boolean {
+  for (let e = err as { message?: unknown; cause?: unknown } | undefined, depth = 0; e && depth < 5; e = e.cause as typeof e, depth++) {
+    if (typeof e.message === 'string' && e.message.includes('a paid charge is final')) return true;
+  }
+  return false;
+}
+
+const notRevisable = (kind: PixChargeKind) => new DomainError('INVALID_STATE',
+  'Cobrança não encontra-se mais com o status ATIVA, somente cobranças ativas podem ser revisadas.', { problem: problems(kind).invalid });
+
+/** The presentation of the account's charges. */
+export async function presentationFor(db: Stores, config: Services['config'], accountId: string): Promise<Presentation> {
+  const name = (await db.transactions.merchantName(accountId)) ?? '';
+  const key = (await db.pixKeys.liveKeys(accountId)).find((k) => k.keyType === 'CNPJ' || k.keyType === 'CPF');
+  const document = key ? (key.keyType === 'CNPJ' ? { cnpj: key.key } : { cpf: key.key }) : undefined;
+  return { pixPublicBase: config.pixPublicBase, merchantName: name, merchantCity: config.merchantCity, ...(document ? { document } : {}) };
+}
+
+/** The charge `txid` of the account with its location, or null (another account's is null, as an unknown one). */
+export async function chargeByTxid(db: Stores, accountId: string, txid: string): Promise<ChargeRecord | null> {
+  const row = await db.pixCharges.chargeByTxid(accountId, txid);
+  if (!row) return null;
+  const loc = row.locId === null ? null : (await db.pixCharges.location(accountId, row.locId)) ?? null;
+  return { row, loc: loc && loc.txid === row.txid ? loc : null };
+}
+
+/** The location part of a charge's view: `loc`, `location` and the BR Code naming it; nothing once unlinked. */
+function locationParts(loc: PixLocationRow | null, p: Presentation) {
+  if (!loc) return {};
+  const url = locationUrl(p.pixPublicBase, loc.tipoCob, loc.token);
+  const pixCopiaECola = buildDynamicPixBrCode({
+    url,
+    merchantName: toBrCodeText(p.merchantName, MAX_MERCHANT_NAME_LENGTH) || 'MERCHANT',
+    merchantCity: toBrCodeText(p.merchantCity, MAX_MERCHANT_CITY_LENGTH) || 'SAO PAULO',
+  });
+  return { loc: locationView(loc, p.pixPublicBase), location: url, pixCopiaECola };
+}
+
+function optionalParts(b: ChargeBody) {
+  return {
+    ...(b.devedor ? { devedor: b.devedor } : {}),
+    ...(b.solicitacaoPagador !== undefined ? { solicitacaoPagador: b.solicitacaoPagador } : {}),
+    ...(b.infoAdicionais !== undefined ? { infoAdicionais: b.infoAdicionais } : {}),
+  };
+}
+
+/** A cob as the API answers it (CobGerada; CobCompleta without `pix`, which the Pix received add). */
+export function cobView(rec: ChargeRecord, p: Presentation): CobGerada {
+  const { row } = rec;
+  const b = JSON.parse(row.body) as ChargeBody;
+  return {
+    calendario: { criacao: b.calendario.criacao, expiracao: b.calendario.expiracao ?? DEFAULT_EXPIRACAO },
+    txid: row.txid,
+    revisao: row.revisao,
+    ...locationParts(rec.loc, p),
+    status: row.status,
+    ...optionalParts(b),
+    valor: b.valor as CobGerada['valor'],
+    chave: row.chave,
+  };
+}
+
+/**
+ * A cobv as the API answers it (CobVGerada; CobVCompleta without `pix`). `location` is absent once the
+ * location was unlinked (DELETE /loc/{id}/txid), although CobVGerada requires it: the yaml's two texts
+ * disagree and the unlink says the charge no longer has one.
+ */
+export function cobvView(rec: ChargeRecord, p: Presentation): CobVView {
+  const { row } = rec;
+  const b = JSON.parse(row.body) as ChargeBody;
+  return {
+    calendario: { criacao: b.calendario.criacao, dataDeVencimento: b.calendario.dataDeVencimento!, validadeAposVencimento: b.calendario.validadeAposVencimento ?? 30 },
+    txid: row.txid,
+    revisao: row.revisao,
+    ...locationParts(rec.loc, p),
+    status: row.status,
+    ...optionalParts(b),
+    devedor: b.devedor as CobVGerada['devedor'],
+    recebedor: b.recebedor ?? recebedorOf(p),
+    valor: b.valor as CobVGerada['valor'],
+    chave: row.chave,
+  };
+}
+
+/** CobVGerada as served: `location` optional (see cobvView). */
+export type CobVView = Omit<CobVGerada, 'location'> & { location?: string };
+
+/** Either view, by the charge's kind. */
+export function chargeView(rec: ChargeRecord, p: Presentation): CobGerada | CobVView {
+  return rec.row.kind === 'cob' ? cobView(rec, p) : cobvView(rec, p);
+}
+
+/**
+ * The recebedor of a cobv: the account. The yaml requires its CPF or CNPJ and its address, which accounts
+ * do not have yet: the document is the account's CPF or CNPJ Pix key when it has one, the city the one the
+ * BR Codes name, the rest left empty rather than invented (an account without such a key answers a
+ * recebedor without a document, which the yaml refuses: accounts need a document and an address).
+ */
+function recebedorOf(p: Presentation): CobVGerada['recebedor'] {
+  return { ...p.document, nome: p.merchantName || 'MERCHANT', logradouro: '', cidade: p.merchantCity, uf: '', cep: '' };
+}
+
+// ---------------------------------------------------------------------------------------------------
+// Creating
+
+/** The rules every new or revised charge shares, inside the job: the key is the account's, the location is free and of the kind. */
+async function checkKey(tx: Stores, kind: PixChargeKind, accountId: string, chave: string): Promise<void> {
+  const keys = await tx.pixKeys.liveKeys(accountId);
+  if (!keys.some((k) => k.key === chave)) throw refused(kind, [{ path: 'chave', message: 'a chave não é uma das chaves Pix desta conta' }]);
+}
+
+async function freeLocation(tx: Stores, kind: PixChargeKind, accountId: string, id: number, txid: string): Promise<PixLocationRow> {
+  const loc = await tx.pixCharges.location(accountId, id);
+  if (!loc) throw refused(kind, [{ path: 'loc.id', message: 'location não encontrada' }]);
+  if (loc.tipoCob !== kind) throw refused(kind, [{ path: 'loc.id', message: `a location é do tipo ${loc.tipoCob}, não ${kind}` }]);
+  if (loc.txid !== null && loc.txid !== txid) throw refused(kind, [{ path: 'loc.id', message: 'a location já está vinculada a outra cobrança' }]);
+  return loc;
+}
+
+function documentOf(devedor: { cpf?: string; cnpj?: string } | undefined): string | null {
+  return devedor?.cpf ?? devedor?.cnpj ?? null;
+}
+
+/** Our choices on a cob's valor beyond the schema: an amount above zero, and no Pix Saque or Troco (we are no withdrawal agent). */
+function cobValorLimits(valor: { original?: string; modalidadeAlteracao?: number; retirada?: unknown } | undefined): FieldIssue[] {
+  const out: FieldIssue[] = [];
+  if (valor?.retirada !== undefined) out.push({ path: 'valor.retirada', message: 'Pix Saque e Pix Troco não são oferecidos' });
+  else if (valor?.original !== undefined && amountToCents(valor.original) === 0) out.push({ path: 'valor.original', message: 'o valor deve ser maior que zero' });
+  return out;
+}
+
+type CobInput = CobSolicitada & { txid?: string };
+type CobVInput = CobVSolicitada & { txid: string };
+
+/** PUT /cob/{txid} (txid given) and POST /cob (txid undefined: one of ours). */
+export async function createCob(s: Deps, accountId: string, input: CobInput): Promise<CobGerada> {
+  const issues = cobValorLimits(input.valor);
+  if (issues.length) throw refused('cob', issues);
+  const txid = input.txid ?? newTxid();
+  const rec = await s.db.write(async (tx) => {
+    const now = s.clock.now();
+    const criacao = now.toISOString();
+    await tx.pixCharges.lockCharge(accountId, txid, input.loc ? [input.loc.id] : []);
+    if (await tx.pixCharges.chargeByTxid(accountId, txid)) throw refused('cob', [{ path: 'txid', message: 'o txid já foi utilizado por outra cobrança desta conta' }]);
+    await checkKey(tx, 'cob', accountId, input.chave);
+    const loc = input.loc ? await freeLocation(tx, 'cob', accountId, input.loc.id, txid) : await insertLocation(tx, accountId, 'cob', criacao, txid);
+    if (input.loc) await tx.pixCharges.setLocationTxid(loc.id, txid);
+    const expiracao = input.calendario.expiracao ?? DEFAULT_EXPIRACAO;
+    const body: ChargeBody = {
+      calendario: { criacao, expiracao },
+      ...(input.devedor ? { devedor: input.devedor } : {}),
+      valor: { original: input.valor.original, ...(input.valor.modalidadeAlteracao !== undefined ? { modalidadeAlteracao: input.valor.modalidadeAlteracao } : {}) },
+      ...(input.infoAdicionais ? { infoAdicionais: input.infoAdicionais } : {}),
+      ...(input.solicitacaoPagador !== undefined ? { solicitacaoPagador: input.solicitacaoPagador } : {}),
+    };
+    const row: PixChargeRow = {
+      id: newId('pixCharge'), accountId, txid, kind: 'cob', status: 'ATIVA', revisao: 0, chave: input.chave, locId: loc.id,
+      amount: amountToCents(input.valor.original), body: JSON.stringify(body), document: documentOf(input.devedor), dueDate: null,
+      expiresAt: new Date(now.getTime() + expiracao * 1000).toISOString(), batchId: 0, transactionId: null, createdAt: criacao, updatedAt: criacao,
+    };
+    await tx.pixCharges.insertCharge(row);
+    await tx.pixCharges.insertRevision(revisionOf(row));
+    return { rec: { row, loc: { ...loc, txid } }, p: await presentationFor(tx, s.config, accountId) };
+  });
+  return cobView(rec.rec, rec.p);
+}
+
+function revisionOf(row: PixChargeRow): { chargeId: string; revisao: number; status: PixChargeStatus; amount: number; body: string; createdAt: string } {
+  const body: RevisionBody = { ...(JSON.parse(row.body) as ChargeBody), chave: row.chave, locId: row.locId };
+  return { chargeId: row.id, revisao: row.revisao, status: row.status, amount: row.amount, body: JSON.stringify(body), createdAt: row.updatedAt };
+}
+
+/**
+ * The instant a cobv stops being payable: the end (São Paulo) of the last day it can be paid; null when
+ * its validity runs past the calendar's end (no instant to write).
+ */
+function cobvExpiresAt(dataDeVencimento: string, validadeAposVencimento: number): string | null {
+  const { ultimoDia } = dueDates({ dataDeVencimento, validadeAposVencimento });
+  if (ultimoDia >= '9999-12-31') return null;
+  return new Date(startOfLocalDay(ultimoDia).getTime() + DAY_MS).toISOString();
+}
+
+/** A cobv's calendario and valor checked by due-date-input's rules, read back as the wire's JSON (tiers in date order). */
+function readCobvTerms(calendario: unknown, valor: unknown, today: string, dueNotBefore: string): { dataDeVencimento: string; validadeAposVencimento: number; valor: CobvValorJson } {
+  const cal = parseCobvCalendario(calendario, { today: dueNotBefore, path: 'calendario' });
+  if (!cal.ok) throw refused('cobv', fromValorIssues(cal.issues));
+  const v = parseCobvValor(valor, { dataDeVencimento: cal.value.dataDeVencimento, today, path: 'valor' });
+  if (!v.ok) throw refused('cobv', fromValorIssues(v.issues));
+  return { dataDeVencimento: cal.value.dataDeVencimento, validadeAposVencimento: cal.value.validadeAposVencimento ?? 30, valor: formatCobvValor(v.value) };
+}
+
+/** PUT /cobv/{txid}. */
+export async function createCobv(s: Deps, accountId: string, input: CobVInput): Promise<CobVView> {
+  const today = localDay(s.clock.now());
+  const terms = readCobvTerms(input.calendario, input.valor, today, today);
+  const txid = input.txid;
+  const rec = await s.db.write(async (tx) => {
+    const criacao = s.clock.now().toISOString();
+    await tx.pixCharges.lockCharge(accountId, txid, input.loc ? [input.loc.id] : []);
+    if (await tx.pixCharges.chargeByTxid(accountId, txid)) throw refused('cobv', [{ path: 'txid', message: 'o txid já foi utilizado por outra cobrança desta conta' }]);
+    await checkKey(tx, 'cobv', accountId, input.chave);
+    const loc = input.loc ? await freeLocation(tx, 'cobv', accountId, input.loc.id, txid) : await insertLocation(tx, accountId, 'cobv', criacao, txid);
+    if (input.loc) await tx.pixCharges.setLocationTxid(loc.id, txid);
+    const p = await presentationFor(tx, s.config, accountId);
+    const body: ChargeBody = {
+      calendario: { criacao, dataDeVencimento: terms.dataDeVencimento, validadeAposVencimento: terms.validadeAposVencimento },
+      devedor: input.devedor,
+      recebedor: recebedorOf(p),
+      valor: { ...terms.valor },
+      ...(input.infoAdicionais ? { infoAdicionais: input.infoAdicionais } : {}),
+      ...(input.solicitacaoPagador !== undefined ? { solicitacaoPagador: input.solicitacaoPagador } : {}),
+    };
+    const row: PixChargeRow = {
+      id: newId('pixCharge'), accountId, txid, kind: 'cobv', status: 'ATIVA', revisao: 0, chave: input.chave, locId: loc.id,
+      amount: amountToCents(terms.valor.original), body: JSON.stringify(body), document: documentOf(input.devedor), dueDate: terms.dataDeVencimento,
+      expiresAt: cobvExpiresAt(terms.dataDeVencimento, terms.validadeAposVencimento), batchId: 0, transactionId: null, createdAt: criacao, updatedAt: criacao,
+    };
+    await tx.pixCharges.insertCharge(row);
+    await tx.pixCharges.insertRevision(revisionOf(row));
+    return { rec: { row, loc: { ...loc, txid } }, p };
+  });
+  return cobvView(rec.rec, rec.p);
+}
+
+// ---------------------------------------------------------------------------------------------------
+// Revising
+
+/**
+ * Inside the job of a revision: the charge locked and read, refused unless ATIVA; its location after the
+ * revision (a new `loc.id` is bound and the old one freed).
+ */
+async function lockedForRevision(tx: Stores, kind: PixChargeKind, accountId: string, txid: string, newLocId: number | undefined) {
+  await tx.pixCharges.lockCharge(accountId, txid, newLocId !== undefined ? [newLocId] : []);
+  const row = await tx.pixCharges.chargeByTxid(accountId, txid);
+  if (!row || row.kind !== kind) throw notFound(kind);
+  if (row.status !== 'ATIVA') throw notRevisable(kind);
+  let locId = row.locId;
+  if (newLocId !== undefined && newLocId !== row.locId) {
+    const loc = await freeLocation(tx, kind, accountId, newLocId, txid);
+    await tx.pixCharges.setLocationTxid(loc.id, txid);
+    if (row.locId !== null) {
+      const old = await tx.pixCharges.location(accountId, row.locId);
+      if (old?.txid === txid) await tx.pixCharges.setLocationTxid(old.id, null);
+    }
+    locId = loc.id;
+  }
+  return { row, locId };
+}
+
+/** Writes the revised charge and its revision; a charge paid meanwhile (the database refuses it) is a 400, never a 500. */
+async function saveRevision(tx: Stores, kind: PixChargeKind, accountId: string, revised: PixChargeRow): Promise<ChargeRecord> {
+  try {
+    await tx.pixCharges.updateCharge(revised.id, {
+      status: revised.status, revisao: revised.revisao, chave: revised.chave, locId: revised.locId, amount: revised.amount, body: revised.body,
+      document: revised.document, dueDate: revised.dueDate, expiresAt: revised.expiresAt, updatedAt: revised.updatedAt,
+    });
+  } catch (err) {
+    if (isPaidIsFinal(err)) throw notRevisable(kind);
+    throw err;
+  }
+  await tx.pixCharges.insertRevision(revisionOf(revised));
+  const loc = revised.locId === null ? null : (await tx.pixCharges.location(accountId, revised.locId)) ?? null;
+  return { row: revised, loc: loc && loc.txid === revised.txid ? loc : null };
+}
+
+/** PATCH /cob/{txid}. */
+export async function reviseCob(s: Deps, accountId: string, input: CobRevisada & { txid: string }): Promise<CobGerada> {
+  const issues = cobValorLimits(input.valor);
+  if (issues.length) throw refused('cob', issues);
+  const out = await s.db.write(async (tx) => {
+    const now = s.clock.now().toISOString();
+    const { row, locId } = await lockedForRevision(tx, 'cob', accountId, input.txid, input.loc?.id);
+    if (input.chave !== undefined) await checkKey(tx, 'cob', accountId, input.chave);
+    const b = JSON.parse(row.body) as ChargeBody;
+    const expiracao = input.calendario?.expiracao ?? b.calendario.expiracao ?? DEFAULT_EXPIRACAO;
+    const valor = input.valor ? { ...b.valor, ...input.valor } : b.valor;
+    const body: ChargeBody = {
+      ...b,
+      calendario: { criacao: b.calendario.criacao, expiracao },
+      ...(input.devedor ? { devedor: input.devedor } : {}),
+      valor,
+      ...(input.infoAdicionais ? { infoAdicionais: input.infoAdicionais } : {}),
+      ...(input.solicitacaoPagador !== undefined ? { solicitacaoPagador: input.solicitacaoPagador } : {}),
+    };
+    const revised: PixChargeRow = {
+      ...row, status: input.status ?? row.status, revisao: row.revisao + 1, chave: input.chave ?? row.chave, locId,
+      amount: amountToCents(valor.original), body: JSON.stringify(body), document: documentOf(body.devedor),
+      expiresAt: new Date(Date.parse(b.calendario.criacao) + expiracao * 1000).toISOString(), updatedAt: now,
+    };
+    return { rec: await saveRevision(tx, 'cob', accountId, revised), p: await presentationFor(tx, s.config, accountId) };
+  });
+  return cobView(out.rec, out.p);
+}
+
+/** PATCH /cobv/{txid}: the merged charge is judged again by the creation's rules (a due date kept as it was may have passed). */
+export async function reviseCobv(s: Deps, accountId: string, input: CobVRevisada & { txid: string }): Promise<CobVView> {
+  const out = await s.db.write(async (tx) => {
+    const at = s.clock.now();
+    const today = localDay(at);
+    const { row, locId } = await lockedForRevision(tx, 'cobv', accountId, input.txid, input.loc?.id);
+    if (input.chave !== undefined) await checkKey(tx, 'cobv', accountId, input.chave);
+    const b = JSON.parse(row.body) as ChargeBody;
+    const calendario = { dataDeVencimento: b.calendario.dataDeVencimento, validadeAposVencimento: b.calendario.validadeAposVencimento, ...input.calendario };
+    const valor = input.valor ? { ...b.valor, ...input.valor } : b.valor;
+    const dueGiven = input.calendario?.dataDeVencimento !== undefined;
+    const terms = readCobvTerms(calendario, valor, today, dueGiven ? today : calendario.dataDeVencimento!);
+    const body: ChargeBody = {
+      ...b,
+      calendario: { criacao: b.calendario.criacao, dataDeVencimento: terms.dataDeVencimento, validadeAposVencimento: terms.validadeAposVencimento },
+      ...(input.devedor ? { devedor: input.devedor } : {}),
+      valor: { ...terms.valor },
+      ...(input.infoAdicionais ? { infoAdicionais: input.infoAdicionais } : {}),
+      ...(input.solicitacaoPagador !== undefined ? { solicitacaoPagador: input.solicitacaoPagador } : {}),
+    };
+    const revised: PixChargeRow = {
+      ...row, status: input.status ?? row.status, revisao: row.revisao + 1, chave: input.chave ?? row.chave, locId,
+      amount: amountToCents(terms.valor.original), body: JSON.stringify(body), document: documentOf(body.devedor), dueDate: terms.dataDeVencimento,
+      expiresAt: cobvExpiresAt(terms.dataDeVencimento, terms.validadeAposVencimento), updatedAt: at.toISOString(),
+    };
+    return { rec: await saveRevision(tx, 'cobv', accountId, revised), p: await presentationFor(tx, s.config, accountId) };
+  });
+  return cobvView(out.rec, out.p);
+}
+
+// ---------------------------------------------------------------------------------------------------
+// Reading
+
+/** A charge as it stood at `revisao` (the revision's own chave, body and location). */
+async function atRevision(db: Stores, rec: ChargeRecord, revisao: number): Promise<ChargeRecord | null> {
+  if (revisao === rec.row.revisao) return rec;
+  const r = await db.pixCharges.revision(rec.row.id, revisao);
+  if (!r) return null;
+  const { chave, locId, ...body } = JSON.parse(r.body) as RevisionBody;
+  const row: PixChargeRow = { ...rec.row, status: r.status, revisao: r.revisao, amount: r.amount, body: JSON.stringify(body), chave, locId };
+  const loc = locId === null ? null : (await db.pixCharges.location(rec.row.accountId, locId)) ?? null;
+  return { row, loc: loc && loc.txid === row.txid ? loc : null };
+}
+
+async function readCharge(s: Pick<Services, 'db' | 'config'>, kind: PixChargeKind, accountId: string, txid: string, revisao?: number) {
+  return s.db.read.snapshot(async (db) => {
+    const rec = await chargeByTxid(db, accountId, txid);
+    if (!rec || rec.row.kind !== kind) throw notFound(kind);
+    const at = revisao === undefined ? rec : await atRevision(db, rec, revisao);
+    if (!at) throw refused(kind, [{ path: 'revisao', message: `a cobrança não tem a revisão ${revisao} (a atual é ${rec.row.revisao})` }]);
+    return { rec: at, p: await presentationFor(db, s.config, accountId) };
+  });
+}
+
+/** GET /cob/{txid} (?revisao=n). */
+export async function getCob(s: Pick<Services, 'db' | 'config'>, accountId: string, txid: string, revisao?: number): Promise<CobGerada> {
+  const { rec, p } = await readCharge(s, 'cob', accountId, txid, revisao);
+  return cobView(rec, p);
+}
+
+/** GET /cobv/{txid} (?revisao=n). */
+export async function getCobv(s: Pick<Services, 'db' | 'config'>, accountId: string, txid: string, revisao?: number): Promise<CobVView> {
+  const { rec, p } = await readCharge(s, 'cobv', accountId, txid, revisao);
+  return cobvView(rec, p);
+}
+
+async function listCharges(s: Pick<Services, 'db' | 'config'>, kind: PixChargeKind, accountId: string, q: CobConsulta & { loteCobVId?: number }) {
+  if (q.status !== undefined && !(PIX_CHARGE_STATUSES as readonly string[]).includes(q.status)) {
+    throw new DomainError('VALIDATION', `status: use ${PIX_CHARGE_STATUSES.join(', ')}`, {
+      issues: [{ path: 'status', message: `o status é um de ${PIX_CHARGE_STATUSES.join(', ')}` }],
+      problem: kind === 'cob' ? 'CobConsultaInvalida' : 'CobVConsultaInvalida',
+    });
+  }
+  const paginaAtual = q['paginacao.paginaAtual'];
+  const itensPorPagina = q['paginacao.itensPorPagina'];
+  return s.db.read.snapshot(async (db) => {
+    const { rows, total } = await db.pixCharges.listCharges({
+      accountId, kind, inicio: new Date(q.inicio).toISOString(), fim: new Date(q.fim).toISOString(),
+      document: q.cpf ?? q.cnpj, locationPresente: q.locationPresente, status: q.status as PixChargeStatus | undefined, batchId: q.loteCobVId,
+    }, { offset: paginaAtual * itensPorPagina, limit: itensPorPagina });
+    const locs = await db.pixCharges.locationsById(accountId, rows.flatMap((r) => (r.locId === null ? [] : [r.locId])));
+    const p = await presentationFor(db, s.config, accountId);
+    const recs = rows.map((row): ChargeRecord => {
+      const loc = row.locId === null ? null : locs.get(row.locId) ?? null;
+      return { row, loc: loc && loc.txid === row.txid ? loc : null };
+    });
+    const parametros = {
+      inicio: q.inicio, fim: q.fim,
+      ...(q.cpf !== undefined ? { cpf: q.cpf } : {}),
+      ...(q.cnpj !== undefined ? { cnpj: q.cnpj } : {}),
+      ...(q.locationPresente !== undefined ? { locationPresente: q.locationPresente } : {}),
+      ...(q.status !== undefined ? { status: q.status } : {}),
+      paginacao: { paginaAtual, itensPorPagina, quantidadeDePaginas: Math.max(1, Math.ceil(total / itensPorPagina)), quantidadeTotalDeItens: total },
+    };
+    return { parametros, recs, p };
+  });
+}
+
+/** GET /cob. */
+export async function listCobs(s: Pick<Services, 'db' | 'config'>, accountId: string, q: CobConsulta): Promise<CobsConsultadas> {
+  const { parametros, recs, p } = await listCharges(s, 'cob', accountId, q);
+  return { parametros, cobs: recs.map((r) => cobView(r, p)) };
+}
+
+/** GET /cobv. */
+export type CobsVListadas = Omit<CobsVConsultadas, 'cobs'> & { cobs: CobVView[] };
+export async function listCobvs(s: Pick<Services, 'db' | 'config'>, accountId: string, q: CobVConsulta): Promise<CobsVListadas> {
+  const { parametros, recs, p } = await listCharges(s, 'cobv', accountId, q);
+  return { parametros, cobs: recs.map((r) => cobvView(r, p)) };
+}
