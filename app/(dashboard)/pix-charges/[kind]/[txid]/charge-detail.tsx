@@ -93,7 +93,7 @@ export function ChargeDetail({ kind, txid }: { kind: 'cob' | 'cobv'; txid: strin
             <>
               <h2 id="due-title">{t('detail.dueTodayTitle', { day: formatDay(due.data.data) })}</h2>
               {due.data.valor === null ? <p>{t('detail.notPayableToday', { reason: due.data.motivo ?? '' })}</p> : (
-                <Components comp={due.data.componentesValor} total={due.data.valor} />
+                <Components comp={due.data.componentesValor ?? {}} total={due.data.valor} />
               )}
             </>
           )}
