@@ -23,14 +23,15 @@ export type DisputeStatus = (typeof DISPUTE_STATUSES)[number];
 /** Event categories: what a webhook subscribes to. */
 export const EVENT_CATEGORIES = ['transaction', 'withdraw', 'dispute'] as const;
 export type EventCategory = (typeof EVENT_CATEGORIES)[number];
-/** Every stored event's category: the subscribable ones plus `webhook` (test events). */
-export const STORED_EVENT_CATEGORIES = [...EVENT_CATEGORIES, 'webhook'] as const;
+/** Every stored event's category: the subscribable ones plus `webhook` (a test event sent by hand) and `pix` (an API Pix notification to a key's webhook, never fanned out). */
+export const STORED_EVENT_CATEGORIES = [...EVENT_CATEGORIES, 'webhook', 'pix'] as const;
 export type StoredEventCategory = (typeof STORED_EVENT_CATEGORIES)[number];
 
 export const DELIVERY_STATUSES = ['PENDING', 'DELIVERED', 'FAILED'] as const;
 export type DeliveryStatus = (typeof DELIVERY_STATUSES)[number];
 
-export const DELIVERY_TARGETS = ['webhook', 'postback'] as const;
+/** Where a delivery goes: a `webhooks` row, a resource's postback URL, or a Pix key's API Pix webhook (`{webhookUrl}/pix`). */
+export const DELIVERY_TARGETS = ['webhook', 'postback', 'pix'] as const;
 export type DeliveryTarget = (typeof DELIVERY_TARGETS)[number];
 
 export const REFUND_STATUSES = ['PENDING', 'PAID', 'ERROR'] as const;

@@ -94,10 +94,13 @@ export interface DeliveryRow {
   lastError: string | null; createdAt: string; updatedAt: string;
 }
 
-/** Which deliveries a page of the log lists: a webhook's (optionally in one status), or an account's postbacks (optionally of one resource). */
+/**
+ * Which deliveries a page of the log lists: a webhook's (optionally in one status), or an account's
+ * postbacks, or its API Pix notifications (`target` 'pix'), optionally of one resource.
+ */
 export type DeliveryLog =
   | { webhookId: string; status?: DeliveryStatus }
-  | { postbacksOf: string; resourceId?: string | null };
+  | { postbacksOf: string; resourceId?: string | null; target?: Exclude<DeliveryTarget, 'webhook'> };
 
 const ids = (list: string[]) => sql.join(list.map((id) => sql`${id}`), sql`, `);
 
@@ -259,6 +262,23 @@ export class DeliveryStore {
     await this.db.update(deliveries).set({ url, updatedAt: at }).where(and(eq(deliveries.webhookId, webhookId), eq(deliveries.status, 'PENDING')));
   }
 
+  /**
+   * Stops the account's PENDING deliveries of `target` to `url` (a Pix key's webhook removed): FAILED
+   * with `lastError`. Returns their ids (their queues move on).
+   */
+  async failPendingTo(accountId: string, target: DeliveryTarget, url: string, lastError: string, at: string): Promise<string[]> {
+    const stopped = await this.db.update(deliveries).set({ status: 'FAILED', nextAttemptAt: null, manual: 0, lastError, updatedAt: at })
+      .where(and(eq(deliveries.accountId, accountId), eq(deliveries.target, target), eq(deliveries.url, url), eq(deliveries.status, 'PENDING')))
+      .returning({ id: deliveries.id });
+    return stopped.map((d) => d.id);
+  }
+
+  /** The account's PENDING deliveries of `target` to `from` go to `to` (a Pix key's webhook moved; the queue moves with them). */
+  async moveQueuedOfUrl(accountId: string, target: DeliveryTarget, from: string, to: string, at: string): Promise<void> {
+    await this.db.update(deliveries).set({ url: to, updatedAt: at })
+      .where(and(eq(deliveries.accountId, accountId), eq(deliveries.target, target), eq(deliveries.url, from), eq(deliveries.status, 'PENDING')));
+  }
+
   // ---- queuing ----
 
   /** Queues new deliveries (200 rows a statement: ~14 bound values each, well under SQLite's variable limit). */
@@ -267,8 +287,8 @@ export class DeliveryStore {
   }
 
   /** A delivery of the account, as a resend by hand needs it. */
-  async forResend(accountId: string, deliveryId: string): Promise<{ status: DeliveryStatus; target: DeliveryTarget; webhookId: string | null } | undefined> {
-    return first(this.db.select({ status: deliveries.status, target: deliveries.target, webhookId: deliveries.webhookId })
+  async forResend(accountId: string, deliveryId: string): Promise<{ status: DeliveryStatus; target: DeliveryTarget; webhookId: string | null; url: string } | undefined> {
+    return first(this.db.select({ status: deliveries.status, target: deliveries.target, webhookId: deliveries.webhookId, url: deliveries.url })
       .from(deliveries).where(and(eq(deliveries.id, deliveryId), eq(deliveries.accountId, accountId))));
   }
 
@@ -332,7 +352,7 @@ export class DeliveryStore {
   async logPage(log: DeliveryLog, after: { createdAt: string; id: string } | null, take: number): Promise<DeliveryRow[]> {
     const where: (SQL | undefined)[] = 'webhookId' in log
       ? [eq(deliveries.webhookId, log.webhookId), log.status ? eq(deliveries.status, log.status) : undefined]
-      : [eq(deliveries.accountId, log.postbacksOf), eq(deliveries.target, 'postback'), log.resourceId ? eq(deliveries.resourceId, log.resourceId) : undefined];
+      : [eq(deliveries.accountId, log.postbacksOf), eq(deliveries.target, log.target ?? 'postback'), log.resourceId ? eq(deliveries.resourceId, log.resourceId) : undefined];
     return this.db.select(deliveryColumns).from(deliveries).innerJoin(events, eq(events.id, deliveries.eventId))
       .where(and(
         and(...where),

@@ -20,12 +20,16 @@ export interface RefundState { status: RefundStatus; amount: number; accountId: 
 export interface NewRefund {
   id: string; accountId: string; transactionId: string; amount: number; reason: string | null;
   status: RefundStatus; dueAt: string; createdAt: string; updatedAt: string;
+  /** A return's `D…` end-to-end id reserved when requested (an API Pix devolução's rtrId); else the rail's, when paid. */
+  endToEnd?: string | null;
 }
 
 /** What the rail is handed of a refund (the rails' RefundOrder). */
 export interface RefundOrderRow {
   refundId: string; transactionId: string; accountId: string; amount: number;
   method: TransactionMethod; originalEndToEnd: string | null; customerEmail: string; customerDocument: string;
+  /** The return's end-to-end id reserved when it was requested, if one was. */
+  endToEnd: string | null;
 }
 
 /** A claim of due refunds: the lease they are claimed until, and by whom. */
@@ -45,7 +49,7 @@ const lookups = perConnection((db) => ({
 const refundOrder = {
   refundId: refunds.id, transactionId: refunds.transactionId, accountId: refunds.accountId, amount: refunds.amount,
   method: transactions.method, originalEndToEnd: transactions.endToEnd,
-  customerEmail: customers.email, customerDocument: customers.document,
+  customerEmail: customers.email, customerDocument: customers.document, endToEnd: refunds.endToEnd,
 };
 
 const claims = perConnection((db) => ({

@@ -8,10 +8,12 @@ export const EVENT_TYPES = [
   'dispute.opened', 'dispute.won', 'dispute.lost',
   // sent by hand to one webhook (POST /api/webhooks/{magic_id}/test); never fanned out
   'webhook.test',
+  // an API Pix notification to one key's webhook (server/domain/pix-api/webhooks.ts); never fanned out
+  'pix.received', 'pix.devolucao',
 ] as const;
 export type EventType = (typeof EVENT_TYPES)[number];
 export type { EventCategory, StoredEventCategory } from '../../contract/enums';
-import type { StoredEventCategory } from '../../contract/enums';
+import type { DeliveryTarget, StoredEventCategory } from '../../contract/enums';
 
 export function categoryOf(type: EventType): StoredEventCategory {
   return type.slice(0, type.indexOf('.')) as StoredEventCategory;
@@ -43,6 +45,14 @@ export async function recordEvent(
     payload: JSON.stringify(e.payload), createdAt, requestId: tx.requestId,
   });
   return { id, seq, type: e.type, category, resourceId: e.resourceId, createdAt };
+}
+
+/**
+ * The bytes a delivery sends, the same on every attempt: the event envelope, except to a Pix key's API Pix
+ * webhook (target `pix`), which gets the payload alone, `{"pix":[…]}`, as the yaml's callback defines it.
+ */
+export function deliveryBody(target: DeliveryTarget, row: { id: string; type: string; category: string; createdAt: string; payload: string }): string {
+  return target === 'pix' ? row.payload : eventEnvelope(row);
 }
 
 /** The envelope a receiver gets: docs/decisions.md "Events and deliveries". */

@@ -2,6 +2,7 @@ import client from 'prom-client';
 import type { AppDatabase } from '../../db';
 import { onOutcome } from '../domain/outcomes';
 import type { Clock } from '../clock';
+import type { DeliveryTarget } from '../../contract/enums';
 
 /**
  * Prometheus metrics of one process (prom-client). Labels are route templates, methods, statuses and
@@ -10,7 +11,7 @@ import type { Clock } from '../clock';
 export interface Metrics {
   registry: client.Registry;
   observeRequest(o: { route: string; method: string; status: number; seconds: number }): void;
-  observeDeliveryAttempt(o: { target: 'webhook' | 'postback'; outcome: DeliveryOutcome }): void;
+  observeDeliveryAttempt(o: { target: DeliveryTarget; outcome: DeliveryOutcome }): void;
   render(): Promise<string>;
   contentType: string;
 }

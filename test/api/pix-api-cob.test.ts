@@ -1,5 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readPixBrCode, verifyBrCodeCrc } from '../../server/domain/pix/brcode';
+import { buildOpenApiDocument } from '../../server/openapi';
+import { appRouter } from '../../server/routers';
 import type { Services } from '../../server/services';
 import { expectBcbResponse } from '../support/bcb-contract';
 import { peek, peekDb } from '../support/peek';
@@ -151,6 +153,19 @@ describe('bad input: 400 with violacoes naming the property and the value, nothi
     expect(r.json.type).toBe('https://pix.bcb.gov.br/api/v2/error/CobOperacaoInvalida');
     expect(r.json.violacoes).toEqual(expect.arrayContaining([expect.objectContaining({ propriedade, ...(valor === undefined ? {} : { valor }) })]));
     expect(await stored(path.slice('/cob/'.length))).toBe(0);
+  });
+});
+
+describe('numbers stay numbers', () => {
+  it('after /openapi.json is built (trpc-to-openapi sets coerce on the schemas it reads), "3600" is still refused', async () => {
+    expect((await fetch(`${srv.url}/openapi.json`)).status).toBe(200);
+    const txid = aTxid('coerce');
+    const r = await v2(srv.url, token, 'PUT', `/cob/${txid}`, cobBody({ calendario: { expiracao: '3600' } }));
+    expect(r.status).toBe(400);
+    expect(r.json.violacoes).toEqual([expect.objectContaining({ propriedade: 'cob.calendario.expiracao', valor: '3600' })]);
+    buildOpenApiDocument(appRouter, ''); // in this process too, for the tRPC path
+    const viaTrpc = callerFor(beside, srv.demo.accountId, 'session');
+    await expect(viaTrpc.pixCharges.putCob({ txid, ...cobBody({ calendario: { expiracao: '3600' } }) } as never)).rejects.toThrow();
   });
 });
 

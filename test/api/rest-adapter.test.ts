@@ -45,7 +45,7 @@ describe('the REST adapter in process', () => {
     });
     expect(restRoutes(declared).map((r) => r.procedurePath)).toEqual(['ping']);
     // and every REST procedure of the app declares one
-    expect(restRoutes(appRouter).every((r) => r.envelope === 'payments' || r.envelope === 'webhooks')).toBe(true);
+    expect(restRoutes(appRouter).every((r) => r.envelope === 'payments' || r.envelope === 'webhooks' || r.envelope === 'pix-api')).toBe(true);
   });
 
   it('answers in the declared envelope, whatever the URL looks like', async () => {

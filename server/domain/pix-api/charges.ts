@@ -187,7 +187,8 @@ async function checkKey(tx: Stores, kind: PixChargeKind, accountId: string, chav
   if (!keys.some((k) => k.key === chave)) throw refused(kind, [{ path: 'chave', message: 'a chave não é uma das chaves Pix desta conta' }]);
 }
 
-async function freeLocation(tx: Stores, kind: PixChargeKind, accountId: string, id: number, txid: string): Promise<PixLocationRow> {
+async function freeLocation(tx: Stores, kind: PixChargeKind, accountId: string, id: number, txid: string, tipoCob?: PixChargeKind): Promise<PixLocationRow> {
+  if (tipoCob !== undefined && tipoCob !== kind) throw refused(kind, [{ path: 'loc.tipoCob', message: `uma ${kind} usa uma location do tipo ${kind}` }]);
   const loc = await tx.pixCharges.location(accountId, id);
   if (!loc) throw refused(kind, [{ path: 'loc.id', message: 'location não encontrada' }]);
   if (loc.tipoCob !== kind) throw refused(kind, [{ path: 'loc.id', message: `a location é do tipo ${loc.tipoCob}, não ${kind}` }]);
@@ -208,7 +209,7 @@ function cobValorLimits(valor: { original?: string; modalidadeAlteracao?: number
 }
 
 type CobInput = CobSolicitada & { txid?: string };
-type CobVInput = CobVSolicitada & { txid: string };
+export type CobVInput = CobVSolicitada & { txid: string };
 
 /** PUT /cob/{txid} (txid given) and POST /cob (txid undefined: one of ours). */
 export async function createCob(s: Deps, accountId: string, input: CobInput): Promise<CobGerada> {
@@ -221,7 +222,7 @@ export async function createCob(s: Deps, accountId: string, input: CobInput): Pr
     await tx.pixCharges.lockCharge(accountId, txid, input.loc ? [input.loc.id] : []);
     if (await tx.pixCharges.chargeByTxid(accountId, txid)) throw refused('cob', [{ path: 'txid', message: 'o txid já foi utilizado por outra cobrança desta conta' }]);
     await checkKey(tx, 'cob', accountId, input.chave);
-    const loc = input.loc ? await freeLocation(tx, 'cob', accountId, input.loc.id, txid) : await insertLocation(tx, accountId, 'cob', criacao, txid);
+    const loc = input.loc ? await freeLocation(tx, 'cob', accountId, input.loc.id, txid, input.loc.tipoCob) : await insertLocation(tx, accountId, 'cob', criacao, txid);
     if (input.loc) await tx.pixCharges.setLocationTxid(loc.id, txid);
     const expiracao = input.calendario.expiracao ?? DEFAULT_EXPIRACAO;
     const body: ChargeBody = {
@@ -267,37 +268,48 @@ function readCobvTerms(calendario: unknown, valor: unknown, today: string, dueNo
   return { dataDeVencimento: cal.value.dataDeVencimento, validadeAposVencimento: cal.value.validadeAposVencimento ?? 30, valor: formatCobvValor(v.value) };
 }
 
+/** A cobv's terms read and checked before its write job (due-date-input's rules; `today` is the creation day, São Paulo). */
+export type CobvTerms = ReturnType<typeof readCobvTerms>;
+export function cobvTerms(input: Pick<CobVSolicitada, 'calendario' | 'valor'>, today: string): CobvTerms {
+  return readCobvTerms(input.calendario, input.valor, today, today);
+}
+
+/**
+ * Inside a write job: creates a cobv whose terms were read by `cobvTerms` (PUT /cobv/{txid}, and each
+ * charge of a lotecobv, `batchId` its lote). Takes the txid's and the location's locks; throws the
+ * DomainError of a refused one (txid used, key not the account's, location not free).
+ */
+export async function insertCobvInJob(tx: Stores, s: Pick<Services, 'clock' | 'config'>, accountId: string, input: CobVInput, terms: CobvTerms, batchId = 0): Promise<CobVView> {
+  const txid = input.txid;
+  const criacao = s.clock.now().toISOString();
+  await tx.pixCharges.lockCharge(accountId, txid, input.loc ? [input.loc.id] : []);
+  if (await tx.pixCharges.chargeByTxid(accountId, txid)) throw refused('cobv', [{ path: 'txid', message: 'o txid já foi utilizado por outra cobrança desta conta' }]);
+  await checkKey(tx, 'cobv', accountId, input.chave);
+  const loc = input.loc ? await freeLocation(tx, 'cobv', accountId, input.loc.id, txid, input.loc.tipoCob) : await insertLocation(tx, accountId, 'cobv', criacao, txid);
+  if (input.loc) await tx.pixCharges.setLocationTxid(loc.id, txid);
+  const p = await presentationFor(tx, s.config, accountId);
+  const body: ChargeBody = {
+    calendario: { criacao, dataDeVencimento: terms.dataDeVencimento, validadeAposVencimento: terms.validadeAposVencimento },
+    devedor: input.devedor,
+    recebedor: recebedorOf(p),
+    valor: { ...terms.valor },
+    ...(input.infoAdicionais ? { infoAdicionais: input.infoAdicionais } : {}),
+    ...(input.solicitacaoPagador !== undefined ? { solicitacaoPagador: input.solicitacaoPagador } : {}),
+  };
+  const row: PixChargeRow = {
+    id: newId('pixCharge'), accountId, txid, kind: 'cobv', status: 'ATIVA', revisao: 0, chave: input.chave, locId: loc.id,
+    amount: amountToCents(terms.valor.original), body: JSON.stringify(body), document: documentOf(input.devedor), dueDate: terms.dataDeVencimento,
+    expiresAt: cobvExpiresAt(terms.dataDeVencimento, terms.validadeAposVencimento), batchId, transactionId: null, createdAt: criacao, updatedAt: criacao,
+  };
+  await tx.pixCharges.insertCharge(row);
+  await tx.pixCharges.insertRevision(revisionOf(row));
+  return cobvView({ row, loc: { ...loc, txid } }, p);
+}
+
 /** PUT /cobv/{txid}. */
 export async function createCobv(s: Deps, accountId: string, input: CobVInput): Promise<CobVView> {
-  const today = localDay(s.clock.now());
-  const terms = readCobvTerms(input.calendario, input.valor, today, today);
-  const txid = input.txid;
-  const rec = await s.db.write(async (tx) => {
-    const criacao = s.clock.now().toISOString();
-    await tx.pixCharges.lockCharge(accountId, txid, input.loc ? [input.loc.id] : []);
-    if (await tx.pixCharges.chargeByTxid(accountId, txid)) throw refused('cobv', [{ path: 'txid', message: 'o txid já foi utilizado por outra cobrança desta conta' }]);
-    await checkKey(tx, 'cobv', accountId, input.chave);
-    const loc = input.loc ? await freeLocation(tx, 'cobv', accountId, input.loc.id, txid) : await insertLocation(tx, accountId, 'cobv', criacao, txid);
-    if (input.loc) await tx.pixCharges.setLocationTxid(loc.id, txid);
-    const p = await presentationFor(tx, s.config, accountId);
-    const body: ChargeBody = {
-      calendario: { criacao, dataDeVencimento: terms.dataDeVencimento, validadeAposVencimento: terms.validadeAposVencimento },
-      devedor: input.devedor,
-      recebedor: recebedorOf(p),
-      valor: { ...terms.valor },
-      ...(input.infoAdicionais ? { infoAdicionais: input.infoAdicionais } : {}),
-      ...(input.solicitacaoPagador !== undefined ? { solicitacaoPagador: input.solicitacaoPagador } : {}),
-    };
-    const row: PixChargeRow = {
-      id: newId('pixCharge'), accountId, txid, kind: 'cobv', status: 'ATIVA', revisao: 0, chave: input.chave, locId: loc.id,
-      amount: amountToCents(terms.valor.original), body: JSON.stringify(body), document: documentOf(input.devedor), dueDate: terms.dataDeVencimento,
-      expiresAt: cobvExpiresAt(terms.dataDeVencimento, terms.validadeAposVencimento), batchId: 0, transactionId: null, createdAt: criacao, updatedAt: criacao,
-    };
-    await tx.pixCharges.insertCharge(row);
-    await tx.pixCharges.insertRevision(revisionOf(row));
-    return { rec: { row, loc: { ...loc, txid } }, p };
-  });
-  return cobvView(rec.rec, rec.p);
+  const terms = cobvTerms(input, localDay(s.clock.now()));
+  return s.db.write((tx) => insertCobvInJob(tx, s, accountId, input, terms));
 }
 
 // ---------------------------------------------------------------------------------------------------
@@ -307,19 +319,21 @@ export async function createCobv(s: Deps, accountId: string, input: CobVInput): 
  * Inside the job of a revision: the charge locked and read, refused unless ATIVA; its location after the
  * revision (a new `loc.id` is bound and the old one freed).
  */
-async function lockedForRevision(tx: Stores, kind: PixChargeKind, accountId: string, txid: string, newLocId: number | undefined) {
+async function lockedForRevision(tx: Stores, kind: PixChargeKind, accountId: string, txid: string, newLoc: { id: number; tipoCob?: PixChargeKind } | undefined) {
+  const newLocId = newLoc?.id;
   await tx.pixCharges.lockCharge(accountId, txid, newLocId !== undefined ? [newLocId] : []);
   const row = await tx.pixCharges.chargeByTxid(accountId, txid);
   if (!row || row.kind !== kind) throw notFound(kind);
   if (row.status !== 'ATIVA') throw notRevisable(kind);
   let locId = row.locId;
   if (newLocId !== undefined && newLocId !== row.locId) {
-    const loc = await freeLocation(tx, kind, accountId, newLocId, txid);
-    await tx.pixCharges.setLocationTxid(loc.id, txid);
+    const loc = await freeLocation(tx, kind, accountId, newLocId, txid, newLoc?.tipoCob);
+    // the old one first: a txid names one location at a time (pix_locations_txid_uq)
     if (row.locId !== null) {
       const old = await tx.pixCharges.location(accountId, row.locId);
       if (old?.txid === txid) await tx.pixCharges.setLocationTxid(old.id, null);
     }
+    await tx.pixCharges.setLocationTxid(loc.id, txid);
     locId = loc.id;
   }
   return { row, locId };
@@ -347,7 +361,7 @@ export async function reviseCob(s: Deps, accountId: string, input: CobRevisada &
   if (issues.length) throw refused('cob', issues);
   const out = await s.db.write(async (tx) => {
     const now = s.clock.now().toISOString();
-    const { row, locId } = await lockedForRevision(tx, 'cob', accountId, input.txid, input.loc?.id);
+    const { row, locId } = await lockedForRevision(tx, 'cob', accountId, input.txid, input.loc);
     if (input.chave !== undefined) await checkKey(tx, 'cob', accountId, input.chave);
     const b = JSON.parse(row.body) as ChargeBody;
     const expiracao = input.calendario?.expiracao ?? b.calendario.expiracao ?? DEFAULT_EXPIRACAO;
@@ -375,7 +389,7 @@ export async function reviseCobv(s: Deps, accountId: string, input: CobVRevisada
   const out = await s.db.write(async (tx) => {
     const at = s.clock.now();
     const today = localDay(at);
-    const { row, locId } = await lockedForRevision(tx, 'cobv', accountId, input.txid, input.loc?.id);
+    const { row, locId } = await lockedForRevision(tx, 'cobv', accountId, input.txid, input.loc);
     if (input.chave !== undefined) await checkKey(tx, 'cobv', accountId, input.chave);
     const b = JSON.parse(row.body) as ChargeBody;
     const calendario = { dataDeVencimento: b.calendario.dataDeVencimento, validadeAposVencimento: b.calendario.validadeAposVencimento, ...input.calendario };

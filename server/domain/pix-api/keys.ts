@@ -10,6 +10,7 @@ import { DomainError, validationError } from '../../errors';
 import type { Services } from '../../services';
 import { newId } from '../ids';
 import { merchantPixKey } from '../transactions/pix-charge';
+import { dropPixKeyWebhook } from './webhooks';
 
 /** The DICT's ceiling for a company's keys per account. */
 export const MAX_KEYS_PER_ACCOUNT = 20;
@@ -72,7 +73,7 @@ export async function addPixKey(s: Pick<Services, 'db' | 'clock'>, accountId: st
   });
 }
 
-/** Removes one of the account's live keys; the last one stays (an account always has a key to be paid on). */
+/** Removes one of the account's live keys, and its API Pix webhook; the last one stays (an account always has a key to be paid on). */
 export async function removePixKey(s: Pick<Services, 'db' | 'clock'>, accountId: string, id: string): Promise<{ removed: PixKeyView }> {
   return s.db.write(async (tx) => {
     const mine = await tx.pixKeys.lockAccountKeys(accountId);
@@ -80,7 +81,10 @@ export async function removePixKey(s: Pick<Services, 'db' | 'clock'>, accountId:
     // another account's key is not found, like an unknown one
     if (!target) throw new DomainError('NOT_FOUND', 'no such Pix key on this account');
     if (mine.length === 1) throw new DomainError('INVALID_STATE', 'the last Pix key of an account cannot be removed; add another first');
-    await tx.pixKeys.markRemoved(accountId, id, s.clock.now().toISOString());
+    const at = s.clock.now();
+    await tx.pixKeys.markRemoved(accountId, id, at.toISOString());
+    // a key no longer the account's keeps no webhook (the yaml lets the PSP drop it; we always do)
+    await dropPixKeyWebhook(tx, accountId, target.key, at);
     return { removed: view(target) };
   });
 }

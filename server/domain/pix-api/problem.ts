@@ -87,6 +87,8 @@ export interface Failure {
 /** Reads the value at a dotted path of the request's input (`valor.juros.modalidade`, `infoAdicionais.0.nome`). */
 function valueAt(input: unknown, path: string): unknown {
   if (path === '') return undefined;
+  // a query parameter whose name has a dot (`paginacao.itensPorPagina`) is one key of the input
+  if (input !== null && typeof input === 'object' && Object.hasOwn(input, path)) return (input as Record<string, unknown>)[path];
   let node: unknown = input;
   for (const seg of path.split('.')) {
     if (node === null || typeof node !== 'object') return undefined;

@@ -62,6 +62,8 @@ export interface RefundOrder {
   originalEndToEnd: string | null;
   customerEmail: string;
   customerDocument: string;
+  /** The return's `D…` end-to-end id when it was reserved at the request (an API Pix devolução's rtrId): the rail pays under it. */
+  endToEnd?: string | null;
 }
 
 export type RefundOutcome =

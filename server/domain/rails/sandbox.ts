@@ -74,6 +74,7 @@ function refundNow(order: RefundOrder, now: Date): RefundOutcome {
     return { status: 'ERROR', reason: 'sandbox: the payer\'s account refused the return (customer email fail@sandbox.test)' };
   }
   if (order.method !== 'PIX') return { status: 'PAID', endToEndId: null };
+  if (order.endToEnd) return { status: 'PAID', endToEndId: order.endToEnd };
   // the return goes back to the payer's institution: the ISPB of the charge's own id when there is one
   const ispb = order.originalEndToEnd?.slice(1, 9) ?? pickReceiverBank(order.customerDocument).ispb;
   return { status: 'PAID', endToEndId: newEndToEndId(ispb, now, 'D') };

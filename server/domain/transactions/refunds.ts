@@ -1,5 +1,6 @@
 import type { Stores } from '../../../db';
 import type { HoldingDispute } from '../../../db/stores/refunds';
+import { notifyDevolucaoSettled } from '../pix-api/received';
 import { DomainError } from '../../errors';
 import { wake, type Services } from '../../services';
 import { checkIdempotencyKey, requestFingerprint, runIdempotent, type IdempotentCreateOptions, type IdempotentOperation, type IdempotentResult } from '../idempotency';
@@ -67,40 +68,64 @@ export async function refundTransaction(
     s.db, { accountId, operation: OPERATION, key: idempotencyKey }, fingerprint, () => s.clock.now(),
     async (tx) => {
       const at = s.clock.now();
-      const iso = at.toISOString();
-      const left = await refundable(tx, accountId, transactionId);
-      if (left === 0) throw new DomainError('INVALID_STATE', 'the transaction is already fully refunded');
-      const amount = input.amount ?? left;
-      if (amount > left) {
-        throw new DomainError('UNPROCESSABLE', `amount: at most ${left} cents of this transaction can still be refunded`, {
-          issues: [{ path: 'amount', message: `at most ${left} cents can still be refunded` }],
-        });
-      }
-      const id = newId('refund');
-      await tx.refunds.insertRefund({
-        id, accountId, transactionId, amount, reason: input.reason ?? null, status: 'PENDING',
-        // without a rail the refund is due at once: whichever rail is configured next picks it up
-        dueAt: (rail ? rail.firstAttemptAt(at) : at).toISOString(), createdAt: iso, updatedAt: iso,
-      });
-      try {
-        await transfer(tx, {
-          accountId, kind: 'refund_requested', resourceId: id, amount, at,
-          from: { account: accountId, book: 'available' }, to: { account: accountId, book: 'refunds_in_flight' },
-          description: `refund of ${transactionId}`,
-        });
-      } catch (err) {
-        if (err instanceof DomainError && err.code === 'INSUFFICIENT_FUNDS') {
-          throw new DomainError('INSUFFICIENT_FUNDS', `the available balance does not cover a refund of ${amount} cents`);
-        }
-        throw err;
-      }
-      await tx.refunds.touchCharge(transactionId, iso);
-      await recordTransactionEvent(tx, accountId, transactionId, 'transaction.refunded', at);
+      await requestRefund(tx, rail, { accountId, transactionId, amount: input.amount, reason: input.reason ?? null, at });
       return { transaction: (await transactionView(tx, accountId, transactionId))! };
     },
   );
   if (!answer.replayed) wake(s, REFUND_SETTLEMENT_JOB);
   return answer;
+}
+
+/** One refund asked of a charge, as the write job that requests it knows it. */
+export interface RefundRequestInJob {
+  accountId: string;
+  transactionId: string;
+  /** Cents; without it the whole refundable remainder. */
+  amount?: number;
+  reason: string | null;
+  at: Date;
+  /** A `D…` end-to-end id reserved now for the return (an API Pix devolução's rtrId); else the rail gives one when it pays. */
+  endToEnd?: string;
+}
+
+/**
+ * Inside a write job: the refund itself, the one machinery of POST /transaction/{id}/refund and of the
+ * API Pix's devoluções. Locks the charge, checks what is refundable, stores the refund (PENDING, due
+ * when the rail settles it), debits it from `available` into refunds_in_flight and records
+ * `transaction.refunded`. The caller wakes REFUND_SETTLEMENT_JOB once the job has committed.
+ */
+export async function requestRefund(tx: Stores, rail: PixRail | null, r: RefundRequestInJob): Promise<{ id: string; amount: number }> {
+  const { accountId, transactionId, at } = r;
+  const iso = at.toISOString();
+  const left = await refundable(tx, accountId, transactionId);
+  if (left === 0) throw new DomainError('INVALID_STATE', 'the transaction is already fully refunded');
+  const amount = r.amount ?? left;
+  if (amount > left) {
+    throw new DomainError('UNPROCESSABLE', `amount: at most ${left} cents of this transaction can still be refunded`, {
+      issues: [{ path: 'amount', message: `at most ${left} cents can still be refunded` }],
+    });
+  }
+  const id = newId('refund');
+  await tx.refunds.insertRefund({
+    id, accountId, transactionId, amount, reason: r.reason, status: 'PENDING', endToEnd: r.endToEnd ?? null,
+    // without a rail the refund is due at once: whichever rail is configured next picks it up
+    dueAt: (rail ? rail.firstAttemptAt(at) : at).toISOString(), createdAt: iso, updatedAt: iso,
+  });
+  try {
+    await transfer(tx, {
+      accountId, kind: 'refund_requested', resourceId: id, amount, at,
+      from: { account: accountId, book: 'available' }, to: { account: accountId, book: 'refunds_in_flight' },
+      description: `refund of ${transactionId}`,
+    });
+  } catch (err) {
+    if (err instanceof DomainError && err.code === 'INSUFFICIENT_FUNDS') {
+      throw new DomainError('INSUFFICIENT_FUNDS', `the available balance does not cover a refund of ${amount} cents`);
+    }
+    throw err;
+  }
+  await tx.refunds.touchCharge(transactionId, iso);
+  await recordTransactionEvent(tx, accountId, transactionId, 'transaction.refunded', at);
+  return { id, amount };
 }
 
 /** Refunds settled per pass: bounds one pass's rail calls and its commit group. */
@@ -154,6 +179,7 @@ export async function applyRefundOutcome(s: Services, order: RefundOrder, outcom
     }
     await tx.refunds.touchCharge(transactionId, iso);
     await recordTransactionEvent(tx, accountId, transactionId, outcome.status === 'PAID' ? 'transaction.refund_paid' : 'transaction.refund_failed', at);
+    await notifyDevolucaoSettled(tx, order.refundId, at);
     return true;
   });
 }

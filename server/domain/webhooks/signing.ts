@@ -19,7 +19,7 @@ export interface DeliveryHeaders {
   'webhook-id': string;
   'webhook-timestamp': string;
   'webhook-signature': string;
-  'x-webhook-event': 'TRANSACTION' | 'WITHDRAW' | 'DISPUTE' | 'TEST';
+  'x-webhook-event': 'TRANSACTION' | 'WITHDRAW' | 'DISPUTE' | 'TEST' | 'PIX';
   'x-webhook-signature': string;
   'content-type': 'application/json';
   'user-agent': string;
@@ -31,6 +31,7 @@ const CATEGORY_HEADER = {
   withdraw: 'WITHDRAW',
   dispute: 'DISPUTE',
   webhook: 'TEST',
+  pix: 'PIX',
 } as const;
 
 export const WEBHOOK_USER_AGENT = 'pix-payments-webhooks/1';

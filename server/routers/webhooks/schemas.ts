@@ -107,7 +107,8 @@ export const deliveryList = z.object({
 });
 
 export const listPostbackDeliveriesInput = z.strictObject({
-  resourceId: z.string().min(1).max(64).nullish().describe('Only the postbacks of this withdrawal, transaction or dispute'),
+  resourceId: z.string().min(1).max(64).nullish().describe('Only the postbacks of this withdrawal, transaction or dispute (or the notifications of this e2eid)'),
+  target: z.enum(['postback', 'pix']).optional().describe('pix: the API Pix notifications to the keys\' webhooks instead of the postbacks'),
   cursor,
   limit: pageLimit,
 });
@@ -119,7 +120,7 @@ export const deliveryIdInput = z.strictObject({ delivery_id: z.string().min(1).m
 export const deliveryResent = envelope(deliveryView);
 
 export const deliveryFound = envelope(deliveryView.extend({
-  payload: z.string().describe('The exact body every attempt sent (the event envelope as JSON text)'),
+  payload: z.string().describe('The exact body every attempt sent (the event envelope as JSON text; {"pix":[…]} for an API Pix notification)'),
 }));
 
 export const testEventSent = envelope(z.object({ delivery_id: z.string() }));

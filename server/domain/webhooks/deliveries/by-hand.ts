@@ -1,6 +1,7 @@
 import { DomainError } from '../../../errors';
 import type { Services } from '../../../services';
 import { liveWebhook } from '../subscriptions';
+import { pixCallbackStillRegistered } from '../../pix-api/webhooks';
 import { newId } from '../../ids';
 import { deliveryOf } from './reads';
 
@@ -9,7 +10,8 @@ import { deliveryOf } from './reads';
 /**
  * Queues a delivery again by hand: a new attempt soon, same event, same webhook-id. A finished
  * delivery gets exactly one more attempt; a pending one has its next attempt moved to now. The
- * webhook must still exist, be active and not paused; the attempt goes to its current URL.
+ * webhook must still exist, be active and not paused; the attempt goes to its current URL. An API Pix
+ * notification (target `pix`) needs a key's webhook of the account still pointing where it went.
  */
 export async function resendDelivery(s: Services, accountId: string, deliveryId: string) {
   const content = await s.db.write(async (tx) => {
@@ -23,6 +25,9 @@ export async function resendDelivery(s: Services, accountId: string, deliveryId:
       if (hook.pausedAt) throw new DomainError('INVALID_STATE', 'the webhook of this delivery is paused; resume it first');
       // the merchant may have fixed the URL since: a resend goes where the webhook points now
       url = hook.url;
+    }
+    if (d.target === 'pix' && !(await pixCallbackStillRegistered(tx, accountId, d.url))) {
+      throw new DomainError('INVALID_STATE', 'the Pix key webhook of this delivery was removed');
     }
     const at = s.clock.now().toISOString();
     await tx.deliveries.requeue(deliveryId, d.status === 'PENDING'

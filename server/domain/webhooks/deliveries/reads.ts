@@ -3,7 +3,7 @@ import type { DeliveryLog, DeliveryRow } from '../../../../db/stores/deliveries'
 import type { DeliveryStatus, DeliveryTarget } from '../../../../contract/enums';
 import { DomainError } from '../../../errors';
 import type { Services } from '../../../services';
-import { eventEnvelope } from '../../events';
+import { deliveryBody } from '../../events';
 import { liveWebhook } from '../subscriptions';
 import { decodeCursor, encodeCursor } from '../../cursor';
 import { ID_PREFIX } from '../../../../contract/ids';
@@ -103,16 +103,17 @@ export async function getDelivery(s: Services, accountId: string, deliveryId: st
   return s.db.read.snapshot(async (db) => {
     const view = await deliveryOf(db, accountId, deliveryId);
     const e = await db.events.envelopeOf(view.event_id);
-    return { ...view, payload: eventEnvelope(e!) };
+    return { ...view, payload: deliveryBody(view.target, e!) };
   });
 }
 
 /**
  * The account's postback deliveries (optionally of one resource: a withdrawal, transaction or dispute
  * id), newest first: the only way to find a postback delivery's attempts and id, to resend it by hand.
+ * With `target: 'pix'`, the same for its API Pix notifications to its keys' webhooks (resource: the e2eid).
  */
-export async function listPostbackDeliveries(s: Services, accountId: string, q: { resourceId?: string | null; cursor?: string | null; limit?: number }) {
-  return s.db.read.snapshot((db) => deliveryPage(db, { postbacksOf: accountId, resourceId: q.resourceId }, q));
+export async function listPostbackDeliveries(s: Services, accountId: string, q: { resourceId?: string | null; target?: 'postback' | 'pix'; cursor?: string | null; limit?: number }) {
+  return s.db.read.snapshot((db) => deliveryPage(db, { postbacksOf: accountId, resourceId: q.resourceId, target: q.target }, q));
 }
 
 /** One delivery of the account as the log shows it, or 404. */

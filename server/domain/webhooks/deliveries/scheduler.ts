@@ -1,7 +1,8 @@
 import { log } from '../../../log';
 import type { DueDelivery } from '../../../../db/stores/deliveries';
 import type { Services } from '../../../services';
-import { eventEnvelope } from '../../events';
+import { deliveryBody } from '../../events';
+import type { DeliveryTarget } from '../../../../contract/enums';
 import { decryptSecret } from '../secrets';
 import { hostOf, rotation, SlotUse } from '../fair-share';
 import { sendWebhook, type SendWebhookResult } from '../sender';
@@ -54,7 +55,7 @@ export class DeliveryEngine {
 
   constructor(
     private readonly s: Services,
-    private readonly opts: { maxInFlight?: number; onSettled?: () => void; onAttempt?: (a: { target: 'webhook' | 'postback'; outcome: AttemptOutcomeLabel }) => void } = {},
+    private readonly opts: { maxInFlight?: number; onSettled?: () => void; onAttempt?: (a: { target: DeliveryTarget; outcome: AttemptOutcomeLabel }) => void } = {},
   ) {
     const c = s.config;
     this.slots = new SlotUse({
@@ -146,7 +147,7 @@ export class DeliveryEngine {
 
   private async deliver(d: DueDelivery): Promise<void> {
     const { config } = this.s;
-    const body = eventEnvelope({ id: d.event_id, type: d.event_type, category: d.event_category, createdAt: d.event_created_at, payload: d.payload });
+    const body = deliveryBody(d.target, { id: d.event_id, type: d.event_type, category: d.event_category, createdAt: d.event_created_at, payload: d.payload });
     let result: SendWebhookResult;
     const startedAt = this.s.clock.now();
     try {
