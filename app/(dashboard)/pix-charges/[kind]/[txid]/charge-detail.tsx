@@ -2,6 +2,7 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useTranslations } from 'next-intl';
 import { QRCodeSVG } from 'qrcode.react';
+import { useState } from 'react';
 import { amountToCents } from '@/contract/bcb/common';
 import { PixShare } from '../../../../_components/pix-share';
 import { NotFoundCard } from '../../../../_components/not-found-card';
@@ -24,7 +25,10 @@ export function ChargeDetail({ kind, txid }: { kind: 'cob' | 'cobv'; txid: strin
   const cob = useQuery({ ...trpc.pixCharges.getCob.queryOptions({ txid }), enabled: kind === 'cob' });
   const charge = kind === 'cobv' ? cobv : cob;
   const due = useQuery({ ...trpc.pixCharges.amountDue.queryOptions({ txid }), enabled: kind === 'cobv' && charge.data?.status === 'ATIVA' });
-  const received = useQuery({ ...trpc.pixReceived.list.queryOptions({ txid }), enabled: charge.data?.status === 'CONCLUIDA' });
+  // the Pix that paid it: received after the charge was created (the list always takes a period)
+  const [until] = useState(() => new Date(Date.now() + 3_600_000).toISOString());
+  const since = (charge.data?.calendario as { criacao?: string } | undefined)?.criacao ?? until;
+  const received = useQuery({ ...trpc.pixReceived.list.queryOptions({ inicio: since, fim: until, txid }), enabled: charge.data?.status === 'CONCLUIDA' });
   const refresh = () => queryClient.invalidateQueries();
   const pay = useMutation(trpc.pixReceived.sandboxPay.mutationOptions({ onSuccess: refresh }));
 
