@@ -20,6 +20,7 @@ import enRefunds from './en/refunds.json';
 import enStatement from './en/statement.json';
 import enSecurity from './en/security.json';
 import enPixKeys from './en/pixKeys.json';
+import enPixCharges from './en/pixCharges.json';
 import ptCommon from './pt-BR/common.json';
 import ptErrors from './pt-BR/errors.json';
 import ptSettings from './pt-BR/settings.json';
@@ -41,6 +42,7 @@ import ptRefunds from './pt-BR/refunds.json';
 import ptStatement from './pt-BR/statement.json';
 import ptSecurity from './pt-BR/security.json';
 import ptPixKeys from './pt-BR/pixKeys.json';
+import ptPixCharges from './pt-BR/pixCharges.json';
 
 /**
  * The dashboard's catalogs: one JSON file per namespace and language (messages/<locale>/<namespace>.json),
@@ -70,6 +72,7 @@ const ptBR = {
   statement: ptStatement,
   security: ptSecurity,
   pixKeys: ptPixKeys,
+  pixCharges: ptPixCharges,
 };
 
 export type Messages = typeof ptBR;
@@ -96,6 +99,7 @@ const en: Messages = {
   statement: enStatement,
   security: enSecurity,
   pixKeys: enPixKeys,
+  pixCharges: enPixCharges,
 };
 
 export const CATALOGS: Record<DashboardLocale, Messages> = { 'pt-BR': ptBR, en };

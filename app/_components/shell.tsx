@@ -9,6 +9,7 @@ import { useTRPC } from '../_lib/trpc';
 const NAV = [
   { href: '/', key: 'overview' },
   { href: '/transactions', key: 'transactions' },
+  { href: '/pix-charges', key: 'pixCharges' },
   { href: '/withdrawals', key: 'withdrawals' },
   { href: '/statement', key: 'statement' },
   { href: '/disputes', key: 'disputes' },

@@ -16,10 +16,13 @@ const TONE: Record<string, string> = {
   PENDING: 'wait', REQUESTED: 'wait', CREATED: 'wait', PARTIALLY_PAID: 'warn', OPEN: 'warn', PAUSED: 'warn',
   REFUNDED: 'neutral', PARTIALLY_REFUNDED: 'neutral', DISPUTED: 'warn', CHARGED_BACK: 'bad',
   ERROR: 'bad', REFUSED: 'bad', FAILED: 'bad', LOST: 'bad', INACTIVE: 'bad', EXPIRED: 'bad',
+  // the API Pix's charges and devoluções
+  ATIVA: 'wait', CONCLUIDA: 'ok', REMOVIDA_PELO_USUARIO_RECEBEDOR: 'neutral', REMOVIDA_PELO_PSP: 'bad',
+  EM_PROCESSAMENTO: 'wait', DEVOLVIDO: 'ok', NAO_REALIZADO: 'bad',
 };
 
 /** What a status belongs to: the same code reads differently (a withdrawal is "Pago", a charge "Aprovada"). */
-export type StatusKind = 'withdrawal' | 'batch' | 'transaction' | 'dispute' | 'delivery' | 'webhook';
+export type StatusKind = 'withdrawal' | 'batch' | 'transaction' | 'dispute' | 'delivery' | 'webhook' | 'pixCharge' | 'devolucao';
 
 /** A status as a merchant says it, in the person's language; the API's code stays in data-status for tests and tooling. */
 export function useStatusLabel() {

@@ -12,8 +12,8 @@ import { queuePixDevolucaoDelivery, queuePixReceivedDelivery } from './webhooks'
 import { requireSandbox } from '../transactions/pay';
 import { transactionIdentifier } from '../transactions/pix-charge';
 import { calendarDaysBetween, isDay } from './calendar';
-import { amountDue, componentesValorJson, type ComponentesValor } from './due-date';
-import { parseCobvValor } from './due-date-input';
+import { cobvAmountDueOn } from './amount-due';
+import { componentesValorJson, type ComponentesValor } from './due-date';
 import { devolucaoView } from './devolucao-view';
 
 /** Who paid a Pix received, as the charge's devedor named them (the yaml's Pessoa: cpf or cnpj, nome). */
@@ -127,9 +127,7 @@ function amountFor(charge: PayableCharge, body: ChargeBody, day: string, at: Dat
   if (criacao !== null && calendarDaysBetween(criacao, day) < 0) {
     throw invalid('cobv', `A data de pagamento ${day} é anterior à criação da cobrança (${criacao}).`);
   }
-  const parsed = parseCobvValor(body.valor, { dataDeVencimento: cal.dataDeVencimento ?? '' });
-  if (!parsed.ok || !cal.dataDeVencimento) throw new DomainError('INTERNAL', `stored cobv ${charge.id} does not read back`);
-  const due = amountDue(parsed.value, { dataDeVencimento: cal.dataDeVencimento, validadeAposVencimento: cal.validadeAposVencimento ?? 30 }, day);
+  const due = cobvAmountDueOn({ txid: charge.txid, dueDate: null, body: charge.body }, day);
   if (!due.payable) {
     throw invalid('cobv', due.reason === 'apos-validade'
       ? `A cobrança não pode ser paga em ${day}: o último dia de pagamento é ${due.ultimoDia} (validadeAposVencimento).`

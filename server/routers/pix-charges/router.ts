@@ -1,4 +1,6 @@
 import { createCob, createCobv, getCob, getCobv, listCobs, listCobvs, reviseCob, reviseCobv } from '../../domain/pix-api/charges';
+import { amountDueView } from '../../domain/pix-api/amount-due';
+import { amountDueInput, amountDueOutput } from './amount-due-schemas';
 import { pixApiProcedure, router } from '../../trpc';
 import {
   cobCompleta, cobConsultaInput, cobGerada, cobsConsultadas, cobsVConsultadas, cobvCompleta, cobvConsultaInput, cobvGerada, getChargeInput,
@@ -91,4 +93,10 @@ export const pixChargesRouter = router({
     .input(cobvConsultaInput)
     .output(cobsVConsultadas)
     .query(({ ctx, input }) => listCobvs(ctx.services, ctx.auth.accountId, input)),
+
+  /** The dashboard's "amount due today" of a cobv (tRPC only: the API Pix quotes it in the payload). */
+  amountDue: pixApiProcedure('cobv.read')
+    .input(amountDueInput)
+    .output(amountDueOutput)
+    .query(({ ctx, input }) => amountDueView(ctx.services, ctx.services.db.read, ctx.auth.accountId, input.txid, input.data)),
 });
