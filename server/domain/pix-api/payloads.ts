@@ -9,8 +9,7 @@ import { DomainError, type FieldIssue } from '../../errors';
 import type { Services } from '../../services';
 import { localDay } from '../local-time';
 import { calendarDaysBetween, isDay } from './calendar';
-import { amountDue } from './due-date';
-import { parseCobvValor } from './due-date-input';
+import { cobvAmountDueOn } from './amount-due';
 import type { PublicJwk } from './jws';
 import { buildCobPayload, buildCobVPayload, type CobPayload, type CobVPayload, type PayloadPerson } from './payload';
 
@@ -122,9 +121,7 @@ export async function cobvPayloadJws(s: PayloadServices, token: string, query: C
   const dataDeVencimento = charge.dueDate ?? cal.dataDeVencimento;
   if (!dataDeVencimento || !isDay(dataDeVencimento)) throw corrupt(charge.txid, 'no dataDeVencimento');
   const validadeAposVencimento = cal.validadeAposVencimento ?? 30;
-  const parsed = parseCobvValor(body.valor, { dataDeVencimento });
-  if (!parsed.ok) throw corrupt(charge.txid, `valor unreadable: ${parsed.issues.map((i) => i.reason).join('; ')}`);
-  const due = amountDue(parsed.value, { dataDeVencimento, validadeAposVencimento }, dpp);
+  const due = cobvAmountDueOn({ txid: charge.txid, dueDate: dataDeVencimento, body: charge.body }, dpp);
   if (!due.payable) {
     throw invalid([{
       path: 'DPP',
