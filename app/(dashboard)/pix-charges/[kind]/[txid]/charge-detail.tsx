@@ -4,6 +4,8 @@ import { useTranslations } from 'next-intl';
 import { QRCodeSVG } from 'qrcode.react';
 import { useState } from 'react';
 import { amountToCents } from '@/contract/bcb/common';
+import { PERCENT_MODES } from '@/contract/bcb/cobv';
+import { formatBRL } from '../../../../_lib/money';
 import { PixShare } from '../../../../_components/pix-share';
 import { NotFoundCard } from '../../../../_components/not-found-card';
 import { BackLink, CopyButton, DetailList, ErrorState, FormError, Loading, Money, PageHeader, StatusBadge } from '../../../../_components/ui';
@@ -72,7 +74,12 @@ export function ChargeDetail({ kind, txid }: { kind: 'cob' | 'cobv'; txid: strin
                   {rules.map((k) => {
                     const r = valor[k] as { modalidade: number; valorPerc?: string; descontoDataFixa?: { data: string; valorPerc: string }[] };
                     const mode = t(`form.${k}Mode.${r.modalidade}` as 'form.multaMode.1');
-                    const detail = r.descontoDataFixa ? r.descontoDataFixa.map((d) => `${d.valorPerc.replace('.', ',')} ${t('form.descontoData').toLowerCase()} ${formatDay(d.data)}`).join('; ') : (r.valorPerc ?? '').replace('.', ',');
+                    // a percentage mode's figure is a percentage, the others an amount in reais
+                    const percent = (PERCENT_MODES[k] as readonly number[]).includes(r.modalidade);
+                    const figure = (v: string) => (percent ? `${v.replace('.', ',')} %` : formatBRL(amountToCents(v)));
+                    const detail = r.descontoDataFixa
+                      ? r.descontoDataFixa.map((d) => `${figure(d.valorPerc)} ${t('form.descontoData').toLowerCase()} ${formatDay(d.data)}`).join('; ')
+                      : figure(r.valorPerc ?? '0.00');
                     return <li key={k}><strong>{t(`detail.component.${k}`)}</strong>: {mode} — {detail}</li>;
                   })}
                 </ul>
