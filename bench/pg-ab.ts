@@ -3,15 +3,17 @@
  * for two trees side by side in alternating rounds on one throwaway PostgreSQL: CPU µs per request of the
  * server process (from /proc) and req/s. PGAB_B_ROOT=/path/to/other/checkout (default: only this tree),
  * PGAB_ROUNDS (3), PGAB_SECONDS (8), PGAB_PROFILE=dir: run the servers under --cpu-prof into dir.
- * PGAB_INSTANCES=2: each variant is two servers on one database, loaded half each.
+ * PGAB_INSTANCES=2: each variant is two servers on one database, loaded half each. PGAB_IDEMPOTENCY=1: every
+ * POST carries a fresh idempotency-key (full work, as `npm run bench` sends). Also printed: PostgreSQL's
+ * CPU µs per request (all its processes, over the same load).
  */
 import autocannon from 'autocannon';
 import { randomUUID } from 'node:crypto';
-import { mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startThrowawayPostgres } from '../scripts/lib/throwaway-postgres';
-import { startProcess } from './process';
+import { startProcess, withIdempotencyKey } from './process';
 
 const ROOT = new URL('..', import.meta.url).pathname;
 const ROUNDS = Number(process.env.PGAB_ROUNDS ?? 3);
@@ -21,8 +23,18 @@ const INSTANCES = Number(process.env.PGAB_INSTANCES ?? 1);
 const ONLY = process.env.PGAB_ONLY ?? 'both';
 
 function cpu(pid: number | undefined): number {
+  if (!existsSync(`/proc/${pid}/stat`)) return 0;
   const f = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
   return (Number(f[11]) + Number(f[12])) * 10_000;
+}
+
+/** PostgreSQL's processes: the postmaster and its children (backends, WAL writer, checkpointer…). */
+function postgresPids(dataDir: string): number[] {
+  const master = Number(readFileSync(join(dataDir, 'postmaster.pid'), 'utf8').split('\n')[0]);
+  const children = readdirSync('/proc').filter((d) => /^\d+$/.test(d)).map(Number).filter((pid) => {
+    try { return Number(readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ')[1]) === master; } catch { return false; }
+  });
+  return [master, ...children];
 }
 
 async function json(url: string, path: string, body?: unknown, headers: Record<string, string> = {}) {
@@ -62,16 +74,20 @@ async function main() {
       for (const v of order) {
         for (const kind of ['POST', 'GET'] as const) {
           if (ONLY !== 'both' && ONLY !== kind) continue;
+          const pgPids = postgresPids(join(pg.dir, 'data'));
+          const pgBefore = pgPids.reduce((a, p) => a + cpu(p), 0);
           const before = v.servers.map((s) => cpu(s.child.pid));
           const rs = await Promise.all(v.servers.map((s) => autocannon({
             url: s.url + (kind === 'POST' ? '/withdraw/pix' : v.get), method: kind, body: kind === 'POST' ? body : undefined,
             headers: v.auth, connections: Math.round(50 / v.servers.length), duration: SECONDS,
+            requests: kind === 'POST' && process.env.PGAB_IDEMPOTENCY === '1' ? [{ setupRequest: withIdempotencyKey }] : undefined,
           })));
           const after = v.servers.map((s) => cpu(s.child.pid));
+          const pgUsed = pgPids.reduce((a, p) => a + cpu(p), 0) - pgBefore;
           const total = rs.reduce((a, r) => a + r.requests.total, 0);
           const used = after.reduce((a, x, i) => a + x - before[i], 0);
           const non2xx = rs.reduce((a, r) => a + r.non2xx + r.errors, 0);
-          const line = `round ${round} ${v.label} ${kind.padEnd(4)} ${(total / SECONDS).toFixed(0).padStart(6)} req/s  ${(used / total).toFixed(0).padStart(6)} µs/req  p99 ${Math.max(...rs.map((r) => r.latency.p99))} ms  non2xx ${non2xx}`;
+          const line = `round ${round} ${v.label} ${kind.padEnd(4)} ${(total / SECONDS).toFixed(0).padStart(6)} req/s  ${(used / total).toFixed(0).padStart(6)} µs/req  pg ${(pgUsed / total).toFixed(0).padStart(5)} µs/req  p99 ${Math.max(...rs.map((r) => r.latency.p99))} ms  non2xx ${non2xx}`;
           console.log(line);
           rows.push(line);
           // let the settlement of the load finish before the next measurement

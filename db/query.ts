@@ -3,7 +3,7 @@ import { sql, type AnyColumn, type SQL, type Table } from 'drizzle-orm';
 type AnyTable = Table;
 import type { DrizzleDb } from './handle';
 import { onPostgres } from './dialect';
-import { transact } from './pg/transact';
+import { pipelinedWrite, transact, whenCommitted } from './pg/transact';
 import { handleOf, type OnHandle } from './stores/handle-of';
 
 /** A handle, or stores over one (the domain's); the helpers below run on the handle. */
@@ -53,14 +53,35 @@ export async function rawChanges(db: On, query: SQL): Promise<number> {
 }
 
 /**
+ * Inside a write job: runs a write whose answer nothing reads and whose failure fails the job (an insert,
+ * an update, a lock). On PostgreSQL it is pipelined (db/pg/transact.ts JobWork): sent with the statements
+ * that follow it, in one round trip up to the next one the job waits for, its failure the job's. On SQLite,
+ * and outside a job, it simply runs here.
+ */
+export async function pipelined(db: On, write: () => PromiseLike<unknown>): Promise<void> {
+  if (onPostgres) return pipelinedWrite(handleOf(db), write);
+  await write();
+}
+
+/**
+ * On PostgreSQL: runs `fn` once what the current write job read is committed (after its transaction's
+ * COMMIT, never if the job or its group is rolled back), or at once outside a job. Never on SQLite, whose
+ * statements cost microseconds: for caches of what a committed row says for good (db/pg/transact.ts).
+ */
+export function whenCommittedOnPostgres(db: On, fn: () => void): void {
+  if (onPostgres) whenCommitted(handleOf(db), fn);
+}
+
+/**
  * Inside a write job: takes the row locks of these rows, in id order, until the job commits. SQLite's
  * single writer already runs one job at a time (nothing to do); on PostgreSQL concurrent jobs on the same
- * rows (a balance) wait for each other here, so what each then reads of them is current.
+ * rows (a balance) wait for each other here, so what each then reads of them is current (pipelined: the
+ * statements after it are sent with it and run once it holds the locks).
  */
 export async function lockRows(tx: On, table: AnyTable, id: AnyColumn, ids: string[]): Promise<void> {
   if (!onPostgres || ids.length === 0) return;
   const sorted = [...new Set(ids)].sort();
-  await onPg(tx).execute(sql`SELECT 1 FROM ${table} WHERE ${id} IN (${sql.join(sorted.map((v) => sql`${v}`), sql`, `)}) ORDER BY ${id} FOR UPDATE`);
+  return pipelined(tx, () => onPg(tx).execute(sql`SELECT 1 FROM ${table} WHERE ${id} IN (${sql.join(sorted.map((v) => sql`${v}`), sql`, `)}) ORDER BY ${id} FOR UPDATE`));
 }
 
 /**
@@ -70,7 +91,7 @@ export async function lockRows(tx: On, table: AnyTable, id: AnyColumn, ids: stri
  */
 export async function lockName(tx: On, name: string): Promise<void> {
   if (!onPostgres) return;
-  await onPg(tx).execute(sql`SELECT pg_advisory_xact_lock(hashtextextended(${name}, 0))`);
+  return pipelined(tx, () => onPg(tx).execute(sql`SELECT pg_advisory_xact_lock(hashtextextended(${name}, 0))`));
 }
 
 /**
@@ -80,8 +101,8 @@ export async function lockName(tx: On, name: string): Promise<void> {
 export async function lockNames(tx: On, names: string[]): Promise<void> {
   if (!onPostgres || names.length === 0) return;
   const list = [...new Set(names)];
-  await onPg(tx).execute(sql`SELECT pg_advisory_xact_lock(h) FROM (
-    SELECT DISTINCT hashtextextended(n, 0) AS h FROM jsonb_array_elements_text(${JSON.stringify(list)}::jsonb) AS n ORDER BY h) AS ordered`);
+  return pipelined(tx, () => onPg(tx).execute(sql`SELECT pg_advisory_xact_lock(h) FROM (
+    SELECT DISTINCT hashtextextended(n, 0) AS h FROM jsonb_array_elements_text(${JSON.stringify(list)}::jsonb) AS n ORDER BY h) AS ordered`));
 }
 
 /**

@@ -1,7 +1,7 @@
 import { and, eq, lt, sql } from 'drizzle-orm';
 import type { DrizzleDb } from '../handle';
 import { perConnection } from '../prepared';
-import { first, lockName, touched, tryLockName } from '../query';
+import { first, lockName, pipelined, touched, tryLockName } from '../query';
 import { idempotencyKeys } from '../schema';
 
 /** Where an answer is kept: one account's key of one named operation. */
@@ -54,11 +54,11 @@ export class IdempotencyStore {
 
   /** Drops the slot's (expired) answer, so a new one can be stored. */
   async forget(slot: IdempotencySlot): Promise<void> {
-    await statements(this.db).remove.execute(slot);
+    await pipelined(this.db, () => statements(this.db).remove.execute(slot));
   }
 
   async storeAnswer(answer: StoredAnswer): Promise<void> {
-    await statements(this.db).insert.execute(answer);
+    await pipelined(this.db, () => statements(this.db).insert.execute(answer));
   }
 
   /**

@@ -2,7 +2,7 @@ import { and, desc, eq, gte, isNull, lt, sql, type SQL } from 'drizzle-orm';
 import type { DrizzleDb } from '../handle';
 import { greatest, onPostgres } from '../dialect';
 import { ledgerBooks, ledgerEntries, ledgerLines } from '../schema';
-import { first, lockRows, rawRow, rawRows } from '../query';
+import { first, lockRows, pipelined, rawRow, rawRows, whenCommittedOnPostgres } from '../query';
 import { handleOf, type OnHandle } from './handle-of';
 import type { BookKind, LedgerEntryKind, MerchantBook, SystemBook } from '../../contract/ledger';
 
@@ -233,8 +233,12 @@ function failedConstraint(err: unknown, name: string): boolean {
   return false;
 }
 
+/** Book ids kept per connection at most (about 4 per merchant and 64 per system book); past it the cache starts over. */
+const KNOWN_BOOKS_MAX = 100_000;
+
 export class LedgerStore {
   private books?: ReturnType<typeof prepareBooks>;
+  private readonly knownBooks = new Map<string, string>();
   private posting?: ReturnType<typeof preparePosting>;
   private audit?: LedgerAuditReads;
 
@@ -250,12 +254,30 @@ export class LedgerStore {
 
   /** The id of an account's book of this kind, if it has one. */
   async merchantBookId(accountId: string, kind: MerchantBook): Promise<string | undefined> {
-    return (await first(this.booksSt.merchantBook.execute({ account: accountId, kind })))?.id;
+    const key = `${accountId}\n${kind}`;
+    return this.knownBooks.get(key) ?? this.remember(key, (await first(this.booksSt.merchantBook.execute({ account: accountId, kind })))?.id);
   }
 
   /** The id of this shard of the system's book of this kind, if it exists yet. */
   async systemBookId(kind: SystemBook, shard: number): Promise<string | undefined> {
-    return (await first(this.booksSt.systemBook.execute({ kind, shard })))?.id;
+    const key = `\n${kind}\n${shard}`;
+    return this.knownBooks.get(key) ?? this.remember(key, (await first(this.booksSt.systemBook.execute({ kind, shard })))?.id);
+  }
+
+  /**
+   * A book found is kept by (account, kind) or (kind, shard) once its row is committed (PostgreSQL, where
+   * each lookup is a round trip in every entry): a book is never deleted and never changes account, kind
+   * or shard (unique indexes and triggers), so a committed book's id is its id for good. Not before the
+   * COMMIT: the row may be one an earlier job of the same group created, and the group may yet be lost.
+   */
+  private remember(key: string, id: string | undefined): string | undefined {
+    if (id !== undefined) {
+      whenCommittedOnPostgres(this.db, () => {
+        if (this.knownBooks.size >= KNOWN_BOOKS_MAX) this.knownBooks.clear();
+        this.knownBooks.set(key, id);
+      });
+    }
+    return id;
   }
 
   /**
@@ -282,7 +304,7 @@ export class LedgerStore {
   }
 
   async insertEntry(e: NewEntry): Promise<void> {
-    await this.postingSt.insertEntry.execute({ ...e });
+    await pipelined(this.db, () => this.postingSt.insertEntry.execute({ ...e }));
   }
 
   /**

@@ -3,7 +3,7 @@ import type { DrizzleDb } from '../handle';
 import { nameWords, withdrawalBatches, withdrawals } from '../schema';
 import { contains, jsonStringList, onPostgres } from '../dialect';
 import { indexWalkFloor } from '../name-words';
-import { lockName, lockRows, skipLocked } from '../query';
+import { lockName, lockRows, pipelined, skipLocked } from '../query';
 import { handleOf, type OnHandle } from './handle-of';
 import type { BatchStatus, FailureCode, PixKeyType, WithdrawalStatus } from '../../contract/enums';
 
@@ -345,14 +345,14 @@ export class WithdrawalStore {
 
   /** Stores a new withdrawal, REQUESTED. */
   async insertWithdrawal(w: NewWithdrawal): Promise<void> {
-    await this.inserting.withdrawal.execute(w);
+    await pipelined(this.db, () => this.inserting.withdrawal.execute(w));
   }
 
   /** Stores the withdrawal's batches, PENDING and due at `dueAt` (one prepared insert each). */
   async insertBatches(withdrawalId: string, accountId: string, batches: NewBatch[], dueAt: string, at: string): Promise<void> {
     const insert = this.inserting.batch;
     for (const b of batches) {
-      await insert.execute({ id: b.id, seq: b.seq, amount: b.amount, withdrawalId, accountId, dueAt, createdAt: at, updatedAt: at });
+      await pipelined(this.db, () => insert.execute({ id: b.id, seq: b.seq, amount: b.amount, withdrawalId, accountId, dueAt, createdAt: at, updatedAt: at }));
     }
   }
 
@@ -492,15 +492,15 @@ export class WithdrawalStore {
 
   /** The batch is due again at `dueAt` (the rail has no answer yet). */
   async retryBatchLater(batchId: string, dueAt: string, at: string): Promise<void> {
-    await this.settling.retryLater.execute({ id: batchId, dueAt, at });
+    await pipelined(this.db, () => this.settling.retryLater.execute({ id: batchId, dueAt, at }));
   }
 
   async markBatchPaid(batchId: string, paid: { endToEnd: string; receiverName: string; receiverBank: string; receiverBankIspb: string }, at: string): Promise<void> {
-    await this.settling.paid.execute({ id: batchId, ...paid, at });
+    await pipelined(this.db, () => this.settling.paid.execute({ id: batchId, ...paid, at }));
   }
 
   async markBatchFailed(batchId: string, code: FailureCode, reason: string, at: string): Promise<void> {
-    await this.settling.failed.execute({ id: batchId, code, reason, at });
+    await pipelined(this.db, () => this.settling.failed.execute({ id: batchId, code, reason, at }));
   }
 
   async statusOf(withdrawalId: string): Promise<WithdrawalStatus | null> {
@@ -513,6 +513,6 @@ export class WithdrawalStore {
   }
 
   async updateStatus(withdrawalId: string, status: WithdrawalStatus, at: string): Promise<void> {
-    await this.settling.withdrawalStatusTo.execute({ id: withdrawalId, status, at });
+    await pipelined(this.db, () => this.settling.withdrawalStatusTo.execute({ id: withdrawalId, status, at }));
   }
 }

@@ -5,6 +5,7 @@ import postgres from 'postgres';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import * as pgSchema from '../../db/pg/schema';
 import { PgGroupCommitWriter, sqlState, WriteContentionError } from '../../db/pg/writer';
+import { pipelinedWrite, whenCommitted } from '../../db/pg/transact';
 import { DomainError } from '../../server/errors';
 import { startTestPostgres, type ThrowawayPostgres } from '../support/pg';
 
@@ -212,6 +213,67 @@ describe('PgGroupCommitWriter: jobs gathered into one transaction, one savepoint
     expect(sqlState((answers[0] as PromiseRejectedResult).reason)).toBe('23505');
     expect(answers[1]).toEqual({ status: 'fulfilled', value: 'b' });
     expect((await client`SELECT id FROM writer_rows WHERE id IN (44, 45) ORDER BY id`).map((r) => r.id)).toEqual([45]);
+  });
+
+  it('answers a job whose pipelined write failed with that write\'s error (not "transaction aborted"), rolls it back, and commits the others', async () => {
+    const writer = new PgGroupCommitWriter(db);
+    const answers = await Promise.allSettled([
+      writer.write(async (tx) => { await pipelinedWrite(tx, () => tx.execute(q`INSERT INTO writer_rows VALUES (146, 'kept')`)); return 'a'; }),
+      // the failing write, then a statement the job waits for: that one fails with 25P02, the job with 23502
+      writer.write(async (tx) => {
+        await pipelinedWrite(tx, () => tx.execute(q`INSERT INTO writer_rows VALUES (147, 'gone')`));
+        await pipelinedWrite(tx, () => tx.execute(q`INSERT INTO writer_rows VALUES (148, NULL)`));
+        await tx.execute(q`SELECT 1`);
+        return 'b';
+      }),
+      // the failing write last: the job returned, its savepoint is not left before the write is answered
+      writer.write(async (tx) => {
+        await pipelinedWrite(tx, () => tx.execute(q`INSERT INTO writer_rows VALUES (149, 'gone')`));
+        await pipelinedWrite(tx, () => tx.execute(q`INSERT INTO writer_rows VALUES (150, NULL)`));
+        return 'c';
+      }),
+      writer.write(async (tx) => { await pipelinedWrite(tx, () => tx.execute(q`INSERT INTO writer_rows VALUES (151, 'kept')`)); return 'd'; }),
+    ]);
+    expect(answers.map((a) => a.status)).toEqual(['fulfilled', 'rejected', 'rejected', 'fulfilled']);
+    expect(sqlState((answers[1] as PromiseRejectedResult).reason)).toBe('23502');
+    expect(sqlState((answers[2] as PromiseRejectedResult).reason)).toBe('23502');
+    expect(writer.stats.groups).toBe(1);
+    expect((await client`SELECT id FROM writer_rows WHERE id BETWEEN 146 AND 151 ORDER BY id`).map((r) => r.id)).toEqual([146, 151]);
+  });
+
+  it('runs again a job whose pipelined insert met a key another job committed, as an awaited one', async () => {
+    const writer = new PgGroupCommitWriter(db);
+    let runs = 0;
+    const v = await writer.write(async (tx) => {
+      runs += 1;
+      const taken = (await tx.execute(q`SELECT 1 FROM writer_rows WHERE id = 152`)).length > 0;
+      if (taken) return 'seen';
+      // another instance commits the key between this job's check and its insert
+      if (runs === 1) await client`INSERT INTO writer_rows VALUES (152, 'other')`;
+      await pipelinedWrite(tx, () => tx.execute(q`INSERT INTO writer_rows VALUES (152, 'mine')`));
+      return 'inserted';
+    });
+    expect(v).toBe('seen');
+    expect(runs).toBe(2);
+  });
+
+  it('tells what a job learned only after its COMMIT, and never for a job rolled back', async () => {
+    const writer = new PgGroupCommitWriter(db);
+    const learned: string[] = [];
+    const answers = await Promise.allSettled([
+      writer.write(async (tx) => {
+        await tx.execute(q`SELECT 1`);
+        whenCommitted(tx, () => learned.push('a'));
+        expect(learned).toEqual([]);
+        return 'a';
+      }),
+      writer.write(async (tx) => {
+        whenCommitted(tx, () => learned.push('b'));
+        throw new Error('refused');
+      }),
+    ]);
+    expect(answers.map((a) => a.status)).toEqual(['fulfilled', 'rejected']);
+    expect(learned).toEqual(['a']);
   });
 
   it('runs again every job of a group whose COMMIT met a serialization failure, and the work of each job lands exactly once', async () => {
