@@ -2,6 +2,7 @@
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readPixBrCode } from '../../server/domain/pix/brcode';
+import { axeViolations } from '../support/axe';
 import { englishLeft, launchChromium, overflowing, rawCodesLeft, see, shot, signIn, WAIT } from '../support/browser';
 import { removeDir, startServer, type RunningServer } from '../support/server';
 
@@ -101,6 +102,25 @@ describe('Pix charges in the dashboard, in Portuguese', { timeout: 120_000 }, ()
     expect(await englishLeft(page, ['pixCharges'])).toEqual([]);
     expect(await rawCodesLeft(page)).toEqual([]);
     await shot(page, 'pix-charges-paid');
+  });
+
+  it('has no serious or critical WCAG 2.1 AA violation (axe-core), at 1280 and 390 px', async () => {
+    const paid = page.url();
+    const session = await page.context().storageState();
+    const problems: string[] = [];
+    for (const width of [1280, 390]) {
+      // axe-core is injected inline, which the dashboard's CSP refuses unless bypassed
+      const ctx = await browser.newContext({ viewport: { width, height: 860 }, locale: 'pt-BR', bypassCSP: true, storageState: session });
+      const p = await ctx.newPage();
+      for (const [path, ready] of [['/pix-charges', '[data-testid=pix-charge]'], ['/pix-charges/new', 'form'], [paid, '[data-testid=pix-received]']] as const) {
+        await p.goto(path.startsWith('http') ? path : `${srv.url}${path}`);
+        await see(p, ready);
+        await expect.poll(() => p.locator('.loading').count(), WAIT).toBe(0);
+        problems.push(...(await axeViolations(p)).map((v) => `${path} at ${width}: ${v}`));
+      }
+      await ctx.close();
+    }
+    expect(problems).toEqual([]);
   });
 
   it('fits a phone', async () => {

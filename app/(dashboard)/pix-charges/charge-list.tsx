@@ -32,7 +32,7 @@ export function ChargeList({ kind, page }: { kind: 'cob' | 'cobv'; page: number 
   return (
     <>
       <PageHeader title={t('title')} subtitle={t('subtitle')}
-        actions={<Link className="button" href="/pix-charges/new">{t('newCobv')}</Link>} />
+        actions={<Link className="button primary" href="/pix-charges/new">{t('newCobv')}</Link>} />
       <nav className="tabs" aria-label={t('tabs.label')}>
         {(['cobv', 'cob'] as const).map((k) => (
           <Link key={k} href={href(k)} className="tab" aria-current={k === kind ? 'page' : undefined}>{t(`tabs.${k}`)}</Link>
