@@ -54,7 +54,7 @@ export type FailureCode = (typeof FAILURE_CODES)[number];
 export const AUDIT_ACTIONS = [
   'session.sign_in', 'session.sign_out_everywhere', 'password.change',
   'client_token.rotate', 'postback_secret.reveal', 'webhook_secret.reveal', 'webhook_secret.rotate',
-  'pix_client_secret.rotate',
+  'pix_client_secret.rotate', 'receiver.update',
 ] as const;
 export type AuditAction = (typeof AUDIT_ACTIONS)[number];
 

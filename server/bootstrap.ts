@@ -12,6 +12,8 @@ export async function createDemoAccountIfEmpty(s: Services, print: (line: string
   const password = randomBytes(12).toString('base64url');
   const creds = await createAccount({ db: s.db, masterKey: s.masterKey, now: () => s.clock.now() }, {
     name: 'Demo Merchant', balance: 1_000_000, email, password,
+    // a test CNPJ (valid check digits, test/fixtures/pix-fixtures.json) and an address, so the demo's cobv answers a whole recebedor
+    receiver: { document: '11222333000181', name: 'Demo Merchant Ltda', trade_name: 'Demo Merchant', street: 'Avenida Paulista, 1000', city: 'São Paulo', uf: 'SP', cep: '01310100' },
   });
   print('');
   print('  Demo account created (shown once; store it now):');
@@ -24,6 +26,7 @@ export async function createDemoAccountIfEmpty(s: Services, print: (line: string
   print(`    pix_key     ${creds.pix_key}`);
   print(`    dashboard   ${email} / ${password}`);
   print('    balance     R$ 10.000,00 (sandbox top-up)');
+  print('    recebedor   CNPJ 11.222.333/0001-81, Av. Paulista, São Paulo/SP (change it in Configurações)');
   print('');
   return true;
 }

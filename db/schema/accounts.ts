@@ -100,5 +100,32 @@ export function accountTables<D extends Dialect, C extends Columns>(k: Kit<D, C>
     k.check('audit_trail_action_ck', sql`${t.action} IN (${sql.raw(AUDIT_ACTIONS.map((a) => `'${a}'`).join(', '))})`),
   ]);
 
-  return { accounts, accessTokens, dashboardUsers, dashboardSessions, auditTrail };
+  /**
+   * The account as the recebedor of its charges (a cobv's `recebedor` and payload: the yaml requires its
+   * CPF or CNPJ and its address). A table of its own, one row per account, rather than columns on
+   * accounts: accounts made before 0.3 have none and may never need one (no cobv), so the six fields are
+   * there together or not at all, without a nullable column each and a check tying them.
+   */
+  const accountReceivers = k.table('account_receivers', {
+    accountId: k.text('account_id').primaryKey().references(() => accounts.id),
+    /** CPF (11 digits) or CNPJ (14: 12 letters or digits and 2 check digits), normalised, check digits verified. */
+    document: k.text('document'),
+    /** The legal name (razão social, or the person's name). */
+    name: k.text('name'),
+    /** nomeFantasia of a CNPJ; null when none. */
+    tradeName: k.textOrNull('trade_name'),
+    street: k.text('street'),
+    city: k.text('city'),
+    /** One of the 27 units of the federation, upper case. */
+    uf: k.text('uf'),
+    /** 8 digits. */
+    cep: k.text('cep'),
+    updatedAt: k.instant('updated_at'),
+  }, (t) => [
+    k.check('account_receivers_document_ck', sql`length(${t.document}) IN (11, 14)`),
+    k.check('account_receivers_uf_ck', sql`length(${t.uf}) = 2`),
+    k.check('account_receivers_cep_ck', sql`length(${t.cep}) = 8`),
+  ]);
+
+  return { accounts, accessTokens, dashboardUsers, dashboardSessions, auditTrail, accountReceivers };
 }

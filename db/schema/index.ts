@@ -45,3 +45,4 @@ export const pixCobvBatchItems = tables.pixCobvBatchItems;
 export const pixReceived = tables.pixReceived;
 export const pixDevolucoes = tables.pixDevolucoes;
 export const pixKeyWebhooks = tables.pixKeyWebhooks;
+export const accountReceivers = tables.accountReceivers;

@@ -11,4 +11,5 @@ export const {
   withdrawals, withdrawalBatches, customers, transactions, disputes, refunds, webhooks, deliveries, deliveryAttempts,
   limitBuckets, limitAttempts, limitSignInDelays, nameWords, pixKeys, pixApiClients, pixApiTokens,
   pixLocations, pixCharges, pixChargeRevisions, pixCobvBatches, pixCobvBatchItems, pixReceived, pixDevolucoes, pixKeyWebhooks,
+  accountReceivers,
 } = declareTables(kit);

@@ -2,7 +2,7 @@ import { and, eq, gt, isNull, sql } from 'drizzle-orm';
 import type { DrizzleDb } from '../handle';
 import { perConnection } from '../prepared';
 import { first, touched } from '../query';
-import { accessTokens, accounts } from '../schema';
+import { accessTokens, accountReceivers, accounts } from '../schema';
 
 /** A new merchant account's row: its public pair halves, hashed client token and encrypted postback secret. */
 export interface NewAccountRow {
@@ -18,6 +18,12 @@ export interface NewAccountRow {
 
 /** What the dashboard and the bootstrap show of an account (never its secrets). */
 export interface AccountRow { id: string; name: string; code: string; apiKey: string; createdAt: string }
+
+/** The account as recebedor of its charges (account_receivers): document normalised, uf upper case, cep 8 digits. */
+export interface AccountReceiverRow {
+  accountId: string; document: string; name: string; tradeName: string | null;
+  street: string; city: string; uf: string; cep: string; updatedAt: string;
+}
 
 /** A new access token's row (the token itself is never stored, only its hash). */
 export interface NewAccessTokenRow { id: string; accountId: string; tokenHash: string; createdAt: string; expiresAt: string }
@@ -78,5 +84,16 @@ export class AccountStore {
   async revokeAccessToken(hash: string, at: string): Promise<boolean> {
     return (await touched(this.db.update(accessTokens).set({ revokedAt: at })
       .where(and(eq(accessTokens.tokenHash, hash), isNull(accessTokens.revokedAt))).returning({ id: accessTokens.id }))) > 0;
+  }
+
+  /** The account's recebedor data, or undefined when none was registered. */
+  async receiver(accountId: string): Promise<AccountReceiverRow | undefined> {
+    return first(this.db.select().from(accountReceivers).where(eq(accountReceivers.accountId, accountId)));
+  }
+
+  /** Registers or replaces the account's recebedor data (one row per account). */
+  async upsertReceiver(row: AccountReceiverRow): Promise<void> {
+    const { accountId, ...rest } = row;
+    await this.db.insert(accountReceivers).values(row).onConflictDoUpdate({ target: accountReceivers.accountId, set: rest });
   }
 }

@@ -10,6 +10,7 @@ import { encryptSecret, newWebhookSecret } from './webhooks/secrets';
 import { createAccountPixKey } from './pix-api/keys';
 import { createPixApiClient } from './pix-api/oauth';
 import { dashboardEmail, newPassword } from './sign-in-rules';
+import { checkReceiver, putReceiverInJob, type ReceiverInput } from './receiver';
 
 /** `value` through `rule`, or a 400 naming `field` with the rule's first complaint. */
 function checked<T>(field: string, rule: { safeParse(v: unknown): { success: true; data: T } | { success: false; error: { issues: { message: string }[] } } }, value: unknown): T {
@@ -37,6 +38,8 @@ export interface CreateAccountInput {
   balance?: number;
   email?: string;
   password?: string;
+  /** The account as recebedor of its charges (a cobv needs it); registered later in the dashboard when absent. */
+  receiver?: ReceiverInput;
 }
 
 export interface AccountServices { db: AppDatabase; masterKey: Buffer; now: () => Date }
@@ -54,6 +57,7 @@ export async function createAccount(s: AccountServices, input: CreateAccountInpu
   if (input.password !== undefined) checked('password', newPassword, input.password);
   // scrypt runs before the write job: the writer never waits on slow work
   const passwordHash = input.password ? await hashPassword(input.password) : null;
+  const receiver = input.receiver ? checkReceiver(input.receiver) : null;
   const creds = {
     account_id: newId('account'),
     code: `cli_${randomId(16)}`,
@@ -74,6 +78,7 @@ export async function createAccount(s: AccountServices, input: CreateAccountInpu
       if (await tx.sessions.emailTaken(email)) throw new DomainError('CONFLICT', 'email: a dashboard user with this email already exists');
       await tx.sessions.insertUser({ id: newId('dashboardUser'), accountId: creds.account_id, email, passwordHash, createdAt: iso });
     }
+    if (receiver) await putReceiverInJob(tx, creds.account_id, receiver, at);
     const pixKey = await createAccountPixKey(tx, creds.account_id, at);
     const client = await createPixApiClient(tx, creds.account_id, at);
     const made: AccountCredentials = { ...creds, pix_client_id: client.clientId, pix_client_secret: client.clientSecret, pix_key: pixKey };

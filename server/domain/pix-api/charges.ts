@@ -9,6 +9,7 @@ import {
 } from '../../../contract/bcb';
 import { PIX_CHARGE_STATUSES, type PixChargeKind, type PixChargeStatus } from '../../../contract/enums';
 import type { Stores } from '../../../db';
+import type { AccountReceiverRow } from '../../../db/stores/accounts';
 import type { PixChargeRow, PixLocationRow } from '../../../db/stores/pix-charges';
 import { DomainError, type FieldIssue } from '../../errors';
 import type { Services } from '../../services';
@@ -25,8 +26,8 @@ type Deps = Pick<Services, 'db' | 'clock' | 'config'>;
 /** What a charge's view needs besides its rows: where its locations live and whom the BR Code names. */
 export interface Presentation {
   pixPublicBase: string; merchantName: string; merchantCity: string;
-  /** The account's CPF or CNPJ, known from a Pix key of that type (a DICT key of a document is its holder's own). */
-  document?: { cpf: string } | { cnpj: string };
+  /** The account as recebedor (account_receivers), registered in the dashboard; null while none is. */
+  receiver: AccountReceiverRow | null;
 }
 
 /** A charge with the location it is bound to (null when none, or when the location no longer names it). */
@@ -89,9 +90,8 @@ const notRevisable = (kind: PixChargeKind) => new DomainError('INVALID_STATE',
 /** The presentation of the account's charges. */
 export async function presentationFor(db: Stores, config: Services['config'], accountId: string): Promise<Presentation> {
   const name = (await db.transactions.merchantName(accountId)) ?? '';
-  const key = (await db.pixKeys.liveKeys(accountId)).find((k) => k.keyType === 'CNPJ' || k.keyType === 'CPF');
-  const document = key ? (key.keyType === 'CNPJ' ? { cnpj: key.key } : { cpf: key.key }) : undefined;
-  return { pixPublicBase: config.pixPublicBase, merchantName: name, merchantCity: config.merchantCity, ...(document ? { document } : {}) };
+  const receiver = (await db.accounts.receiver(accountId)) ?? null;
+  return { pixPublicBase: config.pixPublicBase, merchantName: name, merchantCity: config.merchantCity, receiver };
 }
 
 /** The charge `txid` of the account with its location, or null (another account's is null, as an unknown one). */
@@ -154,7 +154,8 @@ export function cobvView(rec: ChargeRecord, p: Presentation): CobVView {
     status: row.status,
     ...optionalParts(b),
     devedor: b.devedor as CobVGerada['devedor'],
-    recebedor: b.recebedor ?? recebedorOf(p),
+    // as stored with the charge (every cobv is made with one; a revision refreshes it)
+    recebedor: b.recebedor!,
     valor: b.valor as CobVGerada['valor'],
     chave: row.chave,
   };
@@ -169,13 +170,21 @@ export function chargeView(rec: ChargeRecord, p: Presentation): CobGerada | CobV
 }
 
 /**
- * The recebedor of a cobv: the account. The yaml requires its CPF or CNPJ and its address, which accounts
- * do not have yet: the document is the account's CPF or CNPJ Pix key when it has one, the city the one the
- * BR Codes name, the rest left empty rather than invented (an account without such a key answers a
- * recebedor without a document, which the yaml refuses: accounts need a document and an address).
+ * The recebedor of a cobv: the account, as its receiver data says (document, names, address; the yaml
+ * requires them). An account without receiver data cannot make a cobv: refused, 400, nothing stored.
  */
 function recebedorOf(p: Presentation): CobVGerada['recebedor'] {
-  return { ...p.document, nome: p.merchantName || 'MERCHANT', logradouro: '', cidade: p.merchantCity, uf: '', cep: '' };
+  const r = p.receiver;
+  if (!r) {
+    throw new DomainError('VALIDATION', 'o recebedor da conta (CPF/CNPJ e endereço) não está cadastrado: cadastre-o no painel, em Configurações, antes de criar cobranças com vencimento',
+      { problem: 'CobVOperacaoInvalida', issues: [{ path: 'recebedor', message: 'o recebedor da conta (CPF/CNPJ e endereço) deve ser cadastrado no painel (Configurações)' }] });
+  }
+  return {
+    ...(r.document.length === 11 ? { cpf: r.document } : { cnpj: r.document }),
+    nome: r.name,
+    ...(r.tradeName ? { nomeFantasia: r.tradeName } : {}),
+    logradouro: r.street, cidade: r.city, uf: r.uf, cep: r.cep,
+  };
 }
 
 // ---------------------------------------------------------------------------------------------------
@@ -392,6 +401,10 @@ export async function reviseCobv(s: Deps, accountId: string, input: CobVRevisada
     const { row, locId } = await lockedForRevision(tx, 'cobv', accountId, input.txid, input.loc);
     if (input.chave !== undefined) await checkKey(tx, 'cobv', accountId, input.chave);
     const b = JSON.parse(row.body) as ChargeBody;
+    const p = await presentationFor(tx, s.config, accountId);
+    // a revision carries the account's recebedor as it is now (refused while none is registered); a removal
+    // keeps the one the charge has, so a charge made before receiver data existed can still be cancelled
+    const recebedor = input.status === undefined ? recebedorOf(p) : b.recebedor;
     const calendario = { dataDeVencimento: b.calendario.dataDeVencimento, validadeAposVencimento: b.calendario.validadeAposVencimento, ...input.calendario };
     const valor = input.valor ? { ...b.valor, ...input.valor } : b.valor;
     const dueGiven = input.calendario?.dataDeVencimento !== undefined;
@@ -400,6 +413,7 @@ export async function reviseCobv(s: Deps, accountId: string, input: CobVRevisada
       ...b,
       calendario: { criacao: b.calendario.criacao, dataDeVencimento: terms.dataDeVencimento, validadeAposVencimento: terms.validadeAposVencimento },
       ...(input.devedor ? { devedor: input.devedor } : {}),
+      ...(recebedor ? { recebedor } : {}),
       valor: { ...terms.valor },
       ...(input.infoAdicionais ? { infoAdicionais: input.infoAdicionais } : {}),
       ...(input.solicitacaoPagador !== undefined ? { solicitacaoPagador: input.solicitacaoPagador } : {}),
@@ -409,7 +423,7 @@ export async function reviseCobv(s: Deps, accountId: string, input: CobVRevisada
       amount: amountToCents(terms.valor.original), body: JSON.stringify(body), document: documentOf(body.devedor), dueDate: terms.dataDeVencimento,
       expiresAt: cobvExpiresAt(terms.dataDeVencimento, terms.validadeAposVencimento), updatedAt: at.toISOString(),
     };
-    return { rec: await saveRevision(tx, 'cobv', accountId, revised), p: await presentationFor(tx, s.config, accountId) };
+    return { rec: await saveRevision(tx, 'cobv', accountId, revised), p };
   });
   return cobvView(out.rec, out.p);
 }

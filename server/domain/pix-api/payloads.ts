@@ -144,8 +144,7 @@ export async function cobvPayloadJws(s: PayloadServices, token: string, query: C
     validadeAposVencimento,
     chave: charge.chave,
     devedor: person(charge.txid, 'devedor', body.devedor),
-    // the account's address, when the charge's recebedor has one (the yaml requires the fields; the
-    // accounts hold no address yet, so they may be empty)
+    // the account's receiver data as the charge stored it (a cobv is only made once the account has it)
     recebedor: {
       ...person(charge.txid, 'recebedor', r),
       logradouro: text(r.logradouro), cidade: text(r.cidade), uf: text(r.uf), cep: text(r.cep),

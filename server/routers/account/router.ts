@@ -1,8 +1,9 @@
 import { z } from 'zod';
 import { accountBalance, sandboxTopUpAccount } from '../../domain/balance';
 import { accountStatement } from '../../domain/statement';
-import { merchantProcedure, router } from '../../trpc';
-import { balanceResponse, statementQuery, statementResponse, topUpRequest } from './schemas';
+import { accountReceiver, setAccountReceiver } from '../../domain/receiver';
+import { dashboardProcedure, merchantProcedure, personProcedure, router } from '../../trpc';
+import { balanceResponse, receiverRequest, receiverResponse, receiverView, statementQuery, statementResponse, topUpRequest } from './schemas';
 
 export const accountRouter = router({
   balance: merchantProcedure
@@ -29,4 +30,11 @@ export const accountRouter = router({
     .input(topUpRequest)
     .output(balanceResponse)
     .mutation(({ ctx, input }) => sandboxTopUpAccount(ctx.services, ctx.auth.accountId, input.amount)),
+
+  /** The account as recebedor of its cobv (document, names, address), for the dashboard's settings; null while none. */
+  receiver: dashboardProcedure.output(receiverResponse).query(({ ctx }) => accountReceiver(ctx.services.db.read, ctx.auth.accountId)),
+
+  /** Registers or replaces the receiver data: a signed-in person, recorded in the audit trail. */
+  setReceiver: personProcedure.input(receiverRequest).output(receiverView)
+    .mutation(({ ctx, input }) => setAccountReceiver(ctx.services, ctx.actor, input)),
 });
