@@ -2,17 +2,14 @@
 // cobv's `recebedor` and payload carry (the yaml requires the document and the address). Registered in the
 // dashboard (Configurações) or by account:create; a cobv is refused while an account has none.
 import { cnpjProblem, cpfProblem, normalizeDocument } from '../../contract/pix/documents';
+import { UFS } from '../../contract/receiver';
 import type { Stores } from '../../db';
 import type { AccountReceiverRow } from '../../db/stores/accounts';
 import { DomainError, type FieldIssue } from '../errors';
 import { recordAudit, type DashboardActor } from './audit-trail';
 import type { Services } from '../services';
 
-/** The 27 units of the federation (26 states and the Distrito Federal). */
-export const UFS = [
-  'AC', 'AL', 'AP', 'AM', 'BA', 'CE', 'DF', 'ES', 'GO', 'MA', 'MT', 'MS', 'MG', 'PA',
-  'PB', 'PR', 'PE', 'PI', 'RJ', 'RN', 'RS', 'RO', 'RR', 'SC', 'SP', 'SE', 'TO',
-] as const;
+export { UFS } from '../../contract/receiver';
 
 /** The receiver data as the dashboard and account:create send it (punctuation allowed in document and cep). */
 export interface ReceiverInput {

@@ -1,5 +1,4 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { addPixKey } from '../../server/domain/pix-api/keys';
 import { localDay } from '../../server/domain/local-time';
 import { readPixBrCode, verifyBrCodeCrc } from '../../server/domain/pix/brcode';
 import type { Services } from '../../server/services';
@@ -24,8 +23,6 @@ beforeAll(async () => {
   srv = await startServer({ env: { PIX_PUBLIC_BASE: BASE } });
   beside = serverServices(srv.databasePath);
   token = await pixApiToken(srv.url, srv.demo.pixClientId, srv.demo.pixClientSecret);
-  // the yaml's recebedor needs the account's document: accounts have none but their CPF/CNPJ Pix keys
-  await addPixKey(beside, srv.demo.accountId, { key_type: 'CNPJ', key: '11222333000181' });
   const acc = await makeAccount(beside, { name: 'Outra Loja' });
   other = { accountId: acc.account_id, token: await pixApiToken(srv.url, acc.pix_client_id, acc.pix_client_secret) };
 }, SERVER_TEST_TIMEOUT_MS);
@@ -64,7 +61,7 @@ describe('PUT /v2/cobv/{txid} and GET', () => {
       txid, revisao: 0, status: 'ATIVA', chave: srv.demo.pixKey,
       calendario: { dataDeVencimento: future(30), validadeAposVencimento: 30 },
       valor: { original: '567.89', multa: { modalidade: 2, valorPerc: '15.00' } },
-      loc: { tipoCob: 'cobv' }, recebedor: { cnpj: '11222333000181', nome: expect.any(String) },
+      loc: { tipoCob: 'cobv' }, recebedor: { cnpj: '11222333000181', nome: 'Demo Merchant Ltda', logradouro: 'Avenida Paulista, 1000', cidade: 'São Paulo', uf: 'SP', cep: '01310100' },
     });
     expect(r.json.location).toMatch(new RegExp(`^${BASE}/qr/v2/cobv/[0-9a-f]{32}$`));
     expect(verifyBrCodeCrc(r.json.pixCopiaECola)).toBe(true);

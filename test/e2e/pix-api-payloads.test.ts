@@ -6,7 +6,6 @@ import { dueDates } from '../../server/domain/pix-api/due-date';
 import { localDay } from '../../server/domain/local-time';
 import type { Services } from '../../server/services';
 import { expectBcbResponse } from '../support/bcb-contract';
-import { addPixKey } from '../../server/domain/pix-api/keys';
 import { aTxid, pixApiToken, v2 } from '../support/pix-api-client';
 import { seedPixCharge } from '../support/pix-charge-seed';
 import { removeDir, SERVER_TEST_TIMEOUT_MS, startServer, type RunningServer } from '../support/server';
@@ -228,8 +227,6 @@ describe('charges created through /v2: the location they answer serves them', ()
   };
 
   it('PUT /v2/cobv/{txid}, then its location with a DPP; PUT /v2/cob/{txid}, then its location', async () => {
-    // the recebedor of a cobv names the account's document, known from a CNPJ key of the account
-    await addPixKey(beside, srv.demo.accountId, { key_type: 'CNPJ', key: '11222333000181' });
     const token = await pixApiToken(srv.url, srv.demo.pixClientId, srv.demo.pixClientSecret);
     const today = localDay(new Date());
     const due = businessDayOnOrAfter(addCalendarDays(today, 15));
@@ -247,7 +244,9 @@ describe('charges created through /v2: the location they answer serves them', ()
     expectBcbResponse('GET', '/cobv/{pixUrlAccessToken}', 200, payload);
     // 2 % of 200.00 once, and 0.50 for each of the two days
     expect(payload).toMatchObject({ txid, revisao: 0, status: 'ATIVA', valor: { original: '200.00', multa: '4.00', juros: '1.00', final: '205.00' } });
-    expect(payload.recebedor.cnpj).toBe('11222333000181');
+    // the account's receiver data (the demo account's, from its creation), as the charge carries it
+    expect(payload.recebedor).toEqual({ cnpj: '11222333000181', nome: 'Demo Merchant Ltda', nomeFantasia: 'Demo Merchant', logradouro: 'Avenida Paulista, 1000', cidade: 'São Paulo', uf: 'SP', cep: '01310100' });
+    expect(payload.recebedor).toEqual(created.json.recebedor);
 
     const cobTxid = aTxid('payloadcob');
     const cob = await v2(srv.url, token, 'PUT', `/cob/${cobTxid}`, { calendario: { expiracao: 600 }, valor: { original: '12.34' }, chave: srv.demo.pixKey });

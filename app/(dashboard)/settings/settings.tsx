@@ -6,6 +6,7 @@ import { useState } from 'react';
 import { DASHBOARD_LOCALES, type DashboardLocale } from '@/contract/enums';
 import { FormError, PageHeader } from '../../_components/ui';
 import { useTRPC } from '../../_lib/trpc';
+import { Receiver } from './receiver';
 import { Security } from './security';
 
 export function Settings({ locale }: { locale: DashboardLocale }) {
@@ -38,6 +39,7 @@ export function Settings({ locale }: { locale: DashboardLocale }) {
           {save.isSuccess && !save.isPending ? <span role="status" className="muted">{t('saved')}</span> : null}
         </div>
       </form>
+      <Receiver />
       <Security />
     </>
   );

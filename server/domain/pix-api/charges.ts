@@ -176,8 +176,9 @@ export function chargeView(rec: ChargeRecord, p: Presentation): CobGerada | CobV
 function recebedorOf(p: Presentation): CobVGerada['recebedor'] {
   const r = p.receiver;
   if (!r) {
-    throw new DomainError('VALIDATION', 'o recebedor da conta (CPF/CNPJ e endereço) não está cadastrado: cadastre-o no painel, em Configurações, antes de criar cobranças com vencimento',
-      { problem: 'CobVOperacaoInvalida', issues: [{ path: 'recebedor', message: 'o recebedor da conta (CPF/CNPJ e endereço) deve ser cadastrado no painel (Configurações)' }] });
+    // no violacoes: nothing in the request is wrong, and the detail (the type's own when there are) says what to do
+    throw new DomainError('VALIDATION', 'O recebedor da conta (CPF/CNPJ e endereço) não está cadastrado: cadastre-o no painel, em Configurações, antes de criar ou revisar cobranças com vencimento.',
+      { problem: 'CobVOperacaoInvalida' });
   }
   return {
     ...(r.document.length === 11 ? { cpf: r.document } : { cnpj: r.document }),
