@@ -26,6 +26,8 @@ const RULES: [RegExp, (t: ValidationT, m: RegExpExecArray) => string][] = [
   [/^must be an ISO 8601/, (t) => t('date')],
   [/^(must have at least one item|must be a list of items)$/, (t) => t('items')],
   [/^must be (two|four|3 or 4) digits$/, (t, m) => t('digits', { digits: m[1] === 'two' ? '2' : m[1] === 'four' ? '4' : '3–4' })],
+  [/^must be 8 digits$/, (t) => t('digits', { digits: '8' })],
+  [/^a CPF has 11 digits and a CNPJ 14 characters$/, (t) => t('documentFormat')],
   [/^is required when method is CARD$/, (t) => t('requiredForCard')],
   [/^is only accepted when method is CARD$/, (t) => t('onlyForCard')],
   [/^unknown field$/, (t) => t('unknownField')],

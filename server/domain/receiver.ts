@@ -45,16 +45,16 @@ export function checkReceiver(input: ReceiverInput): Omit<AccountReceiverRow, 'a
     const p = cnpjProblem(document);
     if (p) issues.push({ path: 'document', message: `not a valid CNPJ: ${p}` });
   } else {
-    issues.push({ path: 'document', message: 'a CPF (11 digits) or a CNPJ (14 characters)' });
+    issues.push({ path: 'document', message: 'a CPF has 11 digits and a CNPJ 14 characters' });
   }
   const name = text(issues, 'name', input.name, true);
   const tradeName = text(issues, 'trade_name', input.trade_name, false);
   const street = text(issues, 'street', input.street, true);
   const city = text(issues, 'city', input.city, true);
   const uf = (input.uf ?? '').trim().toUpperCase();
-  if (!(UFS as readonly string[]).includes(uf)) issues.push({ path: 'uf', message: 'one of the 27 units of the federation (SP, RJ, DF…)' });
+  if (!(UFS as readonly string[]).includes(uf)) issues.push({ path: 'uf', message: 'must be one of the 27 units of the federation (SP, RJ, DF…)' });
   const cep = (input.cep ?? '').replace(/[.\-\s]/g, '');
-  if (!/^\d{8}$/.test(cep)) issues.push({ path: 'cep', message: '8 digits' });
+  if (!/^\d{8}$/.test(cep)) issues.push({ path: 'cep', message: 'must be 8 digits' });
   if (issues.length) {
     throw new DomainError('VALIDATION', issues.map((i) => `${i.path}: ${i.message}`).join('; '), { issues });
   }

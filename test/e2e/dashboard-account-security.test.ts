@@ -8,7 +8,7 @@ import { accessToken, api, removeDir, startServer, type RunningServer } from '..
  * Issue 23 items 4 and 6 in Chromium, as a merchant does them: rotating the client token asks for the
  * password (a wrong one changes nothing), the account's security log on the settings page shows it, "sign
  * out everywhere" ends the session of another device, and the password can be changed (the old one then
- * no longer signs in). Screenshots of the settings page in test/artifacts/.
+ * no longer signs in); the account's receiver data (issue 26) on the same page. Screenshots of the settings page in test/artifacts/.
  */
 
 const PHONE_UA = 'Mozilla/5.0 (iPhone; CPU iPhone OS 17_0 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.0 Mobile/15E148 Safari/604.1';
@@ -93,6 +93,44 @@ describe('account security in the dashboard', { timeout: 90_000 }, () => {
     // the sign-ins are there too, the phone's as Safari on iOS
     await see(page, '[data-testid=audit-entry][data-action="session.sign_in"] >> text=Safari em iOS');
     await shot(page, 'settings-security-desktop');
+  });
+
+  it('the "Dados do recebedor" card: the demo account\'s CNPJ and address; a wrong CPF and CEP refused in place, in Portuguese; a valid one saved and audited', async () => {
+    await page.goto(`${srv.url}/settings`);
+    const card = page.locator('section', { has: page.locator('#receiver-title') });
+    await see(page, '#receiver-title >> text=Dados do recebedor');
+    const document = card.getByLabel('CPF ou CNPJ');
+    await expect.poll(() => document.inputValue(), WAIT).toBe('11222333000181');
+    expect(await card.getByLabel('UF').inputValue()).toBe('SP');
+    expect(await card.getByLabel('CEP').inputValue()).toBe('01310100');
+
+    await document.fill('529.982.247-24');
+    await card.getByLabel('CEP').fill('5005');
+    await card.getByRole('button', { name: 'Salvar recebedor' }).click();
+    await see(page, '#receiver-title ~ form >> text=CPF inválido');
+    await see(page, '#receiver-title ~ form >> text=deve ter 8 dígitos');
+    await shot(page, 'settings-receiver-refused');
+    // nothing stored: the account still has the demo's receiver
+    await page.reload();
+    await expect.poll(() => card.getByLabel('CPF ou CNPJ').inputValue(), WAIT).toBe('11222333000181');
+
+    await card.getByLabel('CPF ou CNPJ').fill('529.982.247-25');
+    await card.getByLabel('Razão social ou nome').fill('Maria da Loja');
+    await card.getByLabel('Nome fantasia').fill('');
+    await card.getByLabel('Logradouro e número').fill('Rua da Aurora, 100');
+    await card.getByLabel('Cidade').fill('Recife');
+    await card.getByLabel('UF').selectOption('PE');
+    await card.getByLabel('CEP').fill('50050-000');
+    await card.getByRole('button', { name: 'Salvar recebedor' }).click();
+    await see(page, '#receiver-title ~ form >> text=Dados do recebedor salvos.');
+    expect(await card.getByLabel('CPF ou CNPJ').inputValue()).toBe('52998224725');
+    expect(await card.getByLabel('CEP').inputValue()).toBe('50050000');
+    const entry = page.getByTestId('audit-entry').first();
+    await expect.poll(() => entry.getAttribute('data-action'), WAIT).toBe('receiver.update');
+    expect(await entry.innerText()).toMatch(/Alterou os dados do recebedor[\s\S]*demo@example\.com/);
+    expect(await englishLeft(page, ['settings', 'security', 'common'])).toEqual([]);
+    expect(await rawCodesLeft(page)).toEqual([]);
+    await shot(page, 'settings-receiver-saved');
   });
 
   it('"sign out everywhere" ends the session of another device, after the password; this one stays', async () => {
