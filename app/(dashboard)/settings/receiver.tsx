@@ -3,13 +3,16 @@ import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useTranslations } from 'next-intl';
 import { useEffect, useState } from 'react';
 import { UFS } from '@/contract/receiver';
-import { receiverRequest } from '@/server/routers/account/schemas';
+import type { output } from 'zod';
+import { receiverRequest, type receiverView } from '@/server/routers/account/schemas';
 import { ErrorState, Loading, SelectField, TextField } from '../../_components/ui';
 import { ApiForm, useApiForm } from '../../_lib/api-form';
 import { useTRPC } from '../../_lib/trpc';
 
 const EMPTY = { document: '', name: '', trade_name: '', street: '', city: '', uf: '', cep: '' };
 type Fields = typeof EMPTY;
+/** The form's fields from the registered data (what the request takes, nothing more). */
+const fieldsOf = (r: output<typeof receiverView>): Fields => ({ document: r.document, name: r.name, trade_name: r.trade_name ?? '', street: r.street, city: r.city, uf: r.uf, cep: r.cep });
 
 /**
  * The account as the recebedor of its charges with a due date: CPF or CNPJ, names and address, which a
@@ -24,11 +27,11 @@ export function Receiver() {
   const [v, setV] = useState<Fields>(EMPTY);
   // the form starts from what is registered (once loaded); what is typed afterwards is the form's own
   useEffect(() => {
-    if (current.data) setV({ ...current.data, trade_name: current.data.trade_name ?? '' });
+    if (current.data) setV(fieldsOf(current.data));
   }, [current.data]);
   const save = useMutation(trpc.account.setReceiver.mutationOptions({
     onSuccess: async (saved) => {
-      setV({ ...saved, trade_name: saved.trade_name ?? '' });
+      setV(fieldsOf(saved));
       queryClient.setQueryData(trpc.account.receiver.queryKey(), saved);
       await queryClient.invalidateQueries({ queryKey: trpc.dashboard.auditTrail.queryKey() });
     },
