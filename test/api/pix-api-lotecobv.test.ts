@@ -143,6 +143,20 @@ describe('PUT /v2/lotecobv/{id}', () => {
     expect((await storedCharges([...a, ...b])).map((c) => c.txid)).toEqual([...won].sort());
   });
 
+  it('two lotes naming the same charges in opposite orders at once: each charge created once, by one lote, the other NEGADA', async () => {
+    const [idA, idB] = [aLoteId(), aLoteId()];
+    const txids = [aTxid('xa'), aTxid('xb'), aTxid('xc')];
+    const rs = await Promise.all([[idA, txids], [idB, [...txids].reverse()]].map(([id, ts]) =>
+      v2(srv.url, token, 'PUT', `/lotecobv/${id as string}`, { descricao: 'sobrepostos', cobsv: (ts as string[]).map((t) => cobvItem(t)) })));
+    expect(rs.map((r) => r.status)).toEqual([202, 202]);
+    expect((await storedCharges(txids)).map((c) => c.txid)).toEqual([...txids].sort());
+    const lotes = await Promise.all([idA, idB].map(async (id) => (await v2(srv.url, token, 'GET', `/lotecobv/${id}`)).json));
+    for (const t of txids) {
+      const statuses = lotes.map((l) => l.cobsv.find((c: { txid: string }) => c.txid === t).status).sort();
+      expect(statuses).toEqual(['CRIADA', 'NEGADA']);
+    }
+  });
+
   it('a token without lotecobv.write is 403 AcessoNegado, nothing stored', async () => {
     const readOnly = await pixApiToken(srv.url, srv.demo.pixClientId, srv.demo.pixClientSecret, 'lotecobv.read cobv.write');
     const id = aLoteId();
