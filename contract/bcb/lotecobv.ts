@@ -35,5 +35,6 @@ export const LoteCobVConsultado = z.object({
 export type LoteCobVConsultado = z.infer<typeof LoteCobVConsultado>;
 
 export const LoteCobVConsulta = z.object(consultaBase).superRefine(consultaIssues);
+export type LoteCobVConsulta = z.infer<typeof LoteCobVConsulta>;
 export const LotesCobVConsultados = z.object({ parametros: z.object(parametrosBase), lotes: z.array(LoteCobVConsultado) });
 export type LotesCobVConsultados = z.infer<typeof LotesCobVConsultados>;

@@ -20,6 +20,7 @@ import { PixChargeStore } from './pix-charges';
 import { PixReceivedStore } from './pix-received';
 import { PixKeyWebhookStore } from './pix-webhooks';
 import { PixPayloadStore } from './pix-payloads';
+import { PixLoteCobvStore } from './pix-lotecobv';
 
 /**
  * What a running write job carries besides its transaction: who asked for it, and what to do once it
@@ -89,6 +90,7 @@ export class Stores {
   get pixReceived(): PixReceivedStore { return storeOf.pixReceived(this.handle); }
   get pixKeyWebhooks(): PixKeyWebhookStore { return storeOf.pixKeyWebhooks(this.handle); }
   get pixPayloads(): PixPayloadStore { return storeOf.pixPayloads(this.handle); }
+  get pixLoteCobv(): PixLoteCobvStore { return storeOf.pixLoteCobv(this.handle); }
 }
 
 const outsideJobs = new WeakMap<DrizzleDb, Stores>();
@@ -123,4 +125,5 @@ const storeOf = {
   pixReceived: perConnection((h) => new PixReceivedStore(h)),
   pixKeyWebhooks: perConnection((h) => new PixKeyWebhookStore(h)),
   pixPayloads: perConnection((h) => new PixPayloadStore(h)),
+  pixLoteCobv: perConnection((h) => new PixLoteCobvStore(h)),
 };

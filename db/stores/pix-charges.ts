@@ -28,6 +28,11 @@ export interface LocationFilter { accountId: string; inicio: string; fim: string
 
 export interface Page { offset: number; limit: number }
 
+/** The names `lockCharge` locks: a lotecobv takes those of all its charges at once (db/stores/pix-lotecobv.ts). */
+export function chargeLockNames(accountId: string, txid: string, locIds: number[] = []): string[] {
+  return [`pix-charge\n${accountId}\n${txid}`, ...locIds.map((id) => `pix-loc\n${id}`)];
+}
+
 /** Charges of the API Pix with their revisions, payload locations and lotecobv (db/schema/pix-charges.ts). */
 export class PixChargeStore {
   constructor(private readonly db: DrizzleDb) {}
@@ -38,7 +43,7 @@ export class PixChargeStore {
    * (two charges never bind one location). Taken in one statement, in one global order.
    */
   async lockCharge(accountId: string, txid: string, locIds: number[] = []): Promise<void> {
-    await lockNames(this.db, [`pix-charge\n${accountId}\n${txid}`, ...locIds.map((id) => `pix-loc\n${id}`)]);
+    await lockNames(this.db, chargeLockNames(accountId, txid, locIds));
   }
 
   /** Inside a write job: holds the lock of a location (unlinking it, or binding it) until the job commits. */

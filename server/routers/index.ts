@@ -6,6 +6,7 @@ import { pixRouter } from './pix/router';
 import { pixKeysRouter } from './pix-keys/router';
 import { pixChargesRouter } from './pix-charges/router';
 import { pixLocationsRouter } from './pix-locations/router';
+import { pixLoteCobvRouter } from './pix-lotecobv/router';
 import { pixReceivedRouter } from './pix-received/router';
 import { pixWebhooksRouter } from './pix-webhooks/router';
 import { sandboxRouter } from './sandbox/router';
@@ -25,6 +26,7 @@ export const appRouter = router({
   pixKeys: pixKeysRouter,
   pixCharges: pixChargesRouter,
   pixLocations: pixLocationsRouter,
+  pixLoteCobv: pixLoteCobvRouter,
   pixReceived: pixReceivedRouter,
   pixWebhooks: pixWebhooksRouter,
   transactions: transactionsRouter,

@@ -6,7 +6,8 @@ import { businessDayOnOrAfter } from '../../server/domain/pix-api/calendar';
 import type { Services } from '../../server/services';
 import { checkBcbSchema, expectBcbResponse } from '../support/bcb-contract';
 import { daysFromToday, putCob, putCobv } from '../support/pix-charges-http';
-import { ledgerAudit, pixToken } from '../support/pix-api-http';
+import { ledgerAudit } from '../support/pix-api-http';
+import { pixApiToken } from '../support/pix-api-client';
 import { peek } from '../support/peek';
 import { serverServices, waitFor } from '../support/services';
 import { accessToken, api, removeDir, SERVER_TEST_TIMEOUT_MS, startServer, type RunningServer } from '../support/server';
@@ -25,10 +26,10 @@ let otherToken: string;
 beforeAll(async () => {
   srv = await startServer();
   side = serverServices(srv.databasePath);
-  token = await pixToken(srv.url, srv.demo.pixClientId, srv.demo.pixClientSecret);
+  token = await pixApiToken(srv.url, srv.demo.pixClientId, srv.demo.pixClientSecret);
   gateway = await accessToken(srv.url, srv.demo.code, srv.demo.token);
   const o = await createAccount({ db: side.db, masterKey: side.masterKey, now: () => new Date() }, { name: 'Other Merchant' });
-  otherToken = await pixToken(srv.url, o.pix_client_id, o.pix_client_secret);
+  otherToken = await pixApiToken(srv.url, o.pix_client_id, o.pix_client_secret);
 }, SERVER_TEST_TIMEOUT_MS);
 afterAll(async () => {
   await side?.db.close();

@@ -7,7 +7,8 @@ import type { Services } from '../../server/services';
 import { checkBcbSchema, expectBcbResponse } from '../support/bcb-contract';
 import { daysFromToday, newTxid, putCob, putCobv, today } from '../support/pix-charges-http';
 import { waitFor } from '../support/wait';
-import { ledgerAudit, pixToken } from '../support/pix-api-http';
+import { ledgerAudit } from '../support/pix-api-http';
+import { pixApiToken } from '../support/pix-api-client';
 import { peek } from '../support/peek';
 import { serverServices } from '../support/services';
 import { accessToken, api, removeDir, SERVER_TEST_TIMEOUT_MS, startServer, type RunningServer } from '../support/server';
@@ -26,10 +27,10 @@ let other: { accountId: string; token: string; pixKey: string };
 beforeAll(async () => {
   srv = await startServer();
   side = serverServices(srv.databasePath);
-  token = await pixToken(srv.url, srv.demo.pixClientId, srv.demo.pixClientSecret);
+  token = await pixApiToken(srv.url, srv.demo.pixClientId, srv.demo.pixClientSecret);
   gateway = await accessToken(srv.url, srv.demo.code, srv.demo.token);
   const o = await createAccount({ db: side.db, masterKey: side.masterKey, now: () => new Date() }, { name: 'Other Merchant' });
-  other = { accountId: o.account_id, token: await pixToken(srv.url, o.pix_client_id, o.pix_client_secret), pixKey: o.pix_key };
+  other = { accountId: o.account_id, token: await pixApiToken(srv.url, o.pix_client_id, o.pix_client_secret), pixKey: o.pix_key };
 }, SERVER_TEST_TIMEOUT_MS);
 afterAll(async () => {
   await side?.db.close();
@@ -130,7 +131,7 @@ describe('POST /sandbox/pix/pay: a cob', () => {
     expect([foreign.status, foreign.json.type]).toEqual([404, 'https://pix.bcb.gov.br/api/v2/error/CobNaoEncontrado']);
     expect((await pay({ txid: newTxid() })).status).toBe(404);
     expect((await api(srv.url, '/sandbox/pix/pay', { method: 'POST', body: { txid: cob.txid } })).status).toBe(401);
-    const readOnly = await pixToken(srv.url, srv.demo.pixClientId, srv.demo.pixClientSecret, 'pix.read');
+    const readOnly = await pixApiToken(srv.url, srv.demo.pixClientId, srv.demo.pixClientSecret, 'pix.read');
     expect((await pay({ txid: cob.txid }, readOnly)).status).toBe(403);
     expect(await counts()).toEqual(was);
   });

@@ -29,7 +29,7 @@ let readOnly: string;
 let other: { account_id: string; pix_key: string; pix_client_id: string; pix_client_secret: string };
 let otherToken: string;
 
-async function pixToken(id: string, secret: string, scope?: string): Promise<string> {
+async function pixApiToken(id: string, secret: string, scope?: string): Promise<string> {
   const res = await fetch(`${srv.url}/oauth/token`, {
     method: 'POST',
     headers: { authorization: `Basic ${Buffer.from(`${id}:${secret}`).toString('base64')}`, 'content-type': 'application/x-www-form-urlencoded' },
@@ -45,10 +45,10 @@ beforeAll(async () => {
   srv = await startServer({ env: { WEBHOOK_RETRY_SCHEDULE: '0,0.05,0.1' } });
   side = serverServices(srv.databasePath);
   receiver = await startReceiver();
-  full = await pixToken(srv.demo.pixClientId, srv.demo.pixClientSecret);
-  readOnly = await pixToken(srv.demo.pixClientId, srv.demo.pixClientSecret, 'webhook.read');
+  full = await pixApiToken(srv.demo.pixClientId, srv.demo.pixClientSecret);
+  readOnly = await pixApiToken(srv.demo.pixClientId, srv.demo.pixClientSecret, 'webhook.read');
   other = await makeAccount(side, { name: 'Outra Loja' });
-  otherToken = await pixToken(other.pix_client_id, other.pix_client_secret);
+  otherToken = await pixApiToken(other.pix_client_id, other.pix_client_secret);
 }, SERVER_TEST_TIMEOUT_MS);
 
 afterAll(async () => {
@@ -147,7 +147,7 @@ describe('PUT, GET, list and DELETE /v2/webhook/{chave}', () => {
     expect(denied.status).toBe(403);
     expectBcbResponse('PUT', '/webhook/{chave}', 403, denied.json);
     expect(denied.json.type).toBe('https://pix.bcb.gov.br/api/v2/error/AcessoNegado');
-    const writeOnly = await pixToken(srv.demo.pixClientId, srv.demo.pixClientSecret, 'webhook.write');
+    const writeOnly = await pixApiToken(srv.demo.pixClientId, srv.demo.pixClientSecret, 'webhook.write');
     for (const [method, p] of [['GET', path(srv.demo.pixKey)], ['GET', '/v2/webhook']] as const) {
       const r = await api(srv.url, p, { method, token: writeOnly });
       expect(r.status).toBe(403);

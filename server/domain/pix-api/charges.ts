@@ -326,8 +326,10 @@ export async function createCobv(s: Deps, accountId: string, input: CobVInput): 
 // Revising
 
 /**
- * Inside the job of a revision: the charge locked and read, refused unless ATIVA; its location after the
- * revision (a new `loc.id` is bound and the old one freed).
+ * Inside the job of a revision: the charge locked and read, refused unless ATIVA, and a new `loc.id`
+ * checked free. Nothing is written until `bindLocation` (a new location bound, the old one freed), which
+ * the caller runs after its own checks: every refusal of a revision comes before its first write, so a
+ * lotecobv can refuse one charge and go on with the others in the same job.
  */
 async function lockedForRevision(tx: Stores, kind: PixChargeKind, accountId: string, txid: string, newLoc: { id: number; tipoCob?: PixChargeKind } | undefined) {
   const newLocId = newLoc?.id;
@@ -335,18 +337,18 @@ async function lockedForRevision(tx: Stores, kind: PixChargeKind, accountId: str
   const row = await tx.pixCharges.chargeByTxid(accountId, txid);
   if (!row || row.kind !== kind) throw notFound(kind);
   if (row.status !== 'ATIVA') throw notRevisable(kind);
-  let locId = row.locId;
-  if (newLocId !== undefined && newLocId !== row.locId) {
-    const loc = await freeLocation(tx, kind, accountId, newLocId, txid, newLoc?.tipoCob);
+  const loc = newLocId !== undefined && newLocId !== row.locId ? await freeLocation(tx, kind, accountId, newLocId, txid, newLoc?.tipoCob) : null;
+  const bindLocation = async (): Promise<number | null> => {
+    if (!loc) return row.locId;
     // the old one first: a txid names one location at a time (pix_locations_txid_uq)
     if (row.locId !== null) {
       const old = await tx.pixCharges.location(accountId, row.locId);
       if (old?.txid === txid) await tx.pixCharges.setLocationTxid(old.id, null);
     }
     await tx.pixCharges.setLocationTxid(loc.id, txid);
-    locId = loc.id;
-  }
-  return { row, locId };
+    return loc.id;
+  };
+  return { row, bindLocation };
 }
 
 /** Writes the revised charge and its revision; a charge paid meanwhile (the database refuses it) is a 400, never a 500. */
@@ -371,8 +373,9 @@ export async function reviseCob(s: Deps, accountId: string, input: CobRevisada &
   if (issues.length) throw refused('cob', issues);
   const out = await s.db.write(async (tx) => {
     const now = s.clock.now().toISOString();
-    const { row, locId } = await lockedForRevision(tx, 'cob', accountId, input.txid, input.loc);
+    const { row, bindLocation } = await lockedForRevision(tx, 'cob', accountId, input.txid, input.loc);
     if (input.chave !== undefined) await checkKey(tx, 'cob', accountId, input.chave);
+    const locId = await bindLocation();
     const b = JSON.parse(row.body) as ChargeBody;
     const expiracao = input.calendario?.expiracao ?? b.calendario.expiracao ?? DEFAULT_EXPIRACAO;
     const valor = input.valor ? { ...b.valor, ...input.valor } : b.valor;
@@ -394,39 +397,46 @@ export async function reviseCob(s: Deps, accountId: string, input: CobRevisada &
   return cobView(out.rec, out.p);
 }
 
-/** PATCH /cobv/{txid}: the merged charge is judged again by the creation's rules (a due date kept as it was may have passed). */
+/**
+ * Inside a write job: revises a cobv (PATCH /cobv/{txid}, and each charge of a PATCH /lotecobv/{id}); the
+ * merged charge is judged again by the creation's rules (a due date kept as it was may have passed).
+ * Throws the DomainError of a refused revision before writing anything.
+ */
+export async function reviseCobvInJob(tx: Stores, s: Pick<Services, 'clock' | 'config'>, accountId: string, input: CobVRevisada & { txid: string }): Promise<CobVView> {
+  const at = s.clock.now();
+  const today = localDay(at);
+  const { row, bindLocation } = await lockedForRevision(tx, 'cobv', accountId, input.txid, input.loc);
+  if (input.chave !== undefined) await checkKey(tx, 'cobv', accountId, input.chave);
+  const b = JSON.parse(row.body) as ChargeBody;
+  const p = await presentationFor(tx, s.config, accountId);
+  // a revision carries the account's recebedor as it is now (refused while none is registered); a removal
+  // keeps the one the charge has, so a charge made before receiver data existed can still be cancelled
+  const recebedor = input.status === undefined ? recebedorOf(p) : b.recebedor;
+  const calendario = { dataDeVencimento: b.calendario.dataDeVencimento, validadeAposVencimento: b.calendario.validadeAposVencimento, ...input.calendario };
+  const valor = input.valor ? { ...b.valor, ...input.valor } : b.valor;
+  const dueGiven = input.calendario?.dataDeVencimento !== undefined;
+  const terms = readCobvTerms(calendario, valor, today, dueGiven ? today : calendario.dataDeVencimento!);
+  const locId = await bindLocation();
+  const body: ChargeBody = {
+    ...b,
+    calendario: { criacao: b.calendario.criacao, dataDeVencimento: terms.dataDeVencimento, validadeAposVencimento: terms.validadeAposVencimento },
+    ...(input.devedor ? { devedor: input.devedor } : {}),
+    ...(recebedor ? { recebedor } : {}),
+    valor: { ...terms.valor },
+    ...(input.infoAdicionais ? { infoAdicionais: input.infoAdicionais } : {}),
+    ...(input.solicitacaoPagador !== undefined ? { solicitacaoPagador: input.solicitacaoPagador } : {}),
+  };
+  const revised: PixChargeRow = {
+    ...row, status: input.status ?? row.status, revisao: row.revisao + 1, chave: input.chave ?? row.chave, locId,
+    amount: amountToCents(terms.valor.original), body: JSON.stringify(body), document: documentOf(body.devedor), dueDate: terms.dataDeVencimento,
+    expiresAt: cobvExpiresAt(terms.dataDeVencimento, terms.validadeAposVencimento), updatedAt: at.toISOString(),
+  };
+  return cobvView(await saveRevision(tx, 'cobv', accountId, revised), p);
+}
+
+/** PATCH /cobv/{txid}. */
 export async function reviseCobv(s: Deps, accountId: string, input: CobVRevisada & { txid: string }): Promise<CobVView> {
-  const out = await s.db.write(async (tx) => {
-    const at = s.clock.now();
-    const today = localDay(at);
-    const { row, locId } = await lockedForRevision(tx, 'cobv', accountId, input.txid, input.loc);
-    if (input.chave !== undefined) await checkKey(tx, 'cobv', accountId, input.chave);
-    const b = JSON.parse(row.body) as ChargeBody;
-    const p = await presentationFor(tx, s.config, accountId);
-    // a revision carries the account's recebedor as it is now (refused while none is registered); a removal
-    // keeps the one the charge has, so a charge made before receiver data existed can still be cancelled
-    const recebedor = input.status === undefined ? recebedorOf(p) : b.recebedor;
-    const calendario = { dataDeVencimento: b.calendario.dataDeVencimento, validadeAposVencimento: b.calendario.validadeAposVencimento, ...input.calendario };
-    const valor = input.valor ? { ...b.valor, ...input.valor } : b.valor;
-    const dueGiven = input.calendario?.dataDeVencimento !== undefined;
-    const terms = readCobvTerms(calendario, valor, today, dueGiven ? today : calendario.dataDeVencimento!);
-    const body: ChargeBody = {
-      ...b,
-      calendario: { criacao: b.calendario.criacao, dataDeVencimento: terms.dataDeVencimento, validadeAposVencimento: terms.validadeAposVencimento },
-      ...(input.devedor ? { devedor: input.devedor } : {}),
-      ...(recebedor ? { recebedor } : {}),
-      valor: { ...terms.valor },
-      ...(input.infoAdicionais ? { infoAdicionais: input.infoAdicionais } : {}),
-      ...(input.solicitacaoPagador !== undefined ? { solicitacaoPagador: input.solicitacaoPagador } : {}),
-    };
-    const revised: PixChargeRow = {
-      ...row, status: input.status ?? row.status, revisao: row.revisao + 1, chave: input.chave ?? row.chave, locId,
-      amount: amountToCents(terms.valor.original), body: JSON.stringify(body), document: documentOf(body.devedor), dueDate: terms.dataDeVencimento,
-      expiresAt: cobvExpiresAt(terms.dataDeVencimento, terms.validadeAposVencimento), updatedAt: at.toISOString(),
-    };
-    return { rec: await saveRevision(tx, 'cobv', accountId, revised), p };
-  });
-  return cobvView(out.rec, out.p);
+  return s.db.write((tx) => reviseCobvInJob(tx, s, accountId, input));
 }
 
 // ---------------------------------------------------------------------------------------------------
