@@ -293,7 +293,7 @@ describe('every dashboard page, at 1280 and 390 px, in both languages', { timeou
   it('1, 10: in English, no Portuguese text, raw code or cents figure, and nothing past the screen edge', async () => {
     await wide.goto(`${srv.url}/settings`);
     await wide.getByLabel('English').check();
-    await wide.getByRole('button', { name: 'Salvar' }).click();
+    await wide.getByRole('button', { name: 'Salvar', exact: true }).click();
     await see(wide, 'h1 >> text=Settings');
     expect(await walk('en')).toEqual([]);
     await wide.goto(`${srv.url}/transactions/${ids.refused}`);
@@ -301,7 +301,7 @@ describe('every dashboard page, at 1280 and 390 px, in both languages', { timeou
     // back to Portuguese for whoever looks next
     await wide.goto(`${srv.url}/settings`);
     await wide.getByLabel('Português (Brasil)').check();
-    await wide.getByRole('button', { name: 'Save' }).click();
+    await wide.getByRole('button', { name: 'Save', exact: true }).click();
     await see(wide, 'h1 >> text=Configurações');
   });
 });
