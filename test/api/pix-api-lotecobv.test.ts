@@ -115,7 +115,7 @@ describe('PUT /v2/lotecobv/{id}', () => {
     expect(await storedCharges([used])).toEqual([{ txid: used, batch_id: 0 }]);
   });
 
-  it('a lote id already used is 400 LoteCobVOperacaoInvalida, nothing more stored', async () => {
+  it('a lote id used again with other charges is 400 LoteCobVOperacaoInvalida, nothing more stored', async () => {
     const id = aLoteId();
     const first = aTxid('first');
     expect((await v2(srv.url, token, 'PUT', `/lotecobv/${id}`, { descricao: 'um', cobsv: [cobvItem(first)] })).status).toBe(202);
@@ -124,9 +124,32 @@ describe('PUT /v2/lotecobv/{id}', () => {
     expect(r.status).toBe(400);
     expectBcbResponse('PUT', '/lotecobv/{id}', 400, r.json);
     expect(r.json.type).toBe(`${TYPE}LoteCobVOperacaoInvalida`);
-    expect(r.json.violacoes).toEqual([expect.objectContaining({ propriedade: 'loteCobV.id', valor: id })]);
+    expect(r.json.violacoes).toEqual([expect.objectContaining({ propriedade: 'loteCobV.cobsv' })]);
+    expect(await storedCharges([again])).toEqual([]);
+    // one charge more than the original request is refused too: a lote's set of charges never changes
+    const more = await v2(srv.url, token, 'PUT', `/lotecobv/${id}`, { descricao: 'três', cobsv: [cobvItem(first), cobvItem(again)] });
+    expect(more.status).toBe(400);
     expect(await storedCharges([again])).toEqual([]);
     expect((await v2(srv.url, token, 'GET', `/lotecobv/${id}`)).json.descricao).toBe('um');
+  });
+
+  it('the same lote id with exactly the original charges alters them in lote (the yaml\'s "alterar em lote")', async () => {
+    const id = aLoteId();
+    const [a, b] = [aTxid('alta'), aTxid('altb')];
+    expect((await v2(srv.url, token, 'PUT', `/lotecobv/${id}`, { descricao: 'original', cobsv: [cobvItem(a), cobvItem(b)] })).status).toBe(202);
+    const r = await v2(srv.url, token, 'PUT', `/lotecobv/${id}`, {
+      descricao: 'alterado', cobsv: [cobvItem(b, { valor: { original: '150.00' } }), cobvItem(a, { chave: 'not-a-key-of-this-account' })],
+    });
+    expect(r.status).toBe(202);
+    const lote = (await v2(srv.url, token, 'GET', `/lotecobv/${id}`)).json;
+    expectBcbResponse('GET', '/lotecobv/{id}', 200, lote);
+    expect(lote.descricao).toBe('alterado');
+    const status = Object.fromEntries(lote.cobsv.map((c: { txid: string; status: string }) => [c.txid, c.status]));
+    expect(status).toEqual({ [a]: 'NEGADA', [b]: 'CRIADA' });
+    const revised = (await v2(srv.url, token, 'GET', `/cobv/${b}`)).json;
+    expect(revised).toMatchObject({ revisao: 1, valor: { original: '150.00' } });
+    // the refused alteration changed nothing of its charge
+    expect((await v2(srv.url, token, 'GET', `/cobv/${a}`)).json).toMatchObject({ revisao: 0, chave: srv.demo.pixKey });
   });
 
   it('two PUTs of one lote id at once: one 202 and one 400, one lote and one set of charges', async () => {

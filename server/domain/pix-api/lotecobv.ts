@@ -61,7 +61,10 @@ export async function createLote(s: Deps, accountId: string, input: LoteCobVSoli
   });
   await s.db.write(async (tx) => {
     await tx.pixLoteCobv.lockLote(accountId, id, input.cobsv.map((c) => ({ txid: c.txid, locIds: c.loc ? [c.loc.id] : [] })));
-    if (await tx.pixLoteCobv.lote(accountId, id)) throw refused([{ path: 'id', message: 'o id de lote já foi utilizado por outro lote desta conta' }]);
+    if (await tx.pixLoteCobv.lote(accountId, id)) {
+      await alterLote(tx, s, accountId, id, input, prepared);
+      return;
+    }
     const criacao = s.clock.now().toISOString();
     await tx.pixLoteCobv.insertLote({ accountId, id, descricao: input.descricao, createdAt: criacao, updatedAt: criacao });
     const items: PixCobvBatchItemRow[] = [];
@@ -78,6 +81,43 @@ export async function createLote(s: Deps, accountId: string, input: LoteCobVSoli
     }
     await tx.pixLoteCobv.insertItems(items);
   });
+}
+
+/**
+ * PUT /lotecobv/{id} of a lote that exists: the yaml's alteration in lote. The array must name exactly the
+ * charges of the original request (none added, none left out), else 400 and nothing changes; each charge the
+ * lote created is revised with the whole request given for it (as PATCH /cobv would, by its rules), and each
+ * refused at creation is tried again. Each item's status says what became of it.
+ */
+async function alterLote(
+  tx: Stores, s: Deps, accountId: string, id: number, input: LoteCobVSolicitado,
+  prepared: ({ item: LoteCobVSolicitado['cobsv'][number]; terms: CobvTerms } | { item: LoteCobVSolicitado['cobsv'][number]; err: unknown })[],
+): Promise<void> {
+  const items = new Map((await tx.pixLoteCobv.items(accountId, [id])).map((i) => [i.txid, i]));
+  const named = new Set(input.cobsv.map((c) => c.txid));
+  if (named.size !== items.size || [...named].some((t) => !items.has(t))) {
+    throw refused([{ path: 'cobsv', message: 'a alteração de um lote lista exatamente as cobranças da requisição que o criou: nenhuma a mais, nenhuma a menos' }]);
+  }
+  const now = s.clock.now().toISOString();
+  await tx.pixLoteCobv.updateLote(accountId, id, { descricao: input.descricao, updatedAt: now });
+  for (const p of prepared) {
+    let outcome: Outcome;
+    try {
+      if ('err' in p) throw p.err;
+      const charge = await tx.pixCharges.chargeByTxid(accountId, p.item.txid);
+      if (charge && charge.batchId === id) {
+        const { txid, ...revision } = p.item;
+        await reviseCobvInJob(tx, s, accountId, { ...revision, txid });
+      } else {
+        // refused when the lote was created: created now if it passes, by the same rules
+        await insertCobvInJob(tx, s, accountId, p.item, p.terms, id);
+      }
+      outcome = { status: 'CRIADA', problema: null };
+    } catch (err) {
+      outcome = negada(problemaOf(err, p.item, tx.requestId));
+    }
+    await tx.pixLoteCobv.updateItem(accountId, id, p.item.txid, outcome);
+  }
 }
 
 /** PATCH /lotecobv/{id}: revises the charges listed, each by PATCH /cobv's rules; each item's status says what became of its revision. */
