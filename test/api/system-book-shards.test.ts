@@ -40,14 +40,19 @@ const withdrawal = (amount: number) => ({
   amount, key: 'fulano@example.com', key_type: 'EMAIL' as const, details: { name: 'Fulano de Tal', document: '529.982.247-25' },
 });
 
-/** `n` funded merchants whose accounts hash to `n` different shards (accounts that collide are left aside). */
-async function merchantsOnDistinctShards(n: number): Promise<string[]> {
+/**
+ * `n` funded merchants whose accounts hash to `n` different shards. Accounts that collide are left aside,
+ * but they were funded too: `funded` counts every account made, for the sandbox funding's total.
+ */
+async function merchantsOnDistinctShards(n: number): Promise<{ merchants: string[]; funded: string[] }> {
   const byShard = new Map<number, string>();
+  const funded: string[] = [];
   while (byShard.size < n) {
     const { account_id: a } = await makeAccount(s, { balance: 1_000_000 });
+    funded.push(a);
     if (!byShard.has(systemShardOf(a))) byShard.set(systemShardOf(a), a);
   }
-  return [...byShard.values()];
+  return { merchants: [...byShard.values()], funded };
 }
 
 /** Settles these due orders at once, each in its own write job (as passes of several instances would). */
@@ -78,7 +83,7 @@ describe('sharded system books', () => {
   });
 
   it('settles and credits merchants concurrently on their own shards, the totals exact', async () => {
-    const merchants = await merchantsOnDistinctShards(4);
+    const { merchants, funded } = await merchantsOnDistinctShards(4);
     // each merchant: a withdrawal of two batches and two approved card charges, all at once
     await Promise.all(merchants.map(async (a, i) => {
       const api = callerFor(s, a);
@@ -109,12 +114,13 @@ describe('sharded system books', () => {
     const charged = 2 * merchants.length * Number(txBody('CARD').amount);
     const totals = await systemBalances(s.db.read);
     expect(totals.pix_out).toBe(paidOut);
-    expect(totals.sandbox_funding).toBe(-1_000_000 * merchants.length);
+    // the accounts left aside for sharing a shard were funded as well
+    expect(totals.sandbox_funding).toBe(-1_000_000 * funded.length);
     expect(totals.card_in).toBe(-charged);
     expect(Object.keys(totals).sort()).toEqual([...SYSTEM_BOOKS].sort());
     // and the merchants' side and the outside world's add up to nothing
     let merchantsHold = 0;
-    for (const a of merchants) {
+    for (const a of funded) {
       const b = await merchantBalance(s.db.read, a);
       merchantsHold += b.available + b.blocked + b.inFlight;
     }
@@ -128,7 +134,7 @@ describe('sharded system books', () => {
     // At the row level: the write groups of the instances take turns (db/pg/writer.ts, GROUP_LOCK) and a
     // group's jobs share its transaction, so what shards buy is that two merchants' settlements never
     // need the same row, which is what lets groups stop taking turns once they lock in one order.
-    const [a, b] = await merchantsOnDistinctShards(2);
+    const { merchants: [a, b] } = await merchantsOnDistinctShards(2);
     for (const m of [a, b]) await callerFor(s, m).withdrawals.create(withdrawal(2_000));
     clock.advance(DELAY);
     // the first settlement of each opens its shard
@@ -161,7 +167,7 @@ describe('sharded system books', () => {
   });
 
   it('the database refuses a shard opened with a balance, a second row for one shard, a merchant book with a shard and a book changing shard', async () => {
-    const [a] = await merchantsOnDistinctShards(1);
+    const { merchants: [a] } = await merchantsOnDistinctShards(1);
     const shard = systemShardOf(a);
     const peek = peekDb(s.config.databasePath, { write: true });
     try {
@@ -208,7 +214,7 @@ describe('sharded system books', () => {
 
     let shard: number;
     beforeEach(async () => {
-      const [a] = await merchantsOnDistinctShards(1);
+      const { merchants: [a] } = await merchantsOnDistinctShards(1);
       shard = systemShardOf(a);
       await callerFor(s, a).withdrawals.create(withdrawal(5_000));
       clock.advance(DELAY);
