@@ -2,13 +2,18 @@
  * `npm run bench -- --engine pg` (or `--engines sqlite,pg`): POST /withdraw/pix and GET /withdraw on
  * PostgreSQL, in the same run and table as the SQLite figures and the bare baselines (bench/run.ts calls
  * this after its SQLite targets, so every ratio is against the same bare FULL insert and bare read):
- *   [pg 1]     one instance, loaded directly (its CPU per request is measured, as SQLite's is);
+ *   PG bare insert: bench/pg-bare-server.ts, one durable INSERT per request through postgres.js with the
+ *              product's pool size, on the same cluster (the baseline of issue 25's targets);
+ *   [pg 1]     one instance, loaded directly (its CPU per request is measured, as SQLite's is): one hot
+ *              account, then the same POST spread over 20 accounts (bench/accounts.ts);
  *   [pg 1 lb]  one instance behind HAProxy (npm run cluster), the balancer's own cost;
  *   [pg 2 lb]  two instances behind HAProxy, both writing to the one ledger.
  * The database is one throwaway PostgreSQL (scripts/lib/throwaway-postgres.ts) with crash safety on (fsync, synchronous
  * commit), as the bare FULL insert has it; each configuration gets an empty database of its own.
+ * The target lines of issue 25 (ratios against the PG bare insert and SQLite's CPU of the same run) are
+ * printed after the table (PostgresReport.summary).
  */
-import { spawn, type ChildProcess } from 'node:child_process';
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -18,9 +23,12 @@ import { withIdempotencyKey } from './process';
 
 const ROOT = new URL('..', import.meta.url).pathname;
 
+type LoadOptions = { url: string; method?: 'POST' | 'GET'; body?: string; headers?: Record<string, string>; requests?: { setupRequest?: typeof withIdempotencyKey }[] };
+
 /** What bench/run.ts lends this module: its load generator and helpers, so the figures line up. */
 export interface BenchHooks<R> {
-  load(name: string, opts: { url: string; method?: 'POST' | 'GET'; body?: string; headers?: Record<string, string>; requests?: { setupRequest?: typeof withIdempotencyKey }[] }): Promise<R>;
+  /** `probe` brackets the measured window only (after the load's warm-up), with the requests it counted. */
+  load(name: string, opts: LoadOptions, probe?: { before(): Promise<void>; after(requests: number): Promise<void> }): Promise<R>;
   startProcess(args: string[], env: Record<string, string>): Promise<{ child: ChildProcess; url: string; out: () => string }>;
   json(url: string, path: string, init?: { method?: string; body?: unknown; headers?: Record<string, string> }): Promise<any>;
   settled(url: string, identifier: string, headers: Record<string, string>): Promise<void>;
@@ -40,7 +48,6 @@ export function wantsPostgres(argv: string[]): boolean {
 
 const METRICS_TOKEN = 'bench-metrics-token-not-a-secret';
 const BASE_ENV: Record<string, string> = { NODE_ENV: 'production', DASHBOARD: 'false', RATE_LIMIT_RPS: '0', SANDBOX_SETTLEMENT_DELAY_MS: '2000', WEBHOOK_ALLOW_PRIVATE_URLS: 'true', METRICS_TOKEN };
-const DURATION = Number(process.env.BENCH_SECONDS ?? 5);
 
 /** CPU (user + system) a process has used, in µs, from /proc; 0 for one that is gone. */
 function cpuOf(pid: number): number {
@@ -94,23 +101,74 @@ function startCluster(instances: number, databaseUrl: string, dir: string): Prom
   });
 }
 
-export async function benchPostgres<R extends { rps: number }>(h: BenchHooks<R>): Promise<R[]> {
+/** A row of the run's table, as bench/run.ts keeps it. */
+export interface BenchRow { name: string; rps: number; p99: number; cpuUsPerReq: number | null }
+
+/** The PostgreSQL rows of the table, and the target lines of issue 25 (printed after the table). */
+export interface PostgresReport<R> { results: R[]; summary: string[] }
+
+/** How many accounts the spread load writes to. */
+const SPREAD_ACCOUNTS = 20;
+
+/** N funded accounts made in the instance's database (bench/accounts.ts), each with an access token of its own. */
+async function spreadAccounts<R>(h: BenchHooks<R>, url: string, env: Record<string, string>, n: number): Promise<string[]> {
+  const made = spawnSync(process.execPath, ['--import', 'tsx', 'bench/accounts.ts', String(n)], { cwd: ROOT, env: { ...process.env, ...env }, encoding: 'utf8' });
+  if (made.status !== 0) throw new Error(`bench/accounts.ts: ${made.stderr}`);
+  const pairs = made.stdout.trim().split('\n').map((l) => JSON.parse(l) as { code: string; token: string });
+  const tokens: string[] = [];
+  for (const p of pairs) tokens.push((await h.json(url, '/auth/token', { body: { code: p.code, token: p.token } })).access_token);
+  return tokens;
+}
+
+export async function benchPostgres<R extends BenchRow>(h: BenchHooks<R>, sqlite: { postCpuUsPerReq: number | null }): Promise<PostgresReport<R>> {
   const pg = await startThrowawayPostgres({ durable: true, maxConnections: 300 });
   const dir = mkdtempSync(join(tmpdir(), 'pix-bench-pg-'));
   const results: R[] = [];
   const splits: Split[] = [];
-  const configs = [
-    { label: '[pg 1]', start: async (url: string, d: string) => {
-      const p = await h.startProcess(['server/main.ts'], { ...BASE_ENV, PORT: '0', DATABASE_URL: url, DATABASE_PATH: join(d, 'payments.db') });
-      return { ...p, pids: [p.child.pid!], instanceUrls: [p.url] };
-    }, direct: true },
-    { label: '[pg 1 lb]', start: (url: string, d: string) => startCluster(1, url, d), direct: false },
-    { label: '[pg 2 lb]', start: (url: string, d: string) => startCluster(2, url, d), direct: false },
-  ];
+  /** a load with every process's CPU over its measured window, and the writers' retries (one split line per load) */
+  const measured = (name: string, pids: number[], instanceUrls: string[], opts: LoadOptions) => {
+    let before = { i: [] as number[], pg: [] as number[], pgPids: [] as number[], retries: 0 };
+    return h.load(name, opts, {
+      async before() {
+        const pgPids = postgresPids(join(pg.dir, 'data'));
+        before = { i: pids.map(cpuOf), pg: pgPids.map(cpuOf), pgPids, retries: await writerRetries(instanceUrls) };
+      },
+      async after(total) {
+        const requests = Math.max(1, total);
+        const instances = pids.map((pid, k) => (cpuOf(pid) - before.i[k]) / requests);
+        const postgres = before.pgPids.reduce((a, pid, k) => a + cpuOf(pid) - before.pg[k], 0) / requests;
+        splits.push({ label: name, instances, postgres, retries: (await writerRetries(instanceUrls)) - before.retries });
+      },
+    });
+  };
+  let pool = '';
   try {
+    // the baseline: one durable INSERT per request, autocommit, the product's pool size, on this cluster
+    {
+      const bare = await h.startProcess(['bench/pg-bare-server.ts', await pg.createDatabase('bench_bare')], {});
+      pool = /\(pool (\d+)\)/.exec(bare.out())?.[1] ?? '?';
+      try {
+        h.measure(bare.child.pid);
+        results.push(await measured(BARE, [bare.child.pid!], [], { url: bare.url, method: 'POST', body: JSON.stringify({ amount: 1000, key: randomUUID(), note: 'bench' }), headers: { 'content-type': 'application/json' } }));
+      } finally {
+        h.measure(undefined);
+        const exited = new Promise((r) => bare.child.once('exit', r));
+        bare.child.kill('SIGTERM');
+        await exited;
+      }
+    }
+    const configs = [
+      { label: '[pg 1]', start: async (url: string, d: string) => {
+        const p = await h.startProcess(['server/main.ts'], { ...BASE_ENV, PORT: '0', DATABASE_URL: url, DATABASE_PATH: join(d, 'payments.db') });
+        return { ...p, pids: [p.child.pid!], instanceUrls: [p.url] };
+      }, direct: true },
+      { label: '[pg 1 lb]', start: (url: string, d: string) => startCluster(1, url, d), direct: false },
+      { label: '[pg 2 lb]', start: (url: string, d: string) => startCluster(2, url, d), direct: false },
+    ];
     for (const [i, c] of configs.entries()) {
       const d = mkdtempSync(join(dir, `c${i}-`));
-      const target = await c.start(await pg.createDatabase(`bench_${i}`), d);
+      const databaseUrl = await pg.createDatabase(`bench_${i}`);
+      const target = await c.start(databaseUrl, d);
       try {
         // the instances' CPU is charged to the load only when one process serves it directly
         h.measure(c.direct ? target.child.pid : undefined);
@@ -119,36 +177,80 @@ export async function benchPostgres<R extends { rps: number }>(h: BenchHooks<R>)
         const auth = { authorization: `Bearer ${access_token}`, 'content-type': 'application/json' };
         await h.json(target.url, '/sandbox/topup', { body: { amount: 90_000_000_000 }, headers: auth });
         const withdrawal = { amount: 1000, key: randomUUID(), key_type: 'EVP', description: 'bench', details: { name: 'Maria Silva', document: '52998224725' } };
-        // every process's CPU over the load, and the writers' retries (split: one line per load)
-        const measured = async (name: string, run: () => Promise<R>) => {
-          const pgPids = postgresPids(join(pg.dir, 'data'));
-          const before = { i: target.pids.map(cpuOf), pg: pgPids.map(cpuOf), retries: await writerRetries(target.instanceUrls) };
-          const r = await run();
-          const requests = Math.max(1, r.rps * DURATION);
-          const instances = target.pids.map((pid, k) => (cpuOf(pid) - before.i[k]) / requests);
-          const postgres = pgPids.reduce((a, pid, k) => a + cpuOf(pid) - before.pg[k], 0) / requests;
-          splits.push({ label: name, instances, postgres, retries: (await writerRetries(target.instanceUrls)) - before.retries });
-          return r;
-        };
-        results.push(await measured(`POST /withdraw/pix ${c.label}`, () => h.load(`POST /withdraw/pix ${c.label}`, { url: target.url + '/withdraw/pix', method: 'POST', body: JSON.stringify(withdrawal), headers: auth, requests: [{ setupRequest: withIdempotencyKey }] })));
+        const post = `POST /withdraw/pix ${c.label}`;
+        results.push(await measured(post, target.pids, target.instanceUrls, { url: target.url + '/withdraw/pix', method: 'POST', body: JSON.stringify(withdrawal), headers: auth, requests: [{ setupRequest: withIdempotencyKey }] }));
         const created = await h.json(target.url, '/withdraw/pix', { body: withdrawal, headers: auth });
         const settling = Date.now();
         await h.settled(target.url, created.data[0].identifier, auth);
         console.log(`settlement of the withdrawals took ${((Date.now() - settling) / 1000).toFixed(1)} s after the load ${c.label}`);
-        results.push(await measured(`GET /withdraw ${c.label}`, () => h.load(`GET /withdraw ${c.label}`, { url: `${target.url}/withdraw?identifier=${created.data[0].identifier}`, headers: auth })));
+        const get = `GET /withdraw ${c.label}`;
+        results.push(await measured(get, target.pids, target.instanceUrls, { url: `${target.url}/withdraw?identifier=${created.data[0].identifier}`, headers: auth }));
+        if (c.direct) {
+          // the same withdrawals spread over many merchants: each request carries one of their tokens in turn
+          const tokens = await spreadAccounts(h, target.url, { ...BASE_ENV, DATABASE_URL: databaseUrl, DATABASE_PATH: join(d, 'payments.db') }, SPREAD_ACCOUNTS);
+          let turn = 0;
+          const spread = `POST /withdraw/pix [pg 1, ${SPREAD_ACCOUNTS} accounts]`;
+          const setupRequest = (req: Parameters<typeof withIdempotencyKey>[0]) => {
+            turn = (turn + 1) % tokens.length;
+            return { ...req, headers: { ...req.headers, authorization: `Bearer ${tokens[turn]}`, 'idempotency-key': randomUUID() } };
+          };
+          results.push(await measured(spread, target.pids, target.instanceUrls, { url: target.url + '/withdraw/pix', method: 'POST', body: JSON.stringify(withdrawal), headers: auth, requests: [{ setupRequest }] }));
+        }
       } finally {
+        h.measure(undefined);
         const exited = new Promise((r) => target.child.once('exit', r));
         target.child.kill('SIGTERM');
         await exited;
       }
     }
     printSplits(splits, results);
-    return results;
+    return { results, summary: targets(splits, results, sqlite.postCpuUsPerReq, pool) };
   } finally {
     h.measure(undefined);
     await pg.stop();
     rmSync(dir, { recursive: true, force: true });
   }
+}
+
+const BARE = 'PG bare insert (durable)';
+
+/** The targets of issue 25, each as a ratio against a figure of the same run. */
+function targets(splits: Split[], results: BenchRow[], sqlitePostCpu: number | null, pool: string): string[] {
+  const row = (name: string) => results.find((r) => r.name === name);
+  const split = (name: string) => splits.find((s) => s.label === name);
+  const met = (ok: boolean) => (ok ? 'met' : 'NOT met');
+  const bare = row(BARE);
+  const hot = row('POST /withdraw/pix [pg 1]');
+  const spread = row(`POST /withdraw/pix [pg 1, ${SPREAD_ACCOUNTS} accounts]`);
+  const out = ['', `PostgreSQL targets (issue 25), one run, sandbox settlement running (SANDBOX_SETTLEMENT_DELAY_MS=${BASE_ENV.SANDBOX_SETTLEMENT_DELAY_MS}):`];
+  if (bare) {
+    const b = split(BARE);
+    out.push(`  PG bare durable insert: ${bare.rps.toFixed(0)} req/s, p99 ${bare.p99} ms (postgres.js, pool ${pool}, autocommit, synchronous_commit=on; CPU µs per insert: node ${b?.instances[0].toFixed(0)}, PostgreSQL ${b?.postgres.toFixed(0)})`);
+  }
+  for (const [label, r] of [['one hot account', hot], [`spread over ${SPREAD_ACCOUNTS} accounts`, spread]] as const) {
+    if (r && bare) out.push(`  POST /withdraw/pix PG, ${label}: ${(r.rps / bare.rps).toFixed(2)}× the PG bare insert (target ≥ 0.25×: ${met(r.rps >= 0.25 * bare.rps)}; ${r.rps.toFixed(0)} against ${bare.rps.toFixed(0)} req/s)`);
+  }
+  const p99s = [hot, spread].filter((r): r is BenchRow => !!r);
+  if (p99s.length) {
+    const worst = Math.max(...p99s.map((r) => r.p99));
+    out.push(`  p99 POST /withdraw/pix PG at 50 connections: ${p99s.map((r) => `${r.p99} ms`).join(' (hot), ')}${p99s.length > 1 ? ` (${SPREAD_ACCOUNTS} accounts)` : ' (hot)'} (target ≤ 150 ms: ${met(worst <= 150)})`);
+  }
+  for (const [label, name] of [['one hot account', 'POST /withdraw/pix [pg 1]'], [`${SPREAD_ACCOUNTS} accounts`, `POST /withdraw/pix [pg 1, ${SPREAD_ACCOUNTS} accounts]`]] as const) {
+    const s = split(name);
+    if (!s) continue;
+    const inst = s.instances[0];
+    const vs = sqlitePostCpu ? `${(inst / sqlitePostCpu).toFixed(2)}× SQLite's ${sqlitePostCpu.toFixed(0)} µs in this run (target ≤ 1.5×: ${met(inst <= 1.5 * sqlitePostCpu)})` : "(SQLite's figure missing)";
+    out.push(`  CPU per POST in the instance on PG, ${label}: ${inst.toFixed(0)} µs, ${vs}; PostgreSQL's own CPU per withdrawal: ${s.postgres.toFixed(0)} µs`);
+  }
+  const one = row('POST /withdraw/pix [pg 1 lb]');
+  const two = row('POST /withdraw/pix [pg 2 lb]');
+  if (one && two) out.push(`  2 instances behind HAProxy vs 1: ${(two.rps / one.rps).toFixed(2)}× (target ≥ 0.90×: ${met(two.rps >= 0.9 * one.rps)}; ${two.rps.toFixed(0)} against ${one.rps.toFixed(0)} req/s)`);
+  const posts = splits.filter((s) => s.label.startsWith('POST '));
+  if (posts.length) {
+    const total = posts.reduce((a, s) => a + s.retries, 0);
+    out.push(`  writer retries over the POST loads: ${posts.map((s) => `${s.label.replace('POST /withdraw/pix ', '')} ${s.retries}`).join(', ')} (target 0: ${met(total === 0)})`);
+  }
+  return out;
 }
 
 /**
@@ -160,7 +262,7 @@ export async function benchPostgres<R extends { rps: number }>(h: BenchHooks<R>)
 function printSplits<R extends { rps: number }>(splits: Split[], results: R[]) {
   console.log('\nPostgreSQL: CPU µs per request of each instance and of PostgreSQL (all its processes), writer retries');
   for (const s of splits) {
-    console.log(`  ${s.label.padEnd(32)} instances ${s.instances.map((x) => x.toFixed(0)).join(' + ').padEnd(14)} postgres ${s.postgres.toFixed(0).padStart(6)}   retries ${s.retries}`);
+    console.log(`  ${s.label.padEnd(40)} instances ${s.instances.map((x) => x.toFixed(0)).join(' + ').padEnd(14)} postgres ${s.postgres.toFixed(0).padStart(6)}   retries ${s.retries}`);
   }
   const rps = (name: string) => (results as unknown as { name: string; rps: number }[]).find((r) => r.name === name)?.rps;
   const one = rps('POST /withdraw/pix [pg 1 lb]');

@@ -31,14 +31,19 @@ function cpuMicros(pid: number | undefined): number | null {
 /** The process whose CPU the next loads are charged to. */
 let measuredPid: number | undefined;
 
-async function load(name: string, opts: autocannon.Options): Promise<Result> {
+/** What else a load measures over exactly its measured window (after the warm-up): bench/pg.ts's CPU split. */
+interface Probe { before(): Promise<void>; after(requests: number): Promise<void> }
+
+async function load(name: string, opts: autocannon.Options, probe?: Probe): Promise<Result> {
   const kind = (opts.method ?? 'GET') === 'GET' ? 'read' : 'write';
   const pid = measuredPid;
   // a short warm-up so JIT and caches do not count against the first target
   await autocannon({ ...opts, duration: 1, connections: 10 });
+  await probe?.before();
   const cpuBefore = cpuMicros(pid);
   const r = await autocannon({ connections: CONNECTIONS, duration: DURATION, ...opts });
   const cpuAfter = cpuMicros(pid);
+  await probe?.after(r.requests.total);
   const cpuUsPerReq = cpuBefore !== null && cpuAfter !== null && r.requests.total > 0 ? (cpuAfter - cpuBefore) / r.requests.total : null;
   return { name, kind, cpuUsPerReq, rps: r.requests.average, p50: r.latency.p50, p99: r.latency.p99, non2xx: r.non2xx, errors: r.errors };
 }
@@ -162,17 +167,24 @@ async function main() {
 
     // PostgreSQL, 1 and 2 instances (`-- --engine pg`): bench/pg.ts, in this table
     const pg = await import('./pg');
-    if (pg.wantsPostgres(process.argv)) results.push(...await pg.benchPostgres({ load, startProcess, json, settled, measure: (pid) => { measuredPid = pid; } }));
+    let pgSummary: string[] = [];
+    if (pg.wantsPostgres(process.argv)) {
+      // the instance's CPU per POST on PostgreSQL is held against SQLite's of this same run
+      const sqlitePost = results.find((r) => r.name === 'POST /withdraw/pix');
+      const report = await pg.benchPostgres({ load, startProcess, json, settled, measure: (pid) => { measuredPid = pid; } }, { postCpuUsPerReq: sqlitePost?.cpuUsPerReq ?? null });
+      results.push(...report.results);
+      pgSummary = report.summary;
+    }
 
     const full = results[0].rps;
     const normal = results[1].rps;
     const read = results[2].rps;
     console.log(`\n${DURATION}s per target, ${CONNECTIONS} connections, 127.0.0.1, ${new Date().toISOString()}, load average ${loadavg().map((l) => l.toFixed(2)).join(' ')} on ${cpus().length} cores`);
-    console.log('target                              req/s     p50 ms   p99 ms   vs bare FULL   vs bare NORMAL   vs bare read   non-2xx   CPU µs/req');
+    console.log('target                                      req/s     p50 ms   p99 ms   vs bare FULL   vs bare NORMAL   vs bare read   non-2xx   CPU µs/req');
     const ratio = (x: number | null) => (x === null ? '' : `${x.toFixed(2)}x`);
     for (const r of results) {
       const w = r.kind === 'write';
-      console.log(`${r.name.padEnd(34)} ${r.rps.toFixed(0).padStart(7)} ${String(r.p50).padStart(9)} ${String(r.p99).padStart(8)} ${ratio(w ? r.rps / full : null).padStart(14)} ${ratio(w ? r.rps / normal : null).padStart(16)} ${ratio(w ? null : r.rps / read).padStart(14)} ${String(r.non2xx + r.errors).padStart(9)} ${(r.cpuUsPerReq === null ? '' : r.cpuUsPerReq.toFixed(0)).padStart(12)}`);
+      console.log(`${r.name.padEnd(42)} ${r.rps.toFixed(0).padStart(7)} ${String(r.p50).padStart(9)} ${String(r.p99).padStart(8)} ${ratio(w ? r.rps / full : null).padStart(14)} ${ratio(w ? r.rps / normal : null).padStart(16)} ${ratio(w ? null : r.rps / read).padStart(14)} ${String(r.non2xx + r.errors).padStart(9)} ${(r.cpuUsPerReq === null ? '' : r.cpuUsPerReq.toFixed(0)).padStart(12)}`);
     }
     // the throughput targets, all at 50 connections with full work: POST /withdraw/pix at least the bare
     // durable (FULL) insert, GET /withdraw at least a quarter of the bare read, p99 of both at most 40 ms
@@ -197,6 +209,8 @@ async function main() {
         vsFloor('GET /withdraw', get, floorGet, 2.5);
       }
     }
+
+    for (const line of pgSummary) console.log(line);
 
     const deliveryBench = join(ROOT, 'bench/delivery.ts');
     if (existsSync(deliveryBench)) {
