@@ -73,6 +73,9 @@ if (process.env.LAYERS) {
     if (leaf.functionName === '(garbage collector)') return 'GC';
     if (leaf.functionName === '(program)') return 'V8/native (program)';
     const u: string = leaf.url;
+    // a socket write's sample is mostly the kernel's loopback work and the wait for a core after waking the
+    // reader: wall time a sampling profiler sees, not the process's own CPU (/proc's system time says how much)
+    if (/^(writeBuffer|writev|writeString|writeUtf8String|writeLatin1String)$/.test(leaf.functionName)) return 'socket writes (syscalls)';
     if (u.includes('/node_modules/postgres/') || (urls.some((x) => x.includes('/node_modules/postgres/')) && !ours(u) && !u.includes('/node_modules/'))) return 'postgres.js (encode, parse, socket I/O)';
     if (u.includes('/drizzle-orm/')) return 'drizzle';
     if (u.includes('/zod/')) return 'zod';
@@ -105,6 +108,30 @@ if (process.env.LAYERS) {
     console.log(`${fmt(sum)}  ${l}`);
     for (const [leaf, t] of [...m].sort((a, b) => b[1] - a[1])) if (t / counted >= 0.003) console.log(`      ${fmt(t)}  ${leaf}`);
   }
+  // who asked: the outermost frame of ours (an async continuation starts at the function it resumes)
+  const origin = (u: string): string => {
+    const p = u.replace(/^.*?\/(server|db|contract|bench)\//, '$1/');
+    if (/withdrawals\/settle|rails\/|refunds/.test(p)) return 'settlement (claim, rail, apply jobs)';
+    if (/webhooks\//.test(p)) return 'dispatcher and delivery';
+    if (/^server\/jobs\//.test(p)) return 'job loops (polls)';
+    if (/^db\/pg\/(writer|transact)/.test(p)) return 'writer: group BEGIN/SAVEPOINT/COMMIT';
+    if (/^server\/observability|^server\/log/.test(p)) return 'logging, metrics, audit';
+    if (/^server\/|^db\/|^contract\//.test(p)) return 'request path (HTTP, tRPC, auth, idempotency, the withdrawal job)';
+    return p;
+  };
+  const byOrigin = new Map<string, number>();
+  for (const [id, t] of self) {
+    const stack: any[] = [];
+    for (let x: number | undefined = id; x !== undefined; x = parent.get(x)) stack.push(byId.get(x));
+    const leaf = leafOf(stack);
+    if (!leaf) continue;
+    const outer = [...stack].reverse().find((n) => ours(n.callFrame.url));
+    const k = outer ? origin(outer.callFrame.url) : leaf === 'socket writes (syscalls)' ? '(no frame of ours) socket writes' : leaf.startsWith('postgres.js') ? '(no frame of ours) postgres.js: answers parsed, queued writes' : `(no frame of ours) ${leaf}`;
+    byOrigin.set(k, (byOrigin.get(k) ?? 0) + t);
+  }
+  console.log('\n== by who asked (the outermost frame of ours)');
+  for (const [k, t] of [...byOrigin].sort((a, b) => b[1] - a[1])) console.log(`${fmt(t)}  ${k}`);
+
   const leaves = new Map<string, number>();
   for (const [, m] of cells) for (const [leaf, t] of m) leaves.set(leaf, (leaves.get(leaf) ?? 0) + t);
   console.log('\n== by leaf, all layers');

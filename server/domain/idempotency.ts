@@ -60,11 +60,12 @@ const NOT_CHECKED = Symbol('not checked');
  * retry may run again.
  *
  * `check` holds the rules that may wait on the network (DNS of a postback or webhook URL) or change over
- * time (expiry dates, configured caps); it runs outside the writer, and its result is handed to
- * `effect`. A genuine replay answers what was stored without being judged again by today's rules, and
- * only an answer actually found inside the write job counts as one: when the read connection already
- * sees an answer the job is tried first, and if that answer has expired meanwhile the check runs and the
- * job runs again, so nothing unchecked is ever stored.
+ * time (expiry dates, configured caps); it runs outside the writer, before the job, and its result is
+ * handed to `effect` (it only reads and judges, so running it for what turns out to be a replay changes
+ * nothing). A genuine replay answers what was stored without being judged again by today's rules, and
+ * only an answer actually found inside the write job counts as one: when the check refuses and the read
+ * connection sees a stored answer, the job is tried without the check's result; if that answer has
+ * expired meanwhile the check runs again (its refusal stands) and so nothing unchecked is ever stored.
  */
 export async function runIdempotent<T extends object, C = undefined>(
   db: AppDatabase,
@@ -84,8 +85,17 @@ export async function runIdempotent<T extends object, C = undefined>(
   }
   try {
     let checked: { value: C } | null = check ? null : { value: undefined as C };
-    // the usual case (no key, or a key never seen): check first, then one write job
-    if (!checked && !(slot && liveAnswer(await db.read.idempotency.answerExpiry(slot), now()))) checked = { value: await check!() };
+    if (!checked) {
+      // the usual case (no key, or a key never seen): check first, then one write job, and no read before it
+      // (on PostgreSQL a look at the slot is a round trip per request; the job looks at the slot anyway).
+      // A refused request may still be a replay of an answer stored when the rules allowed it: only then is
+      // the slot read first, and the job decides.
+      try {
+        checked = { value: await check!() };
+      } catch (err) {
+        if (!(slot && liveAnswer(await db.read.idempotency.answerExpiry(slot), now()))) throw err;
+      }
+    }
     for (;;) {
       const answer = await db.write(async (tx): Promise<IdempotentResult<T> | typeof NOT_CHECKED> => {
         const at = now();
