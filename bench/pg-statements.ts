@@ -4,10 +4,12 @@
  * withdrawals sent 10 at a time, each with an idempotency key, and grouped by statement. A count, not a
  * timing: it does not move with the machine's load, so a change to the request path can be judged on a
  * shared machine where CPU per request does. PGST_B_ROOT=/path/to/other/checkout counts that tree too
- * (the same database cluster, one after the other); PGST_N (200) withdrawals; PGST_TOP (25) lines shown.
+ * (the same database cluster, one after the other); PGST_N (200) withdrawals; PGST_TOP (25) lines shown. Also
+ * the server's write syscalls per POST over the same window: round trips, as postgres.js sends what a job
+ * pipelines in one write (the HTTP answers and the idle loops' polls are in it too).
  */
 import { randomUUID } from 'node:crypto';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import postgres from 'postgres';
@@ -64,7 +66,12 @@ async function main() {
         await admin.unsafe('SELECT pg_reload_conf()');
         await new Promise((res) => setTimeout(res, 300));
         const from = pg.log().length;
+        const io = () => { try { return Number(/^syscw:\s*(\d+)/m.exec(readFileSync(`/proc/${server.child.pid}/io`, 'utf8'))![1]); } catch { return 0; } };
+        const writesBefore = io();
+        const started = Date.now();
         await send(N);
+        const writes = io() - writesBefore;
+        const seconds = (Date.now() - started) / 1000;
         await admin.unsafe('ALTER SYSTEM RESET log_statement');
         await admin.unsafe('SELECT pg_reload_conf()');
         // a statement that starts with a line break is logged over several lines: its first non-empty one names it
@@ -73,7 +80,8 @@ async function main() {
           .filter((l) => /LOG:\s+(statement|execute)/.test(l) && !/log_statement|pg_reload_conf/.test(l));
         const byShape = new Map<string, number>();
         for (const l of lines) byShape.set(shape(l), (byShape.get(shape(l)) ?? 0) + 1);
-        console.log(`\n${r.label} (${r.root}): ${(lines.length / N).toFixed(2)} statements per POST /withdraw/pix (${lines.length} over ${N}, settlement and the loops included)`);
+        console.log(`\n${r.label} (${r.root}): ${(lines.length / N).toFixed(2)} statements per POST /withdraw/pix (${lines.length} over ${N}, settlement and the loops included); `
+          + `the server's write syscalls (round trips and answers) ${(writes / N).toFixed(2)} per POST, over ${seconds.toFixed(1)} s`);
         for (const [s, n] of [...byShape].sort((a, b) => b[1] - a[1]).slice(0, TOP)) console.log(`  ${(n / N).toFixed(2).padStart(6)}  ${s}`);
       } finally {
         const exited = new Promise((res) => server.child.once('exit', res));

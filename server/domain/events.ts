@@ -21,7 +21,6 @@ export function categoryOf(type: EventType): StoredEventCategory {
 
 export interface RecordedEvent {
   id: string;
-  seq: number;
   type: EventType;
   category: StoredEventCategory;
   resourceId: string;
@@ -40,11 +39,11 @@ export async function recordEvent(
   const id = newId('event');
   const createdAt = e.at.toISOString();
   const category = categoryOf(e.type);
-  const seq = await tx.events.record({
+  await tx.events.record({
     id, accountId: e.accountId, type: e.type, category, resourceId: e.resourceId,
     payload: JSON.stringify(e.payload), createdAt, requestId: tx.requestId,
   });
-  return { id, seq, type: e.type, category, resourceId: e.resourceId, createdAt };
+  return { id, type: e.type, category, resourceId: e.resourceId, createdAt };
 }
 
 /**
