@@ -1,7 +1,7 @@
 import { and, asc, eq, inArray, isNull, lte, sql } from 'drizzle-orm';
 import type { DrizzleDb } from '../handle';
 import { disputes, events, transactions, webhooks, withdrawalBatches, withdrawals } from '../schema';
-import { first, tryLockName } from '../query';
+import { first, pipelined, tryLockName } from '../query';
 import { jsonStringList, onPostgres } from '../dialect';
 import type { StoredEventCategory } from '../../contract/enums';
 
@@ -93,6 +93,11 @@ export class EventStore {
     const row = await first((this.recordStatement ??= prepareRecord(this.db)).execute({ ...e }));
     if (!row) throw new Error('the event insert returned no row');
     return row.seq;
+  }
+
+  /** Inside a write job: inserts an event whose seq nobody reads (PostgreSQL: pipelined, db/query.ts). */
+  async recordUnread(e: NewEvent): Promise<void> {
+    await pipelined(this.db, () => (this.recordStatement ??= prepareRecord(this.db)).execute({ ...e }));
   }
 
   /** Inserts an event already dispatched (a test event with its one delivery: the fan-out never sees it); its seq. */

@@ -36,15 +36,28 @@ export async function recordEvent(
   tx: Stores,
   e: { accountId: string; type: EventType; resourceId: string; payload: unknown; at: Date },
 ): Promise<RecordedEvent> {
+  const row = eventRow(tx, e);
+  const seq = await tx.events.record(row);
+  return { id: row.id, seq, type: e.type, category: row.category, resourceId: e.resourceId, createdAt: row.createdAt };
+}
+
+/**
+ * recordEvent for a job that does not read the event's seq: the store may send it without waiting for
+ * the answer (on PostgreSQL it travels with the job's next statements).
+ */
+export async function recordEventUnread(
+  tx: Stores,
+  e: { accountId: string; type: EventType; resourceId: string; payload: unknown; at: Date },
+): Promise<void> {
+  await tx.events.recordUnread(eventRow(tx, e));
+}
+
+function eventRow(tx: Stores, e: { accountId: string; type: EventType; resourceId: string; payload: unknown; at: Date }) {
   if (e.type === 'webhook.test') throw new Error('test events are recorded by sendTestEvent, already dispatched');
-  const id = newId('event');
-  const createdAt = e.at.toISOString();
-  const category = categoryOf(e.type);
-  const seq = await tx.events.record({
-    id, accountId: e.accountId, type: e.type, category, resourceId: e.resourceId,
-    payload: JSON.stringify(e.payload), createdAt, requestId: tx.requestId,
-  });
-  return { id, seq, type: e.type, category, resourceId: e.resourceId, createdAt };
+  return {
+    id: newId('event'), accountId: e.accountId, type: e.type, category: categoryOf(e.type), resourceId: e.resourceId,
+    payload: JSON.stringify(e.payload), createdAt: e.at.toISOString(), requestId: tx.requestId,
+  };
 }
 
 /**
