@@ -2,7 +2,7 @@ import { and, desc, eq, gte, isNull, lt, sql, type SQL } from 'drizzle-orm';
 import type { DrizzleDb } from '../handle';
 import { greatest, onPostgres } from '../dialect';
 import { ledgerBooks, ledgerEntries, ledgerLines } from '../schema';
-import { first, lockRows, pipelined, rawRow, rawRows, whenCommittedOnPostgres } from '../query';
+import { first, pipelined, rawRow, rawRows, whenCommittedOnPostgres } from '../query';
 import { handleOf, type OnHandle } from './handle-of';
 import type { BookKind, LedgerEntryKind, MerchantBook, SystemBook } from '../../contract/ledger';
 
@@ -50,6 +50,16 @@ export interface NewLine {
  * job: the caller throws, and the job's savepoint takes back what the entry had written.
  */
 export type LineOutcome = 'applied' | 'below_floor' | 'above_ceiling';
+
+/** A line refused by its book's trigger. */
+export type Refusal = Exclude<LineOutcome, 'applied'>;
+
+/** An entry and its lines, to post together (see LedgerStore.post). */
+export interface NewPosting {
+  entry: NewEntry;
+  /** In the order they are applied (the domain puts debits first, so an overdraft is refused before any credit). */
+  lines: { bookId: string; amount: number }[];
+}
 
 export interface BookBalance { kind: string; balance: number }
 
@@ -225,6 +235,23 @@ function preparePosting(d: DrizzleDb) {
   };
 }
 
+// PostgreSQL: the entry, its books' locks and its lines as one call of ledger_post (db/pg/sql/triggers.sql,
+// migration 0009), one statement and one round trip; the lines as a JSON text (cast, so that the driver
+// sends it as it is)
+function preparePgPosting(d: DrizzleDb) {
+  return {
+    post: d.select({ posted: sql<string>`ledger_post(${ph('id')}, ${ph('accountId')}, ${ph('kind')}, ${ph('resourceId')}, ${ph('description')}, ${ph('createdAt')}::timestamptz, (${ph('lines')}::text)::jsonb)::text` })
+      .from(sql`(SELECT 1) AS one`).prepare(),
+  };
+}
+
+/** Which limit a failed line insert met, if it was one of the book's limits. */
+function refusalOf(err: unknown): Refusal | null {
+  if (failedConstraint(err, 'ledger_books_balance_non_negative')) return 'below_floor';
+  if (failedConstraint(err, 'ledger_books_balance_ceiling')) return 'above_ceiling';
+  return null;
+}
+
 function failedConstraint(err: unknown, name: string): boolean {
   // drizzle may wrap the driver's error; the constraint name is in one of the two messages
   for (let e: unknown = err, i = 0; e instanceof Error && i < 3; e = e.cause, i++) {
@@ -240,12 +267,14 @@ export class LedgerStore {
   private books?: ReturnType<typeof prepareBooks>;
   private readonly knownBooks = new Map<string, string>();
   private posting?: ReturnType<typeof preparePosting>;
+  private pgPosting?: ReturnType<typeof preparePgPosting>;
   private audit?: LedgerAuditReads;
 
   constructor(private readonly db: DrizzleDb) {}
 
   private get booksSt() { return (this.books ??= prepareBooks(this.db)); }
   private get postingSt() { return (this.posting ??= preparePosting(this.db)); }
+  private get pgPostingSt() { return (this.pgPosting ??= preparePgPosting(this.db)); }
 
   /** Inserts a book at a zero balance. */
   async insertBook(b: NewBook): Promise<void> {
@@ -303,29 +332,49 @@ export class LedgerStore {
     return this.booksSt.balances.execute({ account: accountId });
   }
 
-  async insertEntry(e: NewEntry): Promise<void> {
-    await pipelined(this.db, () => this.postingSt.insertEntry.execute({ ...e }));
+  /**
+   * Inside a write job: posts an entry and its lines, each line applied to its book by the trigger (which moves
+   * the balance and refuses an overdraft or a balance above the ceiling), or says which limit refused a line
+   * (then the job must fail: its savepoint takes back what the entry had written). On PostgreSQL it is one
+   * statement (ledger_post: the books locked in id order until the job commits, so concurrent entries on a
+   * book take turns and each line is computed from its book's current balance); on SQLite, whose single
+   * writer needs no lock, the prepared inserts.
+   */
+  async post(p: NewPosting): Promise<LineOutcome> {
+    try {
+      if (onPostgres) await this.postOnPg(p);
+      else await this.postOnSqlite(p);
+      return 'applied';
+    } catch (err) {
+      const refusal = refusalOf(err);
+      if (refusal) return refusal;
+      throw err;
+    }
   }
 
   /**
-   * Inside a write job: locks these books' rows, in id order, until the job commits, so that concurrent
-   * entries on a book take turns and each line is computed from its book's current balance (PostgreSQL;
-   * SQLite's single writer needs nothing).
+   * Inside a write job: `post` for a job that answers a refusal only by failing with `refused(refusal)`. On
+   * PostgreSQL nothing waits for it (db/query.ts pipelined): it travels with the job's next statements, and a
+   * refusal becomes the job's error when the job ends (the statements sent after it fail with it). On
+   * SQLite it runs here and throws at once.
    */
-  async lockBooks(bookIds: string[]): Promise<void> {
-    await lockRows(this.db, ledgerBooks, ledgerBooks.id, bookIds);
+  async postOrFail(p: NewPosting, refused: (r: Refusal) => Error): Promise<void> {
+    const failed = (err: unknown) => { const r = refusalOf(err); throw r ? refused(r) : err; };
+    if (!onPostgres) {
+      try { await this.postOnSqlite(p); } catch (err) { failed(err); }
+      return;
+    }
+    await pipelined(this.db, () => this.postOnPg(p).then(undefined, failed));
   }
 
-  /** Applies one line to its book (the trigger moves the balance), or says which limit refused it. */
-  async insertLine(l: NewLine): Promise<LineOutcome> {
-    try {
-      await this.postingSt.insertLine.execute({ ...l });
-      return 'applied';
-    } catch (err) {
-      if (failedConstraint(err, 'ledger_books_balance_non_negative')) return 'below_floor';
-      if (failedConstraint(err, 'ledger_books_balance_ceiling')) return 'above_ceiling';
-      throw err;
-    }
+  private postOnPg(p: NewPosting): Promise<unknown> {
+    return this.pgPostingSt.post.execute({ ...p.entry, lines: JSON.stringify(p.lines.map((l) => ({ book: l.bookId, amount: l.amount }))) });
+  }
+
+  private async postOnSqlite(p: NewPosting): Promise<void> {
+    const st = this.postingSt;
+    await st.insertEntry.execute({ ...p.entry });
+    for (const l of p.lines) await st.insertLine.execute({ entryId: p.entry.id, bookId: l.bookId, amount: l.amount, createdAt: p.entry.createdAt });
   }
 
   /** The sum of every line of the ledger. */

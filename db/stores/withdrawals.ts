@@ -65,12 +65,10 @@ export interface PaymentOrderRow {
   receiverDocument: string;
 }
 
-/** What an outcome needs of its batch, read under the withdrawal's row lock. */
-export interface BatchToSettle {
-  status: BatchStatus;
-  amount: number;
-  withdrawalId: string;
-  accountId: string;
+/** What settling one of its batches reads of a withdrawal: the withdrawal, and each batch's state in order. */
+export interface WithdrawalToSettle {
+  withdrawal: WithdrawalRow;
+  batches: { id: string; status: BatchStatus; amount: number }[];
 }
 
 /** A row of a keyset walk in (created_at, id) order: a cursor, or where a bounded walk stops. */
@@ -256,13 +254,12 @@ function prepareSettlement(db: DrizzleDb) {
     }).where(eq(withdrawalBatches.id, ph('id'))).prepare(),
     failed: db.update(withdrawalBatches).set({ status: 'ERROR', failureCode: ph('code') as unknown as 'REJECTED', failureReason: ph('reason') as unknown as string, updatedAt: ph('at') as unknown as string })
       .where(eq(withdrawalBatches.id, ph('id'))).prepare(),
+    withdrawal: db.select(viewedWithdrawalColumns).from(withdrawals)
+      .where(and(eq(withdrawals.id, sql.placeholder('id')), eq(withdrawals.accountId, sql.placeholder('accountId')))).prepare(),
+    batchStates: db.select({ id: withdrawalBatches.id, status: withdrawalBatches.status, amount: withdrawalBatches.amount }).from(withdrawalBatches)
+      .where(eq(withdrawalBatches.withdrawalId, sql.placeholder('id'))).orderBy(asc(withdrawalBatches.seq)).prepare(),
     withdrawalStatusTo: db.update(withdrawals).set({ status: ph('status') as unknown as 'PAID', updatedAt: ph('at') as unknown as string })
       .where(eq(withdrawals.id, ph('id'))).prepare(),
-    batch: db.select({ status: withdrawalBatches.status, amount: withdrawalBatches.amount, withdrawalId: withdrawalBatches.withdrawalId, accountId: withdrawalBatches.accountId })
-      .from(withdrawalBatches).where(eq(withdrawalBatches.id, sql.placeholder('id'))).prepare(),
-    withdrawalStatus: db.select({ status: withdrawals.status }).from(withdrawals).where(eq(withdrawals.id, sql.placeholder('id'))).prepare(),
-    batchStatuses: db.select({ status: withdrawalBatches.status }).from(withdrawalBatches)
-      .where(eq(withdrawalBatches.withdrawalId, sql.placeholder('id'))).prepare(),
   };
 }
 
@@ -483,11 +480,15 @@ export class WithdrawalStore {
 
   /**
    * Inside a write job: locks the withdrawal's row until the job commits (PostgreSQL: sibling batches
-   * settle in concurrent jobs, and each must see the others' outcome) and reads the batch.
+   * settle in concurrent jobs, and each must see the others' outcome), then reads it and the status of
+   * each of its batches: three statements in one round trip (the lock pipelined, the reads sent together).
+   * Null when the account has no such withdrawal.
    */
-  async lockBatchToSettle(withdrawalId: string, batchId: string): Promise<BatchToSettle | null> {
+  async lockToSettle(accountId: string, withdrawalId: string): Promise<WithdrawalToSettle | null> {
     await lockRows(this.db, withdrawals, withdrawals.id, [withdrawalId]);
-    return (await this.settling.batch.execute({ id: batchId }))[0] ?? null;
+    const st = this.settling;
+    const [found, batches] = await Promise.all([st.withdrawal.execute({ id: withdrawalId, accountId }), st.batchStates.execute({ id: withdrawalId })]);
+    return found[0] ? { withdrawal: found[0], batches } : null;
   }
 
   /** The batch is due again at `dueAt` (the rail has no answer yet). */
@@ -501,15 +502,6 @@ export class WithdrawalStore {
 
   async markBatchFailed(batchId: string, code: FailureCode, reason: string, at: string): Promise<void> {
     await pipelined(this.db, () => this.settling.failed.execute({ id: batchId, code, reason, at }));
-  }
-
-  async statusOf(withdrawalId: string): Promise<WithdrawalStatus | null> {
-    return (await this.settling.withdrawalStatus.execute({ id: withdrawalId }))[0]?.status ?? null;
-  }
-
-  /** The statuses of the withdrawal's batches. */
-  async batchStatuses(withdrawalId: string): Promise<BatchStatus[]> {
-    return (await this.settling.batchStatuses.execute({ id: withdrawalId })).map((r) => r.status);
   }
 
   async updateStatus(withdrawalId: string, status: WithdrawalStatus, at: string): Promise<void> {

@@ -1,4 +1,5 @@
 import type { Stores } from '../../db';
+import type { NewPosting, Refusal } from '../../db/stores/ledger';
 import { BALANCE_CEILING_CENTS, MERCHANT_BOOKS, SYSTEM_BOOK_SHARDS, SYSTEM_BOOKS, type LedgerEntryKind, type MerchantBook, type SystemBook } from '../../contract/ledger';
 import { DomainError } from '../errors';
 import { newId } from './ids';
@@ -60,42 +61,57 @@ async function bookId(tx: Stores, ref: BookRef, accountId: string, at: Date): Pr
   return (await tx.ledger.systemBookId(ref.system, shard)) ?? tx.ledger.openSystemShard(ref.system, shard, newId('ledgerBook'), at);
 }
 
-/**
- * Posts one balanced entry. Throws INSUFFICIENT_FUNDS when a merchant book would go below zero (beyond
- * what a dispute hold may do) and UNPROCESSABLE when one would cross the ceiling; the job's savepoint
- * then takes back whatever the entry had written.
- */
-export async function postEntry(tx: Stores, e: PostEntry): Promise<string> {
+/** What a refused line means to the client, unless the caller says it in its own words. */
+export function refusalError(r: Refusal): DomainError {
+  if (r === 'below_floor') return new DomainError('INSUFFICIENT_FUNDS', 'the available balance does not cover this amount');
+  return new DomainError('UNPROCESSABLE', `a balance may not exceed ${BALANCE_CEILING_CENTS} cents; this movement would cross it, so nothing was changed`);
+}
+
+/** The rows of one balanced entry: checked, its books found (or opened), debits first. */
+async function postingOf(tx: Stores, e: PostEntry): Promise<NewPosting> {
   const sum = e.lines.reduce((s, l) => s + l.amount, 0);
   if (e.lines.length < 2 || sum !== 0) throw new DomainError('INTERNAL', 'unbalanced ledger entry');
   for (const l of e.lines) {
     if (!Number.isSafeInteger(l.amount) || l.amount === 0) throw new DomainError('INTERNAL', 'ledger amounts are non-zero integer cents');
   }
-  const id = newId('ledgerEntry');
-  const at = e.at.toISOString();
-  await tx.ledger.insertEntry({ id, accountId: e.accountId, kind: e.kind, resourceId: e.resourceId ?? null, description: e.description ?? null, createdAt: at });
   // Debits first, so an overdraft is refused before any credit is applied.
   const ordered = [...e.lines].sort((a, b) => a.amount - b.amount);
-  const books: string[] = [];
-  for (const l of ordered) books.push(await bookId(tx, l.book, e.accountId, e.at));
-  // each line is computed from its book's balance: concurrent entries on a book take turns (PostgreSQL)
-  await tx.ledger.lockBooks(books);
-  for (const [i, l] of ordered.entries()) {
-    const outcome = await tx.ledger.insertLine({ entryId: id, bookId: books[i], amount: l.amount, createdAt: at });
-    if (outcome === 'below_floor') throw new DomainError('INSUFFICIENT_FUNDS', 'the available balance does not cover this amount');
-    if (outcome === 'above_ceiling') {
-      throw new DomainError('UNPROCESSABLE', `a balance may not exceed ${BALANCE_CEILING_CENTS} cents; this movement would cross it, so nothing was changed`);
-    }
-  }
-  return id;
+  const lines: NewPosting['lines'] = [];
+  for (const l of ordered) lines.push({ bookId: await bookId(tx, l.book, e.accountId, e.at), amount: l.amount });
+  const entry = { id: newId('ledgerEntry'), accountId: e.accountId, kind: e.kind, resourceId: e.resourceId ?? null, description: e.description ?? null, createdAt: e.at.toISOString() };
+  return { entry, lines };
 }
 
-/** Moves `amount` from one book to another as one entry. */
-export function transfer(tx: Stores, o: { accountId: string; kind: LedgerEntryKind; from: BookRef; to: BookRef; amount: number; resourceId?: string; description?: string; at: Date }) {
+/**
+ * Posts one balanced entry. Throws INSUFFICIENT_FUNDS when a merchant book would go below zero (beyond
+ * what a dispute hold may do) and UNPROCESSABLE when one would cross the ceiling; the job's savepoint
+ * then takes back whatever the entry had written.
+ *
+ * With `refused`, the job ends with `refused(refusal)` instead, and the caller must not go on from a
+ * refusal (catch it) within the job: the store may send the entry without waiting for its outcome (on
+ * PostgreSQL it travels with the job's next statements), so the refusal can surface only when the job ends.
+ */
+export async function postEntry(tx: Stores, e: PostEntry, refused?: (r: Refusal) => DomainError): Promise<string> {
+  const posting = await postingOf(tx, e);
+  if (refused) {
+    await tx.ledger.postOrFail(posting, refused);
+  } else {
+    const outcome = await tx.ledger.post(posting);
+    if (outcome !== 'applied') throw refusalError(outcome);
+  }
+  return posting.entry.id;
+}
+
+/** Moves `amount` from one book to another as one entry (`refused`: see postEntry). */
+export function transfer(
+  tx: Stores,
+  o: { accountId: string; kind: LedgerEntryKind; from: BookRef; to: BookRef; amount: number; resourceId?: string; description?: string; at: Date },
+  refused?: (r: Refusal) => DomainError,
+) {
   return postEntry(tx, {
     accountId: o.accountId, kind: o.kind, resourceId: o.resourceId, description: o.description, at: o.at,
     lines: [{ book: o.from, amount: -o.amount }, { book: o.to, amount: o.amount }],
-  });
+  }, refused);
 }
 
 export interface Balance { available: number; blocked: number; inFlight: number }

@@ -3,7 +3,7 @@ import { wake, type Services } from '../../services';
 import { recordEvent } from '../events';
 import { checkIdempotencyKey, requestFingerprint, runIdempotent, type IdempotentCreateOptions, type IdempotentOperation, type IdempotentResult } from '../idempotency';
 import { newId } from '../ids';
-import { transfer } from '../ledger';
+import { refusalError, transfer } from '../ledger';
 import { normalizeDocument } from '../../../contract/pix/documents';
 import type { PixKeyType } from '../../../contract/pix/keys';
 import { railFor } from '../rails';
@@ -88,19 +88,16 @@ export async function createWithdrawal(
         });
       }
       const id = newId('withdrawal');
-      // the debit first: most refusals are for funds, and they should cost as little as possible
-      try {
-        await transfer(tx, {
-          accountId, kind: 'withdrawal_requested', resourceId: id, amount: input.amount, at,
-          from: { account: accountId, book: 'available' }, to: { account: accountId, book: 'withdrawals_in_flight' },
-          description: 'Pix withdrawal requested',
-        });
-      } catch (err) {
-        if (err instanceof DomainError && err.code === 'INSUFFICIENT_FUNDS') {
-          throw new DomainError('INSUFFICIENT_FUNDS', `the available balance does not cover ${input.amount} cents`);
-        }
-        throw err;
-      }
+      // the debit first: most refusals are for funds, and they should cost as little as possible. A refusal
+      // fails the job (nothing of it is written); the store may send the debit without waiting for it, with
+      // the rows below
+      await transfer(tx, {
+        accountId, kind: 'withdrawal_requested', resourceId: id, amount: input.amount, at,
+        from: { account: accountId, book: 'available' }, to: { account: accountId, book: 'withdrawals_in_flight' },
+        description: 'Pix withdrawal requested',
+      }, (refusal) => refusal === 'below_floor'
+        ? new DomainError('INSUFFICIENT_FUNDS', `the available balance does not cover ${input.amount} cents`)
+        : refusalError(refusal));
       const row = {
         id, amount: input.amount, key: input.key, keyType: input.key_type,
         description: input.description ?? null, detailsName: input.details.name, detailsDocument: checked.document,

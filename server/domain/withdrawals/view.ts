@@ -103,6 +103,14 @@ function viewOf(w: WithdrawalRow, batches: BatchRow[]): WithdrawalView {
   };
 }
 
+/**
+ * The view of a withdrawal and its batches as the caller holds them: a write job that has just changed
+ * what it read (settlement) builds its event's payload from that, instead of reading it back.
+ */
+export function withdrawalViewOf(found: WithdrawalWithBatches): WithdrawalView {
+  return viewOf(found.withdrawal, found.batches);
+}
+
 function viewOfFound(found: WithdrawalWithBatches | null): WithdrawalView | null {
   return found ? viewOf(found.withdrawal, found.batches) : null;
 }
