@@ -87,7 +87,7 @@ export async function createTransaction(
       : null;
   };
 
-  return runIdempotent(s.db, scope, fingerprint, () => s.clock.now(), async (tx, card) => {
+  return runIdempotent(s, scope, fingerprint, async (tx, card) => {
     const at = s.clock.now();
     const iso = at.toISOString();
     if (input.externalRef !== undefined) {
