@@ -28,7 +28,7 @@ export interface DailyVolume { date: string; money_in: number; money_out: number
 export async function signedInUser(s: Services, auth: { accountId: string; userId?: string }) {
   const account = await getAccount(s, auth.accountId);
   const user = auth.userId
-    ? await s.db.read.reports.dashboardUser(auth.accountId, auth.userId)
+    ? await s.db.read.sessions.dashboardUser(auth.accountId, auth.userId)
     : undefined;
   return { email: user?.email ?? '', account_id: account.id, account_name: account.name, expires_at: null, locale: user?.locale ?? DEFAULT_LOCALE };
 }
@@ -120,7 +120,7 @@ export async function developerCredentials(s: Services, accountId: string) {
  */
 export async function postbackSecret(s: Services, who: DashboardActor, password: string) {
   await confirmPassword(s, who.userId, password, who.clientAddress);
-  const enc = await s.db.read.reports.postbackSecretEncrypted(who.accountId);
+  const enc = await s.db.read.accounts.postbackSecretEncrypted(who.accountId);
   if (enc === undefined) throw new DomainError('NOT_FOUND', 'account not found');
   await recordDisclosure(s, who, 'postback_secret.reveal');
   return { postback_secret: decryptSecret(enc, s.masterKey) };

@@ -96,7 +96,7 @@ export async function createTransaction(
         throw new DomainError('DUPLICATE_EXTERNAL_REF', 'externalRef: another transaction of this account already uses it');
       }
     }
-    const merchantName = await tx.transactions.merchantName(accountId);
+    const merchantName = await tx.accounts.merchantName(accountId);
     if (merchantName === null) throw new DomainError('NOT_FOUND', 'account not found');
 
     const id = newId('transaction');
