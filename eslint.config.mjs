@@ -22,6 +22,18 @@ const serverBoundary = [
   ['(^|/)db/(schema|query|prepared|dialect|name-words|pg|client|handle|writer|reader-thread|memory-rate-limits|stores/handle-of)(/|\\.|$)', 'server/ asks the stores (db/stores) and opens the database through db/index.ts: tables, SQL helpers and engines stay in db/'],
 ];
 
+/** The domain calls the stores' methods, never the connection under them. */
+const noHandle = { selector: 'MemberExpression[property.name="handle"]', message: 'the domain calls the stores\' methods, never the connection under them' };
+
+/** A parameter typed `name` (plain or inside Pick<…>), for the domain's one function shape. */
+const typed = (name) => `[typeAnnotation.typeAnnotation.typeName.name="${name}"], [typeAnnotation.typeAnnotation.typeArguments.params.0.typeName.name="${name}"]`;
+const domainShape = [
+  { selector: 'TSTypeReference[typeName.name="AppDatabase"]', message: 'an entry point takes its deps (`s: Services` or a Pick of it; s.db is the database), a step the stores of its job (`tx: Stores`): never AppDatabase' },
+  { selector: `:function > Identifier.params:matches([name!="tx"], :not(:first-child)):matches(${typed('Stores')})`, message: 'a step takes the stores it runs on as its first parameter, named `tx` (docs/architecture.md "Domain functions")' },
+  { selector: `:function:has(> Identifier.params:matches(${typed('Services')})) > Identifier.params:matches(${typed('Stores')})`, message: 'one shape: an entry point takes deps and opens its reads or writes; a step takes `tx: Stores`; not both' },
+  { selector: `:function > Identifier.params:not(:first-child):matches(${typed('Services')})`, message: 'an entry point takes its deps first: `(s: Services | Pick<Services, …>, …)`' },
+];
+
 export default [
   {
     ignores: [
@@ -79,7 +91,17 @@ export default [
         ],
       }],
       // the connection under the stores is db/'s (and tests' support code): the domain calls store methods
-      'no-restricted-syntax': ['error', { selector: 'MemberExpression[property.name="handle"]', message: 'the domain calls the stores\' methods, never the connection under them' }],
+      'no-restricted-syntax': ['error', noHandle],
+    },
+  },
+  // domain functions in one shape (docs/architecture.md "Domain functions"): an entry point takes its deps
+  // (Services or a Pick of it), a step the stores it runs on as `tx`; never the database itself, never both
+  // (server/domain/pix-api follows later)
+  {
+    files: ['server/domain/**'],
+    ignores: ['server/domain/pix-api/**'],
+    rules: {
+      'no-restricted-syntax': ['error', noHandle, ...domainShape],
     },
   },
 ];

@@ -5,6 +5,7 @@
  */
 import { openDatabase } from '../db';
 import { engineAtStartOrExit } from '../db/engine';
+import { systemClock } from '../server/clock';
 import { loadConfig } from '../server/config';
 import { createAccount } from '../server/domain/accounts';
 import { loadMasterKey } from '../server/domain/master-key';
@@ -17,7 +18,7 @@ async function main() {
   try {
     const masterKey = loadMasterKey(config.databasePath, config.secretsKeyPath);
     for (let i = 0; i < n; i++) {
-      const c = await createAccount({ db, masterKey, now: () => new Date() }, { name: `bench ${i + 1}`, balance: 90_000_000_000 });
+      const c = await createAccount({ db, masterKey, clock: systemClock }, { name: `bench ${i + 1}`, balance: 90_000_000_000 });
       process.stdout.write(JSON.stringify({ account_id: c.account_id, code: c.code, token: c.token }) + '\n');
     }
   } finally {

@@ -78,7 +78,7 @@ export async function benchDelivery(o: { events: number; ratePerSecond?: number;
   const level = log.level;
   log.level = 'warn';
   try {
-    const account = await createAccount({ db: s.db, masterKey: s.masterKey, now: () => new Date() }, { name: 'Bench' });
+    const account = await createAccount({ db: s.db, masterKey: s.masterKey, clock: systemClock }, { name: 'Bench' });
     await createWebhook(s, account.account_id, { url: `http://127.0.0.1:${port}/hook`, events: ['transaction'] });
     const payload = (i: number) => ({ id: `txn_bench_${i}`, status: 'APPROVED', total: 1000 + i, method: 'PIX', currency: 'BRL', customer: { name: 'Bench', email: 'b@example.com' } });
     const recordRange = (from: number, to: number) => s.db.write(async (tx) => {

@@ -26,6 +26,7 @@
  */
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import { randomBytes, randomUUID } from 'node:crypto';
+import { systemClock } from '../server/clock';
 
 // the floor is SQLite's (the product's default engine), whatever this process's environment says
 process.env.DATABASE_URL = '';
@@ -44,7 +45,7 @@ const SETTLEMENT_DELAY_MS = 2000; // the bench's SANDBOX_SETTLEMENT_DELAY_MS: on
 
 // the seed, with the product's own code: migrations, an account with its books and a top-up, a token
 const seeding = openDatabase(path);
-const services = { db: seeding, masterKey: randomBytes(32), now: () => new Date() };
+const services = { db: seeding, masterKey: randomBytes(32), clock: systemClock };
 const creds = await createAccount(services, { name: 'Floor', balance: 100_000_000_000 });
 const issued = await issueAccessToken(services, creds.code, creds.token);
 if (!issued) throw new Error('the seeded account was refused a token');

@@ -81,7 +81,9 @@ async function main() {
   const dir = mkdtempSync(join(tmpdir(), 'pix-stmts-'));
   const config = loadConfig({ databasePath: join(dir, 'x.db'), rateLimitRps: 0, sandboxSettlementDelayMs: 0 });
   const s = createServices({ config, clock: new ManualClock(new Date()), db: openDatabase(config.databasePath, { url }) });
-  const account = await createAccount({ db: s.db, masterKey: s.masterKey, now: () => s.clock.now() }, { name: 'M' });
+  // `now` for a tree (PGST_ROOT) from before createAccount took the clock
+  const deps = { db: s.db, masterKey: s.masterKey, clock: s.clock, now: () => s.clock.now() };
+  const account = await createAccount(deps, { name: 'M' });
   const accountId = account.account_id;
   await s.db.write((tx) => sandboxTopUp(tx, accountId, 10_000_000, s.clock.now()));
   const body = { amount: 1000, key: 'a2d4f0e4-1c1d-4a4e-9f0e-3f8f3a2b1c0d', key_type: 'EVP' as const, description: 'bench', details: { name: 'Maria Silva', document: '52998224725' } };

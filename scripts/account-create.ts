@@ -14,6 +14,7 @@ import type { ReceiverInput } from '../server/domain/receiver';
 import { loadMasterKey } from '../server/domain/master-key';
 import { DomainError } from '../server/errors';
 import { engineAtStartOrExit } from '../db/engine';
+import { systemClock } from '../server/clock';
 
 async function main() {
   await engineAtStartOrExit();
@@ -55,7 +56,7 @@ async function main() {
   const db = openDatabase(config.databasePath);
   try {
     const creds = await createAccount(
-      { db, masterKey: loadMasterKey(config.databasePath, config.secretsKeyPath), now: () => new Date() },
+      { db, masterKey: loadMasterKey(config.databasePath, config.secretsKeyPath), clock: systemClock },
       { name: values.name, balance, email: values.email, password: values.password, receiver },
     );
     if (values.json) {

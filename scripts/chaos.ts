@@ -19,6 +19,7 @@
 import { removeChaosDir, startChaosCluster, type ChaosCluster, type ChaosInstance } from './lib/chaos-cluster';
 import { roundChecks, settled, type Check } from './lib/chaos-checks';
 import { isFailure, resolve, worker, type Op } from './lib/chaos-load';
+import { systemClock } from '../server/clock';
 
 const FAULTS = ['kill', 'pg-fast', 'pg-immediate', 'terminate', 'stall', 'cut'] as const;
 type Fault = typeof FAULTS[number];
@@ -172,7 +173,7 @@ async function main() {
     let running = true;
     let workers: Promise<void>[] = [];
     try {
-      const creds = await createAccount({ db, masterKey, now: () => new Date() }, { name: `Chaos Merchant ${r}`, balance: INITIAL_BALANCE });
+      const creds = await createAccount({ db, masterKey, clock: systemClock }, { name: `Chaos Merchant ${r}`, balance: INITIAL_BALANCE });
       const res = await fetch(`${cluster.balancer}/auth/token`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ code: creds.code, token: creds.token }) });
       if (res.status !== 200) throw new Error(`access token: ${res.status} ${await res.text()}`);
       const token = ((await res.json()) as { access_token: string }).access_token;

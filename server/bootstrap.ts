@@ -7,10 +7,10 @@ import type { Services } from './services';
  * Their secrets exist only in this one printout.
  */
 export async function createDemoAccountIfEmpty(s: Services, print: (line: string) => void): Promise<boolean> {
-  if ((await countAccounts(s.db.read)) > 0) return false;
+  if ((await countAccounts(s)) > 0) return false;
   const email = 'demo@example.com';
   const password = randomBytes(12).toString('base64url');
-  const creds = await createAccount({ db: s.db, masterKey: s.masterKey, now: () => s.clock.now() }, {
+  const creds = await createAccount(s, {
     name: 'Demo Merchant', balance: 1_000_000, email, password,
     // a test CNPJ (valid check digits, test/fixtures/pix-fixtures.json) and an address, so the demo's cobv answers a whole recebedor
     receiver: { document: '11222333000181', name: 'Demo Merchant Ltda', trade_name: 'Demo Merchant', street: 'Avenida Paulista, 1000', city: 'São Paulo', uf: 'SP', cep: '01310100' },

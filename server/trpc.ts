@@ -50,7 +50,7 @@ async function rateLimit(ctx: Context, accountId: string) {
 async function fromSession(ctx: Context, type: string) {
   const cookie = parseCookies(ctx.headers.cookie)[SESSION_COOKIE];
   if (!cookie) return null;
-  const session = await sessionFor(ctx.services.db.read, cookie, ctx.services.clock.now());
+  const session = await sessionFor(ctx.services, cookie, ctx.services.clock.now());
   if (!session) return null;
   if (type === 'mutation') checkCsrf(session, ctx.headers[CSRF_HEADER]);
   await noteSessionSeen(ctx.services, session);
@@ -67,7 +67,7 @@ export async function merchantAuth(ctx: Context, type: string): Promise<Context[
     const header = ctx.headers.authorization;
     const m = header ? /^Bearer\s+(\S+)\s*$/i.exec(header) : null;
     if (m) {
-      const accountId = await accountForAccessToken(ctx.services.db.read, m[1], ctx.services.clock.now());
+      const accountId = await accountForAccessToken(ctx.services, m[1], ctx.services.clock.now());
       if (!accountId) throw new DomainError('UNAUTHORIZED', 'invalid or expired access token');
       auth = { kind: 'bearer', accountId, token: m[1] };
     } else {
@@ -93,7 +93,7 @@ export const webhookApiProcedure = publicProcedure.use(async ({ ctx, type, next 
     const apiKey = ctx.headers['x-api-key'];
     const token = ctx.headers['x-token'];
     if (apiKey && token) {
-      const accountId = await accountForApiKey(ctx.services.db.read, apiKey, token, ctx.services.clock.now());
+      const accountId = await accountForApiKey(ctx.services, apiKey, token, ctx.services.clock.now());
       if (!accountId) throw new DomainError('UNAUTHORIZED', 'invalid x-api-key or x-token');
       auth = { kind: 'webhook-api', accountId, token };
     } else {

@@ -86,6 +86,17 @@ export class AccountStore {
       .where(and(eq(accessTokens.tokenHash, hash), isNull(accessTokens.revokedAt))).returning({ id: accessTokens.id }))) > 0;
   }
 
+  /** The merchant's name, which its Pix charges show; null for an unknown account. */
+  async merchantName(accountId: string): Promise<string | null> {
+    const account = await first(this.db.select({ name: accounts.name }).from(accounts).where(eq(accounts.id, accountId)));
+    return account?.name ?? null;
+  }
+
+  /** The account's postback secret, as stored (encrypted). */
+  async postbackSecretEncrypted(accountId: string): Promise<string | undefined> {
+    return (await first(this.db.select({ enc: accounts.postbackSecretEnc }).from(accounts).where(eq(accounts.id, accountId))))?.enc;
+  }
+
   /** The account's recebedor data, or undefined when none was registered. */
   async receiver(accountId: string): Promise<AccountReceiverRow | undefined> {
     return first(this.db.select().from(accountReceivers).where(eq(accountReceivers.accountId, accountId)));

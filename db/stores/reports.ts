@@ -1,11 +1,9 @@
-import { and, eq, sql } from 'drizzle-orm';
+import { sql } from 'drizzle-orm';
 import type { DrizzleDb } from '../handle';
 import { dayAt, jsonAt } from '../dialect';
-import { accounts, dashboardUsers } from '../schema';
-import { first, rawRow, rawRows } from '../query';
+import { rawRow, rawRows } from '../query';
 import { pendingMigrations } from '../client';
 import type { BookKind, LedgerEntryKind } from '../../contract/ledger';
-import type { DashboardLocale } from '../../contract/enums';
 
 /**
  * Reads across aggregates for the dashboard, the metrics and readiness: aggregates and counts, never a
@@ -87,17 +85,6 @@ export class ReportStore {
            ${json(['method'])} AS method,
            coalesce(${json(['customer', 'name'])}, ${json(['operation', 'details', 'name'])}) AS who
     FROM events WHERE account_id = ${accountId} ORDER BY seq DESC LIMIT ${sql.raw(String(Math.trunc(limit)))}`);
-  }
-
-  /** The signed-in dashboard user's email and locale, if the user belongs to the account. */
-  dashboardUser(accountId: string, userId: string): Promise<{ email: string; locale: DashboardLocale } | undefined> {
-    return first(this.db.select({ email: dashboardUsers.email, locale: dashboardUsers.locale }).from(dashboardUsers)
-      .where(and(eq(dashboardUsers.id, userId), eq(dashboardUsers.accountId, accountId))));
-  }
-
-  /** The account's postback secret, as stored (encrypted). */
-  async postbackSecretEncrypted(accountId: string): Promise<string | undefined> {
-    return (await first(this.db.select({ enc: accounts.postbackSecretEnc }).from(accounts).where(eq(accounts.id, accountId))))?.enc;
   }
 
   /**

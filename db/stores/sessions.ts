@@ -62,6 +62,12 @@ export class SessionStore {
     return first(this.db.select().from(dashboardUsers).where(eq(dashboardUsers.email, email)));
   }
 
+  /** The signed-in dashboard user's email and locale, if the user belongs to the account. */
+  dashboardUser(accountId: string, userId: string): Promise<{ email: string; locale: DashboardLocale } | undefined> {
+    return first(this.db.select({ email: dashboardUsers.email, locale: dashboardUsers.locale }).from(dashboardUsers)
+      .where(and(eq(dashboardUsers.id, userId), eq(dashboardUsers.accountId, accountId))));
+  }
+
   /** The email and password hash of a user, for a password check. */
   async passwordOf(userId: string): Promise<{ email: string; passwordHash: string } | undefined> {
     return first(this.db.select({ email: dashboardUsers.email, passwordHash: dashboardUsers.passwordHash })

@@ -7,7 +7,7 @@ import { perConnection } from '../prepared';
 import { first, lockName, lockRows, skipLocked, touched } from '../query';
 import { contains } from '../dialect';
 import { indexWalkFloor } from '../name-words';
-import { accounts, customers, disputes, nameWords, refunds, transactions } from '../schema';
+import { customers, disputes, nameWords, refunds, transactions } from '../schema';
 import type { DisputeStatus, RefundStatus, TransactionMethod, TransactionStatus } from '../../contract/enums';
 
 /** A transaction joined with its customer: what every view of a charge is made of. */
@@ -257,12 +257,6 @@ export class TransactionStore {
     const taken = await first(this.db.select({ id: transactions.id }).from(transactions)
       .where(and(eq(transactions.accountId, accountId), eq(transactions.externalRef, externalRef))));
     return taken?.id ?? null;
-  }
-
-  /** The merchant's name, which its Pix charges show; null for an unknown account. */
-  async merchantName(accountId: string): Promise<string | null> {
-    const account = await first(this.db.select({ name: accounts.name }).from(accounts).where(eq(accounts.id, accountId)));
-    return account?.name ?? null;
   }
 
   async insertCustomer(c: NewCustomer): Promise<void> {

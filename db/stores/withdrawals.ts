@@ -6,6 +6,7 @@ import { indexWalkFloor } from '../name-words';
 import { lockName, lockRows, pipelined, skipLocked } from '../query';
 import { handleOf, type OnHandle } from './handle-of';
 import type { BatchStatus, FailureCode, PixKeyType, WithdrawalStatus } from '../../contract/enums';
+import type { PixPaymentOrder } from '../../contract/rails';
 
 /** A withdrawal as its views read it (never the virtual search columns, see viewedWithdrawalColumns). */
 export interface WithdrawalRow {
@@ -50,19 +51,6 @@ export interface NewBatch {
   id: string;
   seq: number;
   amount: number;
-}
-
-/** A due batch with what the rail needs to pay it (the domain's PixPaymentOrder). */
-export interface PaymentOrderRow {
-  batchId: string;
-  withdrawalId: string;
-  accountId: string;
-  seq: number;
-  amount: number;
-  key: string;
-  keyType: PixKeyType;
-  receiverName: string;
-  receiverDocument: string;
 }
 
 /** What settling one of its batches reads of a withdrawal: the withdrawal, and each batch's state in order. */
@@ -460,7 +448,7 @@ export class WithdrawalStore {
   // ---- settlement
 
   /** Due batches with what the rail needs to pay them, oldest due first (nothing claimed). */
-  async duePaymentOrders(now: string, limit: number): Promise<PaymentOrderRow[]> {
+  async duePaymentOrders(now: string, limit: number): Promise<PixPaymentOrder[]> {
     return this.claiming.dueOrders.execute({ now, limit });
   }
 
@@ -473,7 +461,7 @@ export class WithdrawalStore {
   get batchClaims(): {
     anyDue: { execute(values: { now: string }): Promise<unknown[]> };
     claim: { execute(values: { now: string; limit: number; leaseUntil: string; instance: string }): Promise<{ id: string }[]> };
-    orders: { execute(values: { ids: string }): Promise<PaymentOrderRow[]> };
+    orders: { execute(values: { ids: string }): Promise<PixPaymentOrder[]> };
   } {
     return this.claiming;
   }

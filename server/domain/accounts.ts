@@ -1,4 +1,4 @@
-import type { AppDatabase, Stores } from '../../db';
+import type { Stores } from '../../db';
 import type { AccountRow } from '../../db/stores/accounts';
 import { DomainError } from '../errors';
 import { addressKey } from '../rate-limit';
@@ -42,10 +42,11 @@ export interface CreateAccountInput {
   receiver?: ReceiverInput;
 }
 
-export interface AccountServices { db: AppDatabase; masterKey: Buffer; now: () => Date }
+/** What the account's entry points use: scripts and tests hand this much, procedures the whole Services. */
+export type AccountDeps = Pick<Services, 'db' | 'masterKey' | 'clock'>;
 
 /** Creates an account, its ledger books, an optional top-up and dashboard user; returns the secrets once. */
-export async function createAccount(s: AccountServices, input: CreateAccountInput): Promise<AccountCredentials> {
+export async function createAccount(s: AccountDeps, input: CreateAccountInput): Promise<AccountCredentials> {
   const name = input.name.trim();
   if (!name || name.length > 140) throw new DomainError('VALIDATION', 'name: 1 to 140 characters');
   if (input.balance !== undefined && (!Number.isSafeInteger(input.balance) || input.balance < 0 || input.balance > 100_000_000_000)) {
@@ -66,7 +67,7 @@ export async function createAccount(s: AccountServices, input: CreateAccountInpu
   };
   const postbackSecretEnc = encryptSecret(newWebhookSecret(), s.masterKey);
   return s.db.write(async (tx) => {
-    const at = s.now();
+    const at = s.clock.now();
     const iso = at.toISOString();
     await tx.accounts.insertAccount({
       id: creds.account_id, name, code: creds.code, tokenHash: hashSecret(creds.token), apiKey: creds.api_key,
@@ -87,14 +88,14 @@ export async function createAccount(s: AccountServices, input: CreateAccountInpu
 }
 
 /** Exchanges the client pair for an opaque access token. Unknown code and wrong token look alike. */
-export async function issueAccessToken(s: AccountServices, code: string, token: string) {
+export async function issueAccessToken(s: AccountDeps, code: string, token: string) {
   const account = await s.db.read.accounts.clientPairByCode(code);
   const presented = hashSecret(token);
   // compare against a dummy hash when the code is unknown, so both paths cost the same
   const ok = safeEqualHex(presented, account?.tokenHash ?? hashSecret('no-such-account')) && !!account;
   if (!ok || !account) return null;
   const accessToken = randomSecret('at_');
-  const at = s.now();
+  const at = s.clock.now();
   await s.db.write(async (tx) => {
     await tx.accounts.insertAccessToken({
       id: newId('accessToken'), accountId: account.id, tokenHash: hashSecret(accessToken), createdAt: at.toISOString(),
@@ -115,34 +116,36 @@ export async function issueAccessTokenLimited(s: Services, code: string, token: 
   const byAddress = s.limits.tokenByAddress;
   const wait = await byAddress.attempt(address);
   if (wait !== null) throw new DomainError('RATE_LIMITED', `too many failed attempts; try again in ${wait} s`, { retryAfterSeconds: wait });
-  const issued = await issueAccessToken({ db: s.db, masterKey: s.masterKey, now: () => s.clock.now() }, code, token);
+  const issued = await issueAccessToken(s, code, token);
   if (!issued) throw new DomainError('UNAUTHORIZED', 'invalid code or token');
   await byAddress.succeeded(address);
   return issued;
 }
 
 /** The account an unexpired, unrevoked access token belongs to, or null. */
-export async function accountForAccessToken(db: Stores, token: string, now: Date): Promise<string | null> {
+export async function accountForAccessToken(s: Pick<Services, 'db'>, token: string, now: Date): Promise<string | null> {
+  const reads = s.db.read;
   if (!token.startsWith('at_') || token.length > 200) return null;
   const hash = hashSecret(token);
   // the lookup is by hash, so timing reveals nothing about the token; the compare is belt and braces
-  const row = await db.accounts.liveAccessToken(hash, now.toISOString());
+  const row = await reads.accounts.liveAccessToken(hash, now.toISOString());
   if (!row || !safeEqualHex(hash, row.tokenHash)) return null;
   return row.accountId;
 }
 
 /** The webhook API's pair: a public api key and an access token, both of one account. */
-export async function accountForApiKey(db: Stores, apiKey: string, token: string, now: Date): Promise<string | null> {
-  const byKey = await db.accounts.byApiKey(apiKey);
-  const byToken = await accountForAccessToken(db, token, now);
+export async function accountForApiKey(s: Pick<Services, 'db'>, apiKey: string, token: string, now: Date): Promise<string | null> {
+  const reads = s.db.read;
+  const byKey = await reads.accounts.byApiKey(apiKey);
+  const byToken = await accountForAccessToken(s, token, now);
   if (!byKey || !byToken || !safeEqualHex(byKey.apiKey, apiKey) || byKey.id !== byToken) return null;
   return byKey.id;
 }
 
-export async function revokeAccessToken(s: AccountServices, token: string): Promise<boolean> {
+export async function revokeAccessToken(s: AccountDeps, token: string): Promise<boolean> {
   const hash = hashSecret(token);
   return s.db.write(async (tx) => {
-    return tx.accounts.revokeAccessToken(hash, s.now().toISOString());
+    return tx.accounts.revokeAccessToken(hash, s.clock.now().toISOString());
   });
 }
 
@@ -152,11 +155,11 @@ export async function revokeAccessToken(s: AccountServices, token: string): Prom
  * there), so the rotation and what goes with it commit together or not at all.
  */
 export async function rotateClientToken(
-  s: AccountServices, accountId: string, alongside?: (tx: Stores, at: Date) => Promise<void>,
+  s: AccountDeps, accountId: string, alongside?: (tx: Stores, at: Date) => Promise<void>,
 ): Promise<{ code: string; token: string }> {
   const token = randomSecret('sk_');
   return s.db.write(async (tx) => {
-    const now = s.now();
+    const now = s.clock.now();
     const at = now.toISOString();
     // the account's new token hash, and every access token the old one issued revoked
     const row = await tx.accounts.replaceClientToken(accountId, hashSecret(token), at);
@@ -166,13 +169,14 @@ export async function rotateClientToken(
   });
 }
 
-export async function getAccount(db: Stores, accountId: string): Promise<AccountRow> {
-  const row = await db.accounts.accountById(accountId);
+export async function getAccount(s: Pick<Services, 'db'>, accountId: string): Promise<AccountRow> {
+  const reads = s.db.read;
+  const row = await reads.accounts.accountById(accountId);
   if (!row) throw new DomainError('NOT_FOUND', 'account not found');
   return row;
 }
 
-export async function countAccounts(db: Stores): Promise<number> {
+export async function countAccounts(s: Pick<Services, 'db'>): Promise<number> {
   // (0 or 1: whether there is any)
-  return (await db.accounts.anyAccount()) ? 1 : 0;
+  return (await s.db.read.accounts.anyAccount()) ? 1 : 0;
 }

@@ -56,8 +56,8 @@ const probes: [AuditCheckName, Probe][] = [
 export const AUDIT_CHECKS: readonly AuditCheckName[] = probes.map(([name]) => name);
 
 /** Runs every check on `db`; `firstBreak` names the first one that failed and where. */
-export function auditBooks(db: Stores): Promise<AuditReport> {
-  return auditBooksWith(db.ledger.auditReads());
+export function auditBooks(tx: Stores): Promise<AuditReport> {
+  return auditBooksWith(tx.ledger.auditReads());
 }
 
 /**
@@ -75,6 +75,6 @@ export async function auditBooksWith(reads: LedgerAuditReads): Promise<AuditRepo
 }
 
 /** The last committed ledger entry (for the backup's printout). */
-export function lastLedgerEntry(db: Stores): Promise<LastEntry | null> {
-  return db.ledger.lastEntry();
+export function lastLedgerEntry(tx: Stores): Promise<LastEntry | null> {
+  return tx.ledger.lastEntry();
 }

@@ -26,9 +26,9 @@ export interface DailyVolume { date: string; money_in: number; money_out: number
 
 
 export async function signedInUser(s: Services, auth: { accountId: string; userId?: string }) {
-  const account = await getAccount(s.db.read, auth.accountId);
+  const account = await getAccount(s, auth.accountId);
   const user = auth.userId
-    ? await s.db.read.reports.dashboardUser(auth.accountId, auth.userId)
+    ? await s.db.read.sessions.dashboardUser(auth.accountId, auth.userId)
     : undefined;
   return { email: user?.email ?? '', account_id: account.id, account_name: account.name, expires_at: null, locale: user?.locale ?? DEFAULT_LOCALE };
 }
@@ -42,7 +42,7 @@ const emptyPeriod = (): PeriodMoney => ({ sales: 0, sales_count: 0, top_ups: 0, 
 export async function overview(s: Services, accountId: string) {
   const db = s.db.read;
   const now = s.clock.now();
-  const account = await getAccount(db, accountId);
+  const account = await getAccount(s, accountId);
   const balance = await merchantBalance(db, accountId);
   const today = localDay(now);
   const yesterday = addDays(today, -1);
@@ -110,7 +110,7 @@ export async function overview(s: Services, accountId: string) {
 }
 
 export async function developerCredentials(s: Services, accountId: string) {
-  const account = await getAccount(s.db.read, accountId);
+  const account = await getAccount(s, accountId);
   return { account_id: account.id, account_name: account.name, code: account.code, api_key: account.apiKey };
 }
 
@@ -120,7 +120,7 @@ export async function developerCredentials(s: Services, accountId: string) {
  */
 export async function postbackSecret(s: Services, who: DashboardActor, password: string) {
   await confirmPassword(s, who.userId, password, who.clientAddress);
-  const enc = await s.db.read.reports.postbackSecretEncrypted(who.accountId);
+  const enc = await s.db.read.accounts.postbackSecretEncrypted(who.accountId);
   if (enc === undefined) throw new DomainError('NOT_FOUND', 'account not found');
   await recordDisclosure(s, who, 'postback_secret.reveal');
   return { postback_secret: decryptSecret(enc, s.masterKey) };
@@ -133,7 +133,7 @@ export async function postbackSecret(s: Services, who: DashboardActor, password:
  */
 export async function rotateToken(s: Services, who: DashboardActor, password: string) {
   await confirmPassword(s, who.userId, password, who.clientAddress);
-  const r = await rotateClientToken({ db: s.db, masterKey: s.masterKey, now: () => s.clock.now() }, who.accountId, async (tx, at) => {
+  const r = await rotateClientToken(s, who.accountId, async (tx, at) => {
     await endOtherSessions(tx, sessionsOfAccount(who.accountId), who.sessionId, at);
     await recordAudit(tx, who, 'client_token.rotate', at);
   });

@@ -1,6 +1,7 @@
 import { createHmac } from 'node:crypto';
-import type { AppDatabase, Stores } from '../../db';
+import type { Stores } from '../../db';
 import { DomainError } from '../errors';
+import type { Services } from '../services';
 
 export const IDEMPOTENCY_TTL_MS = 24 * 3600 * 1000;
 export const MAX_IDEMPOTENCY_KEY_LENGTH = 255;
@@ -68,10 +69,9 @@ const NOT_CHECKED = Symbol('not checked');
  * expired meanwhile the check runs again (its refusal stands) and so nothing unchecked is ever stored.
  */
 export async function runIdempotent<T extends object, C = undefined>(
-  db: AppDatabase,
+  s: Pick<Services, 'db' | 'clock'>,
   scope: IdempotencyScope,
   fingerprint: string,
-  now: () => Date,
   effect: (tx: Stores, checked: C) => Promise<T>,
   check?: () => Promise<C>,
 ): Promise<IdempotentResult<T>> {
@@ -93,12 +93,12 @@ export async function runIdempotent<T extends object, C = undefined>(
       try {
         checked = { value: await check!() };
       } catch (err) {
-        if (!(slot && liveAnswer(await db.read.idempotency.answerExpiry(slot), now()))) throw err;
+        if (!(slot && liveAnswer(await s.db.read.idempotency.answerExpiry(slot), s.clock.now()))) throw err;
       }
     }
     for (;;) {
-      const answer = await db.write(async (tx): Promise<IdempotentResult<T> | typeof NOT_CHECKED> => {
-        const at = now();
+      const answer = await s.db.write(async (tx): Promise<IdempotentResult<T> | typeof NOT_CHECKED> => {
+        const at = s.clock.now();
         if (slot) {
           // instances each answer their own requests: a second request of this key waits for the first
           // one's job to commit and then replays its answer, instead of running the effect again
@@ -139,8 +139,8 @@ function liveAnswer(row: { expiresAt: string } | undefined, at: Date): boolean {
  * enough: a job that finds another instance's purge under way (a lock named for it, tried without
  * waiting) leaves the work to it and returns 0 instead of queueing on the same rows.
  */
-export async function purgeExpiredIdempotencyKeys(db: AppDatabase, now: Date): Promise<number> {
-  return db.write(async (tx) => {
+export async function purgeExpiredIdempotencyKeys(s: Pick<Services, 'db'>, now: Date): Promise<number> {
+  return s.db.write(async (tx) => {
     return tx.idempotency.purgeExpired(now.toISOString());
   });
 }

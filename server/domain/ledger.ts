@@ -117,8 +117,8 @@ export function transfer(
 export interface Balance { available: number; blocked: number; inFlight: number }
 
 /** O(1) in the number of entries: reads the running balances kept on the books. */
-export async function merchantBalance(db: Stores, accountId: string): Promise<Balance> {
-  const rows = await db.ledger.balances(accountId);
+export async function merchantBalance(tx: Stores, accountId: string): Promise<Balance> {
+  const rows = await tx.ledger.balances(accountId);
   return { available: balanceOf(rows, 'available'), blocked: balanceOf(rows, 'blocked'), inFlight: balanceOf(rows, 'withdrawals_in_flight') };
 }
 
@@ -135,14 +135,14 @@ export function sandboxTopUp(tx: Stores, accountId: string, amount: number, at: 
  * Each system book's balance (the outside world's side of every merchant's money), summed over its
  * shards; a book no movement has reached yet is 0.
  */
-export async function systemBalances(db: Stores): Promise<Record<SystemBook, number>> {
-  const rows = await db.ledger.systemBalances();
+export async function systemBalances(tx: Stores): Promise<Record<SystemBook, number>> {
+  const rows = await tx.ledger.systemBalances();
   return Object.fromEntries(SYSTEM_BOOKS.map((kind) => [kind, balanceOf(rows, kind)])) as Record<SystemBook, number>;
 }
 
 /** For tests and audits: every book's balance equals the sum of its lines, and all lines sum to zero. */
-export async function auditLedger(db: Stores): Promise<{ total: number; mismatched: string[] }> {
-  const total = await db.ledger.lineTotal();
-  const rows = await db.ledger.booksAgainstLines();
+export async function auditLedger(tx: Stores): Promise<{ total: number; mismatched: string[] }> {
+  const total = await tx.ledger.lineTotal();
+  const rows = await tx.ledger.booksAgainstLines();
   return { total, mismatched: rows.filter((r) => r.balance !== r.lines).map((r) => r.id) };
 }

@@ -69,8 +69,9 @@ export function receiverView(row: AccountReceiverRow): ReceiverView {
 }
 
 /** The account's receiver data, or null while none is registered. */
-export async function accountReceiver(db: Stores, accountId: string): Promise<ReceiverView | null> {
-  const row = await db.accounts.receiver(accountId);
+export async function accountReceiver(s: Pick<Services, 'db'>, accountId: string): Promise<ReceiverView | null> {
+  const reads = s.db.read;
+  const row = await reads.accounts.receiver(accountId);
   return row ? receiverView(row) : null;
 }
 

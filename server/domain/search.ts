@@ -147,12 +147,12 @@ export const WORD_SAMPLE = 500;
  * floor: the WORD_WALK_CAP-th row of the key's stem, past which one page does not read.
  */
 export async function planWordWalk(
-  db: Stores, reading: Extract<SearchReading, { kind: 'words' }>,
+  tx: Stores, reading: Extract<SearchReading, { kind: 'words' }>,
   walk: Omit<StemWalk, 'stem'>,
 ): Promise<Extract<SearchReading, { kind: 'words' }> | 'empty'> {
   const typed = [reading.key, ...reading.others];
   const candidates = [...new Set(typed.filter((w) => w.length >= STEM_LENGTH))];
-  const samples = await Promise.all(candidates.map(async (word) => ({ word, ...await db.search.sampleStemWalk({ ...walk, stem: word.slice(0, STEM_LENGTH) }, word, WORD_SAMPLE) })));
+  const samples = await Promise.all(candidates.map(async (word) => ({ word, ...await tx.search.sampleStemWalk({ ...walk, stem: word.slice(0, STEM_LENGTH) }, word, WORD_SAMPLE) })));
   // a sample that reached the stem's end is its exact count; any other ranks after it, by its share of matches
   const score = (s: (typeof samples)[number]) => (s.examined < WORD_SAMPLE ? s.matched : WORD_SAMPLE + s.matched);
   if (samples.some((s) => s.examined < WORD_SAMPLE && s.matched === 0)) return 'empty';
@@ -161,7 +161,7 @@ export async function planWordWalk(
   const others = [...typed];
   others.splice(typed.indexOf(rarest.word), 1);
   const stem = rarest.word.slice(0, STEM_LENGTH);
-  const floor = await db.search.stemWalkFloor({ ...walk, stem }, WORD_WALK_CAP);
+  const floor = await tx.search.stemWalkFloor({ ...walk, stem }, WORD_WALK_CAP);
   return { kind: 'words', stem, key: rarest.word, others, ...(floor ? { floor } : {}) };
 }
 

@@ -1,4 +1,4 @@
-import type { AppDatabase, Stores } from '../../db';
+import type { Stores } from '../../db';
 import type { SessionOwner } from '../../db/stores/sessions';
 import type { DashboardLocale } from '../../contract/enums';
 import { DomainError, validationError } from '../errors';
@@ -22,15 +22,15 @@ export interface ClientOrigin { clientAddress: string; userAgent: string | null 
  * Checks email + password and opens a session; null on any mismatch (the caller says only "wrong email
  * or password"). The session keeps where it was opened, and the sign-in goes in the audit trail.
  */
-export async function signIn(db: AppDatabase, email: string, password: string, now: Date, origin: ClientOrigin): Promise<SignedIn | null> {
-  const user = await db.read.sessions.userByEmail(email.trim().toLowerCase());
+export async function signIn(s: Pick<Services, 'db'>, email: string, password: string, now: Date, origin: ClientOrigin): Promise<SignedIn | null> {
+  const user = await s.db.read.sessions.userByEmail(email.trim().toLowerCase());
   dummyHash ??= hashPassword('not-a-real-password');
   const ok = await verifyPassword(password, user?.passwordHash ?? (await dummyHash));
   if (!ok || !user) return null;
   const sessionToken = randomSecret('ses_');
   const csrfToken = randomSecret('csrf_', 24);
   const expiresAt = new Date(now.getTime() + SESSION_TTL_MS);
-  await db.write(async (tx) => {
+  await s.db.write(async (tx) => {
     await tx.sessions.insertSession({
       id: newId('session'), userId: user.id, accountId: user.accountId, tokenHash: hashSecret(sessionToken), csrfToken,
       createdAt: now.toISOString(), expiresAt: expiresAt.toISOString(),
@@ -50,7 +50,7 @@ export async function signIn(db: AppDatabase, email: string, password: string, n
  */
 export async function signInLimited(s: Services, email: string, password: string, origin: ClientOrigin): Promise<SignedIn> {
   const key = email.trim().toLowerCase();
-  return passwordAttempt(s, key, origin.clientAddress, () => signIn(s.db, key, password, s.clock.now(), origin), new DomainError('UNAUTHORIZED', 'wrong email or password'));
+  return passwordAttempt(s, key, origin.clientAddress, () => signIn(s, key, password, s.clock.now(), origin), new DomainError('UNAUTHORIZED', 'wrong email or password'));
 }
 
 /**
@@ -87,24 +87,25 @@ function tooMany(wait: number) {
 }
 
 /** The person's language for the dashboard, kept on their user so every device and session shows it. */
-export async function setUserLocale(db: AppDatabase, userId: string, locale: DashboardLocale) {
-  await db.write(async (tx) => {
+export async function setUserLocale(s: Pick<Services, 'db'>, userId: string, locale: DashboardLocale) {
+  await s.db.write(async (tx) => {
     await tx.sessions.setLocale(userId, locale);
   });
 }
 
-export async function signOut(db: AppDatabase, sessionToken: string, now: Date) {
-  await db.write(async (tx) => {
+export async function signOut(s: Pick<Services, 'db'>, sessionToken: string, now: Date) {
+  await s.db.write(async (tx) => {
     await tx.sessions.revokeByTokenHash(hashSecret(sessionToken), now.toISOString());
   });
 }
 
 export interface SessionAuth { sessionId: string; accountId: string; userId: string; email: string; csrfToken: string; locale: DashboardLocale; lastSeenAt: string | null }
 
-export async function sessionFor(db: Stores, sessionToken: string, now: Date): Promise<SessionAuth | null> {
+export async function sessionFor(s: Pick<Services, 'db'>, sessionToken: string, now: Date): Promise<SessionAuth | null> {
+  const reads = s.db.read;
   if (!sessionToken.startsWith('ses_') || sessionToken.length > 200) return null;
   const hash = hashSecret(sessionToken);
-  const row = await db.sessions.liveSession(hash, now.toISOString());
+  const row = await reads.sessions.liveSession(hash, now.toISOString());
   if (!row || !safeEqualHex(hash, row.tokenHash)) return null;
   return { sessionId: row.sessionId, accountId: row.accountId, userId: row.userId, email: row.email, csrfToken: row.csrfToken, locale: row.locale, lastSeenAt: row.lastSeenAt };
 }

@@ -41,7 +41,7 @@ const lineId = (n: number) => `${LINE_PREFIX}${n}`;
 type Range = StatementRange;
 
 /** Checks the query (400 on a bad date, a reversed range or a foreign cursor) and resolves it. */
-export async function statementRange(db: Stores, accountId: string, q: StatementQuery): Promise<Range | null> {
+export async function statementRange(tx: Stores, accountId: string, q: StatementQuery): Promise<Range | null> {
   const from = q.from !== undefined ? dateBound('from', q.from) : undefined;
   const to = q.to !== undefined ? dateBound('to', q.to) : undefined;
   if (from !== undefined && to !== undefined && from > to) {
@@ -56,7 +56,7 @@ export async function statementRange(db: Stores, accountId: string, q: Statement
     }
     after = { createdAt: c.createdAt, id: n };
   }
-  const bookId = await db.ledger.merchantBookId(accountId, 'available');
+  const bookId = await tx.ledger.merchantBookId(accountId, 'available');
   if (!bookId) return null;
   return { bookId, from, to, after, limit: q.limit ?? STATEMENT_DEFAULT_LIMIT };
 }

@@ -18,7 +18,7 @@ export function startJobs(s: Services, opts: { dispatcher?: boolean } = {}): Job
     const now = s.clock.now();
     if (now.getTime() - lastPurge < 60_000) return 0;
     lastPurge = now.getTime();
-    await purgeExpiredIdempotencyKeys(s.db, now);
+    await purgeExpiredIdempotencyKeys(s, now);
     return 0;
   }, 60_000));
   add(startExpiryLoop(s));

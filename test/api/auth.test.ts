@@ -89,7 +89,7 @@ describe('access tokens', () => {
   it('rotating the client token retires the old one and every access token it issued', async () => {
     const acc = await makeAccount(s);
     const issued = await anon().auth.token({ code: acc.code, token: acc.token });
-    const rotated = await rotateClientToken({ db: s.db, masterKey: s.masterKey, now: () => clock.now() }, acc.account_id);
+    const rotated = await rotateClientToken({ db: s.db, masterKey: s.masterKey, clock }, acc.account_id);
     expect(await codeOf(anon().auth.token({ code: acc.code, token: acc.token }))).toBe('UNAUTHORIZED');
     expect(await codeOf(anon({ authorization: `Bearer ${issued.access_token}` }).account.balance())).toBe('UNAUTHORIZED');
     expect((await anon().auth.token({ code: acc.code, token: rotated.token })).token_type).toBe('Bearer');

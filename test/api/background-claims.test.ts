@@ -277,12 +277,12 @@ describe('idempotency cleanup across instances', () => {
         await new Promise<void>((r) => { release = r; });
       });
       await holding;
-      expect(await purgeExpiredIdempotencyKeys(b.db, clock.now())).toBe(0);
+      expect(await purgeExpiredIdempotencyKeys(b, clock.now())).toBe(0);
       expect(await keys()).toEqual(['live', 'old-1', 'old-2', 'old-3']);
       release();
       await purgeA;
     }
-    expect(await purgeExpiredIdempotencyKeys(b.db, clock.now())).toBe(3);
+    expect(await purgeExpiredIdempotencyKeys(b, clock.now())).toBe(3);
     expect(await keys()).toEqual(['live']);
   });
 });

@@ -116,7 +116,7 @@ describe('the plans of the background passes', () => {
   });
 
   it('idempotency purge: expired keys by idempotency_keys_expires_idx', async () => {
-    const plans = await plansOf([await writeConnection()], () => purgeExpiredIdempotencyKeys(s.db, new Date()));
+    const plans = await plansOf([await writeConnection()], () => purgeExpiredIdempotencyKeys(s, new Date()));
     expect(planOf(plans, /delete from "idempotency_keys"/)).toMatch(/SEARCH idempotency_keys USING COVERING INDEX idempotency_keys_expires_idx \(expires_at<\?\)/);
   });
 

@@ -11,6 +11,7 @@ import { pixApiToken } from '../support/pix-api-client';
 import { peek } from '../support/peek';
 import { serverServices, waitFor } from '../support/services';
 import { accessToken, api, removeDir, SERVER_TEST_TIMEOUT_MS, startServer, type RunningServer } from '../support/server';
+import { systemClock } from '../../server/clock';
 
 /**
  * PUT and GET /v2/pix/{e2eid}/devolucao/{id} over HTTP against the running server: a devolução is a
@@ -28,7 +29,7 @@ beforeAll(async () => {
   side = serverServices(srv.databasePath);
   token = await pixApiToken(srv.url, srv.demo.pixClientId, srv.demo.pixClientSecret);
   gateway = await accessToken(srv.url, srv.demo.code, srv.demo.token);
-  const o = await createAccount({ db: side.db, masterKey: side.masterKey, now: () => new Date() }, { name: 'Other Merchant' });
+  const o = await createAccount({ db: side.db, masterKey: side.masterKey, clock: systemClock }, { name: 'Other Merchant' });
   otherToken = await pixApiToken(srv.url, o.pix_client_id, o.pix_client_secret);
 }, SERVER_TEST_TIMEOUT_MS);
 afterAll(async () => {

@@ -12,6 +12,7 @@ import { pixApiToken } from '../support/pix-api-client';
 import { peek } from '../support/peek';
 import { serverServices } from '../support/services';
 import { accessToken, api, removeDir, SERVER_TEST_TIMEOUT_MS, startServer, type RunningServer } from '../support/server';
+import { systemClock } from '../../server/clock';
 
 /**
  * POST /sandbox/pix/pay over HTTP against the running server: a cob and a cobv paid as a payer would
@@ -29,7 +30,7 @@ beforeAll(async () => {
   side = serverServices(srv.databasePath);
   token = await pixApiToken(srv.url, srv.demo.pixClientId, srv.demo.pixClientSecret);
   gateway = await accessToken(srv.url, srv.demo.code, srv.demo.token);
-  const o = await createAccount({ db: side.db, masterKey: side.masterKey, now: () => new Date() }, { name: 'Other Merchant' });
+  const o = await createAccount({ db: side.db, masterKey: side.masterKey, clock: systemClock }, { name: 'Other Merchant' });
   other = { accountId: o.account_id, token: await pixApiToken(srv.url, o.pix_client_id, o.pix_client_secret), pixKey: o.pix_key };
 }, SERVER_TEST_TIMEOUT_MS);
 afterAll(async () => {

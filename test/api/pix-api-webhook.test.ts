@@ -245,7 +245,7 @@ describe('notifications of Pix received to {webhookUrl}/pix', () => {
   let webhookApi: Record<string, string>;
   beforeAll(async () => {
     // the account's postback secret signs them: the one the dashboard reveals (read here from the database)
-    postbackSecret = decryptSecret((await side.db.read.reports.postbackSecretEncrypted(srv.demo.accountId))!, side.masterKey);
+    postbackSecret = decryptSecret((await side.db.read.accounts.postbackSecretEncrypted(srv.demo.accountId))!, side.masterKey);
     webhookApi = { 'x-api-key': srv.demo.apiKey, 'x-token': await accessToken(srv.url, srv.demo.code, srv.demo.token) };
   });
 

@@ -5,6 +5,7 @@ import { loadMasterKey } from '../../server/domain/master-key';
 import { burstFor, SIGN_IN_ATTEMPTS_PER_ADDRESS } from '../../contract/rate-limits';
 import { startCluster, type RunningCluster } from '../support/cluster';
 import { SERVER_TEST_TIMEOUT_MS } from '../support/server';
+import { systemClock } from '../../server/clock';
 
 /**
  * Shared limits across instances (docs/decisions.md "Engines") over HTTP: 2 instances (npm run cluster) on
@@ -69,7 +70,7 @@ describe('two instances on one PostgreSQL share the limits', () => {
     const [one, two] = cluster.instances;
     const email = 'owner@limits.example';
     const password = 'correct horse battery';
-    await createAccount({ db: cluster.db, masterKey: loadMasterKey(cluster.databasePath), now: () => new Date() },
+    await createAccount({ db: cluster.db, masterKey: loadMasterKey(cluster.databasePath), clock: systemClock },
       { name: 'Sign-in Merchant', email, password });
     const signIn = async (base: string, address: string, pw: string, who = email) => {
       const res = await fetch(`${base}/api/trpc/session.signIn`, {

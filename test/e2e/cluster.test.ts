@@ -14,6 +14,7 @@ import { createAccount } from '../../server/domain/accounts';
 import { auditLedger } from '../../server/domain/ledger';
 import { loadMasterKey } from '../../server/domain/master-key';
 import { accessToken, api, removeDir, SERVER_TEST_TIMEOUT_MS } from '../support/server';
+import { systemClock } from '../../server/clock';
 
 /**
  * Several stateless instances behind a balancer (docs/decisions.md "Engines"; docs/postgresql.md): `npm run
@@ -76,7 +77,7 @@ async function servedByInstance(): Promise<number[]> {
 
 async function fundedAccount(balance: number) {
   const masterKey = loadMasterKey(join(dir, 'payments.db'));
-  const creds = await createAccount({ db, masterKey, now: () => new Date() }, { name: 'Cluster Merchant', balance });
+  const creds = await createAccount({ db, masterKey, clock: systemClock }, { name: 'Cluster Merchant', balance });
   return { ...creds, accessToken: await accessToken(balancer, creds.code, creds.token) };
 }
 

@@ -219,7 +219,7 @@ describe('the API Pix full flow with the client generated from the yaml', () => 
     expect(isValidEndToEndId(done.rtrId, 'D')).toBe(true);
 
     // 6. the webhook got the Pix when received, then again with the devolução settled, signed
-    const secret = decryptSecret((await side.db.read.reports.postbackSecretEncrypted(srv.demo.accountId))!, side.masterKey);
+    const secret = decryptSecret((await side.db.read.accounts.postbackSecretEncrypted(srv.demo.accountId))!, side.masterKey);
     const hits = await waitFor(() => {
       const h = receiver.received.filter((r) => r.path === '/bank/pix' && r.body.includes(e2eid));
       return h.length >= 2 ? h : null;

@@ -6,6 +6,7 @@ import { peek } from '../support/peek';
 import { serverServices, waitFor } from '../support/services';
 import { accessToken, api, removeDir, startServer, type RunningServer } from '../support/server';
 import { txBody } from '../support/transactions';
+import { systemClock } from '../../server/clock';
 
 let srv: RunningServer;
 let token: string;
@@ -16,7 +17,7 @@ beforeAll(async () => {
   token = await accessToken(srv.url, srv.demo.code, srv.demo.token);
   // a second account beside the running server, on the same database
   const side = serverServices(srv.databasePath);
-  const other = await createAccount({ db: side.db, masterKey: side.masterKey, now: () => new Date() }, { name: 'Other Merchant', balance: 100_000 });
+  const other = await createAccount({ db: side.db, masterKey: side.masterKey, clock: systemClock }, { name: 'Other Merchant', balance: 100_000 });
   await side.db.close();
   otherToken = await accessToken(srv.url, other.code, other.token);
 });

@@ -12,6 +12,7 @@ import { serverServices, waitFor } from '../support/services';
 import { readServerDb } from '../support/withdrawals';
 import { accessToken, api, logsCaughtUp, removeDir, SERVER_TEST_TIMEOUT_MS, startServer, type RunningServer } from '../support/server';
 import { card, txBody } from '../support/transactions';
+import { systemClock } from '../../server/clock';
 
 let srv: RunningServer;
 let off: RunningServer;
@@ -172,7 +173,7 @@ describe('GET /transaction over HTTP', () => {
 
     // a second account, created beside the running server on the same database file
     const side = serverServices(srv.databasePath);
-    const other = await createAccount({ db: side.db, masterKey: side.masterKey, now: () => new Date() }, { name: 'Other Merchant' });
+    const other = await createAccount({ db: side.db, masterKey: side.masterKey, clock: systemClock }, { name: 'Other Merchant' });
     await side.db.close();
     const otherToken = await accessToken(srv.url, other.code, other.token);
     for (const q of [`id=${created.id}`, `identifier=${created.identifier}`, 'external_ref=e2e-get']) {

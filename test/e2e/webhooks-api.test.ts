@@ -11,6 +11,7 @@ import type { Services } from '@/server/services';
 import { serverServices, waitFor } from '../support/services';
 import { accessToken, api, removeDir, SERVER_TEST_TIMEOUT_MS, startServer, type RunningServer } from '../support/server';
 import { startReceiver, type Receiver } from '../support/webhook-receiver';
+import { systemClock } from '../../server/clock';
 
 let srv: RunningServer;
 let side: Services; // a second process's view of the server's database, to record events as issues 3/4 do
@@ -25,7 +26,7 @@ beforeAll(async () => {
   receiver = await startReceiver();
   auth = { 'x-api-key': srv.demo.apiKey, 'x-token': await accessToken(srv.url, srv.demo.code, srv.demo.token) };
   side = serverServices(srv.databasePath);
-  const creds = await createAccount({ db: side.db, masterKey: side.masterKey, now: () => new Date() }, { name: 'Other' });
+  const creds = await createAccount({ db: side.db, masterKey: side.masterKey, clock: systemClock }, { name: 'Other' });
   other = { apiKey: creds.api_key, token: await accessToken(srv.url, creds.code, creds.token), accountId: creds.account_id };
 });
 afterAll(async () => {

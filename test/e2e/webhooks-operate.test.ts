@@ -12,6 +12,7 @@ import type { Services } from '@/server/services';
 import { serverServices, waitFor } from '../support/services';
 import { accessToken, api, removeDir, startServer, type RunningServer } from '../support/server';
 import { startReceiver, type Receiver } from '../support/webhook-receiver';
+import { systemClock } from '../../server/clock';
 
 // docs/decisions.md "Webhook deliveries over REST" (deliveries and the test event) and operating a webhook
 // (docs/api.md "Webhooks": edit, pause, resume, rotate, resend),
@@ -28,7 +29,7 @@ beforeAll(async () => {
   receiver = await startReceiver((r) => (r.path.startsWith('/fail') ? { status: 500, body: `nope ${'x'.repeat(2000)}` } : { status: 200, body: 'thanks' }));
   auth = { 'x-api-key': srv.demo.apiKey, 'x-token': await accessToken(srv.url, srv.demo.code, srv.demo.token) };
   side = serverServices(srv.databasePath);
-  const creds = await createAccount({ db: side.db, masterKey: side.masterKey, now: () => new Date() }, { name: 'Other' });
+  const creds = await createAccount({ db: side.db, masterKey: side.masterKey, clock: systemClock }, { name: 'Other' });
   other = { apiKey: creds.api_key, token: await accessToken(srv.url, creds.code, creds.token) };
 });
 afterAll(async () => {
@@ -293,7 +294,7 @@ describe('revealing and rotating from the dashboard (session)', () => {
     const w = await hook('/rotate-session');
     // another person of another account
     const email = `ops${Date.now()}@shop.example`;
-    await createAccount({ db: side.db, masterKey: side.masterKey, now: () => new Date() }, { name: 'Ops', email, password: 'correct horse battery' });
+    await createAccount({ db: side.db, masterKey: side.masterKey, clock: systemClock }, { name: 'Ops', email, password: 'correct horse battery' });
     const res = await fetch(`${srv.url}/api/trpc/session.signIn`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ email, password: 'correct horse battery' }) });
     const jar = Object.fromEntries(res.headers.getSetCookie().map((c) => c.split(';')[0].split('=') as [string, string]));
     const session = { cookie: `pp_session=${jar.pp_session}; pp_csrf=${jar.pp_csrf}`, 'x-csrf-token': jar.pp_csrf };

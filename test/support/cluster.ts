@@ -9,6 +9,7 @@ import { createAccount } from '../../server/domain/accounts';
 import { loadMasterKey } from '../../server/domain/master-key';
 import { accessToken, api, removeDir } from './server';
 import { waitFor } from './services';
+import { systemClock } from '../../server/clock';
 
 const ROOT = new URL('../..', import.meta.url).pathname;
 
@@ -82,7 +83,7 @@ export async function startCluster(o: { instances: number; env?: Record<string, 
     output: () => out,
     async fundedAccount(balance, name = 'Cluster Merchant') {
       const masterKey = loadMasterKey(databasePath);
-      const creds = await createAccount({ db, masterKey, now: () => new Date() }, { name, balance });
+      const creds = await createAccount({ db, masterKey, clock: systemClock }, { name, balance });
       return { account_id: creds.account_id, accessToken: await accessToken(balancer, creds.code, creds.token), apiKey: creds.api_key };
     },
     stop,

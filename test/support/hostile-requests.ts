@@ -237,7 +237,7 @@ const COMPARED_HEADERS = ['content-type', 'cache-control', 'retry-after', 'idemp
 
 /** Two accounts, then SETUP and HOSTILE in order through `send`; the answers normalised. */
 export async function runHostileCorpus(services: Services, send: Send): Promise<Observed[]> {
-  const deps = { db: services.db, masterKey: services.masterKey, now: () => services.clock.now() };
+  const deps = services;
   const [a, b] = [await createAccount(deps, { name: 'A', balance: 10_000_000 }), await createAccount(deps, { name: 'B', balance: 10_000 })];
   const token = async (c: { code: string; token: string }) =>
     (JSON.parse((await send('POST', '/auth/token', { 'content-type': 'application/json' }, JSON.stringify({ code: c.code, token: c.token }))).text) as { access_token: string }).access_token;

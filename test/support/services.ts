@@ -53,7 +53,7 @@ export function secondInstance(a: TestServices, clock: Clock): { b: Services; cl
 }
 
 export async function makeAccount(s: Services, input: Partial<CreateAccountInput> = {}) {
-  return createAccount({ db: s.db, masterKey: s.masterKey, now: () => s.clock.now() }, { name: 'Test Merchant', ...input });
+  return createAccount(s, { name: 'Test Merchant', ...input });
 }
 
 const createCaller = createCallerFactory(appRouter);

@@ -6,6 +6,7 @@ import { loadConfig } from '../../server/config';
 import { createAccount, type AccountCredentials } from '../../server/domain/accounts';
 import { loadMasterKey } from '../../server/domain/master-key';
 import { accessToken, serverDatabaseUrl } from './server';
+import { systemClock } from '../../server/clock';
 
 /**
  * Creates another account in a running server's database (as `npm run account:create` would): its own
@@ -17,7 +18,7 @@ export async function accountInServer(url: string, databasePath: string, o: { na
   // on PostgreSQL: the server's own database (test/support/server.ts), not the file's
   const s = { db: openDatabase(databasePath, { url: serverDatabaseUrl(databasePath) }), masterKey: loadMasterKey(config.databasePath, config.secretsKeyPath) };
   try {
-    const creds = await createAccount({ db: s.db, masterKey: s.masterKey, now: () => new Date() }, { name: o.name ?? 'Second Merchant', balance: o.balance });
+    const creds = await createAccount({ db: s.db, masterKey: s.masterKey, clock: systemClock }, { name: o.name ?? 'Second Merchant', balance: o.balance });
     return { ...creds, accessToken: await accessToken(url, creds.code, creds.token) };
   } finally {
     await s.db.close();

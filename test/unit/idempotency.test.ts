@@ -24,7 +24,7 @@ describe('idempotency store', () => {
     const scope = { accountId: account_id, operation: 'withdrawal.create' as const, key: 'k1' };
     const fp = requestFingerprint(s.masterKey, 'withdrawal.create', { a: 1, b: [2] });
     let n = 0;
-    const run = () => runIdempotent(s.db, scope, fp, () => clock.now(), async (tx) => {
+    const run = () => runIdempotent(s, scope, fp, async (tx) => {
       await rawExec(tx, sql`INSERT INTO effects VALUES (1)`);
       n += 1;
       return { id: `r${n}`, at: clock.now().toISOString() };
@@ -48,8 +48,8 @@ describe('idempotency store', () => {
     await scratch();
     const scope = { accountId: account_id, operation: 'withdrawal.create' as const, key: 'k2' };
     const effect = async (tx: Parameters<Parameters<typeof s.db.write>[0]>[0]) => { await rawExec(tx, sql`INSERT INTO effects VALUES (1)`); return {}; };
-    await runIdempotent(s.db, scope, 'fp-a', () => clock.now(), effect);
-    const err = await runIdempotent(s.db, scope, 'fp-b', () => clock.now(), effect).catch((e) => e);
+    await runIdempotent(s, scope, 'fp-a', effect);
+    const err = await runIdempotent(s, scope, 'fp-b', effect).catch((e) => e);
     expect(err).toBeInstanceOf(DomainError);
     expect(err.code).toBe('IDEMPOTENCY_KEY_REUSED');
     expect(err.status).toBe(422);
@@ -61,8 +61,8 @@ describe('idempotency store', () => {
     const scope = { accountId: account_id, operation: 'withdrawal.create' as const, key: 'k3' };
     let release!: () => void;
     const gate = new Promise<void>((r) => { release = r; });
-    const first = runIdempotent(s.db, scope, 'fp', () => clock.now(), async () => ({}), () => gate);
-    const second = await runIdempotent(s.db, scope, 'fp', () => clock.now(), async () => ({})).catch((e) => e);
+    const first = runIdempotent(s, scope, 'fp', async () => ({}), () => gate);
+    const second = await runIdempotent(s, scope, 'fp', async () => ({})).catch((e) => e);
     expect(second.code).toBe('IDEMPOTENCY_IN_PROGRESS');
     expect(second.status).toBe(409);
     expect(second.extra.retryAfterSeconds).toBeGreaterThan(0);
@@ -73,8 +73,8 @@ describe('idempotency store', () => {
   it('does not store failures: a retry after an error runs again', async () => {
     const { account_id } = await makeAccount(s);
     const scope = { accountId: account_id, operation: 'withdrawal.create' as const, key: 'k4' };
-    await expect(runIdempotent(s.db, scope, 'fp', () => clock.now(), async () => { throw new DomainError('INSUFFICIENT_FUNDS', 'no'); })).rejects.toThrow('no');
-    const ok = await runIdempotent(s.db, scope, 'fp', () => clock.now(), async () => ({ ok: true }));
+    await expect(runIdempotent(s, scope, 'fp', async () => { throw new DomainError('INSUFFICIENT_FUNDS', 'no'); })).rejects.toThrow('no');
+    const ok = await runIdempotent(s, scope, 'fp', async () => ({ ok: true }));
     expect(ok).toEqual({ ok: true, replayed: false });
   });
 
@@ -82,7 +82,7 @@ describe('idempotency store', () => {
     const { account_id } = await makeAccount(s);
     await scratch();
     const scope = { accountId: account_id, operation: 'withdrawal.create' as const, key: 'k5' };
-    const run = () => runIdempotent(s.db, scope, 'fp', () => clock.now(), async (tx) => { await rawExec(tx, sql`INSERT INTO effects VALUES (1)`); return {}; });
+    const run = () => runIdempotent(s, scope, 'fp', async (tx) => { await rawExec(tx, sql`INSERT INTO effects VALUES (1)`); return {}; });
     await run();
     clock.advance(23 * 3600_000);
     expect((await run()).replayed).toBe(true);
@@ -90,7 +90,7 @@ describe('idempotency store', () => {
     expect((await run()).replayed).toBe(false);
     expect(await effects()).toBe(2);
     clock.advance(25 * 3600_000);
-    expect(await purgeExpiredIdempotencyKeys(s.db, clock.now())).toBe(1);
+    expect(await purgeExpiredIdempotencyKeys(s, clock.now())).toBe(1);
     expect((await rawRow<{ n: number }>(s.db.read, sql`SELECT count(*) AS n FROM idempotency_keys`))!.n).toBe(0);
   });
 });

@@ -89,7 +89,7 @@ const notRevisable = (kind: PixChargeKind) => new DomainError('INVALID_STATE',
 
 /** The presentation of the account's charges. */
 export async function presentationFor(db: Stores, config: Services['config'], accountId: string): Promise<Presentation> {
-  const name = (await db.transactions.merchantName(accountId)) ?? '';
+  const name = (await db.accounts.merchantName(accountId)) ?? '';
   const receiver = (await db.accounts.receiver(accountId)) ?? null;
   return { pixPublicBase: config.pixPublicBase, merchantName: name, merchantCity: config.merchantCity, receiver };
 }

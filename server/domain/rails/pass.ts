@@ -19,7 +19,7 @@ export interface ClaimStatements<O> {
  * SKIP LOCKED, rather than wait for them), and if this instance dies before applying an outcome, the row
  * falls due again when the lease runs out and another instance takes it over.
  */
-export async function claimDue<O>(s: Services, statements: (db: Stores) => ClaimStatements<O>, now: Date, limit: number): Promise<O[]> {
+export async function claimDue<O>(s: Services, statements: (tx: Stores) => ClaimStatements<O>, now: Date, limit: number): Promise<O[]> {
   const iso = now.toISOString();
   if ((await statements(s.db.read).anyDue.execute({ now: iso })).length === 0) return [];
   return s.db.write(async (tx) => {

@@ -1,23 +1,7 @@
 import type { PixKeyType } from '../../../contract/pix/keys';
+import type { PixPaymentOrder } from '../../../contract/rails';
 
-/**
- * What the settlement job hands a Pix rail: one batch of a withdrawal, with what a PSP needs to pay it.
- * `batchId` is stable across retries: a real adapter sends it as the PSP's idempotency key, so a
- * batch re-sent after a crash (between the PSP call and our write) is not paid twice.
- */
-export interface PixPaymentOrder {
-  batchId: string;
-  withdrawalId: string;
-  accountId: string;
-  /** 0-based position of the batch in its withdrawal. */
-  seq: number;
-  amount: number;
-  key: string;
-  keyType: PixKeyType;
-  /** What the merchant typed (`details`): a real PSP may check it; receipts never show it. */
-  receiverName: string;
-  receiverDocument: string;
-}
+export type { PixPaymentOrder };
 
 /** What the key directory (DICT) says of a key: its holder and the institution the key points to. */
 export interface PixKeyEntry {

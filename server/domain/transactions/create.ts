@@ -87,7 +87,7 @@ export async function createTransaction(
       : null;
   };
 
-  return runIdempotent(s.db, scope, fingerprint, () => s.clock.now(), async (tx, card) => {
+  return runIdempotent(s, scope, fingerprint, async (tx, card) => {
     const at = s.clock.now();
     const iso = at.toISOString();
     if (input.externalRef !== undefined) {
@@ -96,7 +96,7 @@ export async function createTransaction(
         throw new DomainError('DUPLICATE_EXTERNAL_REF', 'externalRef: another transaction of this account already uses it');
       }
     }
-    const merchantName = await tx.transactions.merchantName(accountId);
+    const merchantName = await tx.accounts.merchantName(accountId);
     if (merchantName === null) throw new DomainError('NOT_FOUND', 'account not found');
 
     const id = newId('transaction');

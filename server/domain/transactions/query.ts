@@ -1,8 +1,8 @@
 import { decodeCursor, encodeCursor } from '../cursor';
 import { ID_PREFIX } from '../../../contract/ids';
-import type { Stores } from '../../../db';
 import { DomainError, validationError } from '../../errors';
 import { toDisputeView, toTransactionViews, type DisputeView, type TransactionMethod, type TransactionStatus, type TransactionView } from './view';
+import type { Services } from '../../services';
 
 export interface TransactionLookup { id?: string; identifier?: string; endtoend?: string; external_ref?: string }
 
@@ -12,12 +12,13 @@ const LOOKUP_KEYS = ['id', 'identifier', 'endtoend', 'external_ref'] as const;
  * GET /transaction: any of id, identifier, endtoend, external_ref; every one given must match the same
  * transaction of this account, else 404 (another account's transaction looks exactly like none).
  */
-export async function getTransaction(db: Stores, accountId: string, q: TransactionLookup): Promise<TransactionView> {
+export async function getTransaction(s: Pick<Services, 'db'>, accountId: string, q: TransactionLookup): Promise<TransactionView> {
+  const reads = s.db.read;
   if (!LOOKUP_KEYS.some((k) => q[k] !== undefined)) {
     throw validationError([{ path: '', message: 'give at least one of id, identifier, endtoend, external_ref' }]);
   }
   // the charge and its refunds as of one commit
-  return db.snapshot(async (r) => {
+  return reads.snapshot(async (r) => {
     const rows = await r.transactions.lookupViewRows(accountId, { id: q.id, identifier: q.identifier, endtoend: q.endtoend, external_ref: q.external_ref });
     if (rows.length !== 1) throw new DomainError('NOT_FOUND', 'transaction not found');
     return (await toTransactionViews(r, rows))[0];
@@ -52,9 +53,10 @@ function isoInstant(path: string, s: string): string {
  * Newest first, keyset-paged on (created_at, id): the (account_id[, status], created_at, id) indexes
  * serve both the order and the cursor, and each page is one joined query.
  */
-export async function listTransactions(db: Stores, accountId: string, q: TransactionListQuery): Promise<TransactionPage> {
+export async function listTransactions(s: Pick<Services, 'db'>, accountId: string, q: TransactionListQuery): Promise<TransactionPage> {
+  const reads = s.db.read;
   const limit = q.limit ?? 20;
-  const rows = await db.transactions.listPage({
+  const rows = await reads.transactions.listPage({
     accountId, status: q.status, method: q.method,
     since: q.from !== undefined ? isoInstant('from', q.from) : undefined,
     until: q.to !== undefined ? isoInstant('to', q.to) : undefined,
@@ -63,13 +65,14 @@ export async function listTransactions(db: Stores, accountId: string, q: Transac
   });
   const page = rows.slice(0, limit);
   const last = page[page.length - 1];
-  return { items: await toTransactionViews(db, page), next_cursor: rows.length > limit && last ? encodeCursor({ createdAt: last.createdAt, id: last.id }) : null };
+  return { items: await toTransactionViews(reads, page), next_cursor: rows.length > limit && last ? encodeCursor({ createdAt: last.createdAt, id: last.id }) : null };
 }
 
 /** The disputes of one of the account's transactions, oldest first (dashboard). */
-export async function transactionDisputes(db: Stores, accountId: string, transactionId: string): Promise<DisputeView[]> {
-  if (!(await db.transactions.hasCharge(accountId, transactionId))) throw new DomainError('NOT_FOUND', 'transaction not found');
-  return (await db.transactions.disputesOf(transactionId)).map(toDisputeView);
+export async function transactionDisputes(s: Pick<Services, 'db'>, accountId: string, transactionId: string): Promise<DisputeView[]> {
+  const reads = s.db.read;
+  if (!(await reads.transactions.hasCharge(accountId, transactionId))) throw new DomainError('NOT_FOUND', 'transaction not found');
+  return (await reads.transactions.disputesOf(transactionId)).map(toDisputeView);
 }
 
 /** How a charge is paid: its Pix BR Code, its boleto, or the card it was charged on. */
@@ -83,8 +86,9 @@ export interface PaymentDetails {
   refused_reason: string | null;
 }
 
-export async function paymentDetails(db: Stores, accountId: string, transactionId: string): Promise<PaymentDetails> {
-  const t = await db.transactions.paymentRow(accountId, transactionId);
+export async function paymentDetails(s: Pick<Services, 'db'>, accountId: string, transactionId: string): Promise<PaymentDetails> {
+  const reads = s.db.read;
+  const t = await reads.transactions.paymentRow(accountId, transactionId);
   if (!t) throw new DomainError('NOT_FOUND', 'transaction not found');
   return {
     id: t.id,

@@ -65,7 +65,7 @@ export async function refundTransaction(
   const fingerprint = requestFingerprint(s.masterKey, OPERATION, { transactionId, ...body });
 
   const answer = await runIdempotent<{ transaction: TransactionView }>(
-    s.db, { accountId, operation: OPERATION, key: idempotencyKey }, fingerprint, () => s.clock.now(),
+    s, { accountId, operation: OPERATION, key: idempotencyKey }, fingerprint,
     async (tx) => {
       const at = s.clock.now();
       await requestRefund(tx, rail, { accountId, transactionId, amount: input.amount, reason: input.reason ?? null, at });
@@ -133,10 +133,10 @@ export const REFUND_PASS_SIZE = 25;
 export const REFUND_RAIL_RETRY_MS = 30_000;
 
 /** The refunds' claim, in the shape claimDue (rails/pass.ts) runs for every kind of row the rail settles. */
-const refundClaims = (db: Stores): ClaimStatements<RefundOrder> => ({
-  anyDue: { execute: async ({ now }) => ((await db.refunds.anyDue(now)) ? [now] : []) },
-  claim: { execute: async (c) => (await db.refunds.claimDue(c)).map((id) => ({ id })) },
-  orders: { execute: ({ ids }) => db.refunds.orders(JSON.parse(ids) as string[]) },
+const refundClaims = (tx: Stores): ClaimStatements<RefundOrder> => ({
+  anyDue: { execute: async ({ now }) => ((await tx.refunds.anyDue(now)) ? [now] : []) },
+  claim: { execute: async (c) => (await tx.refunds.claimDue(c)).map((id) => ({ id })) },
+  orders: { execute: ({ ids }) => tx.refunds.orders(JSON.parse(ids) as string[]) },
 });
 
 /**

@@ -4,6 +4,7 @@ import { decodeCursor, encodeCursor } from '../cursor';
 import { ID_PREFIX } from '../../../contract/ids';
 import { boundedPage, localDayRange, mergePages, planWordWalk, readSearch, refineSearch, walkStop, WALK_CAP, wordFloor, type SearchReading, type WalkFloor } from '../search';
 import { toTransactionView, type TransactionMethod, type TransactionStatus, type TransactionView } from './view';
+import type { Services } from '../../services';
 
 export interface TransactionSearch {
   q?: string;
@@ -45,13 +46,13 @@ export function transactionSearchPage(accountId: string, f: TransactionSearch, r
  * or when the walk ends within the cap. Word walks have their own (planWordWalk); an e-mail or document
  * reading has customerWalkFloor.
  */
-export async function transactionWalkFloor(db: Stores, accountId: string, f: TransactionSearch, reading: SearchReading | null): Promise<WalkFloor | null> {
-  if (reading && BY_CUSTOMER.has(reading.kind)) return customerWalkFloor(db, accountId, f, reading);
+export async function transactionWalkFloor(tx: Stores, accountId: string, f: TransactionSearch, reading: SearchReading | null): Promise<WalkFloor | null> {
+  if (reading && BY_CUSTOMER.has(reading.kind)) return customerWalkFloor(tx, accountId, f, reading);
   let by: { status: TransactionStatus } | { amount: number };
   if (reading === null && f.status && f.method) by = { status: f.status };
   else if (reading?.kind === 'amount' && (f.status || f.method)) by = { amount: reading.value };
   else return null;
-  return db.transactions.chargeWalkFloor({
+  return tx.transactions.chargeWalkFloor({
     accountId, by, ...localDayRange(f.from, f.to),
     before: f.cursor ? decodeCursor(f.cursor, ID_PREFIX.transaction) : undefined,
   }, WALK_CAP);
@@ -64,9 +65,9 @@ export async function transactionWalkFloor(db: Stores, accountId: string, f: Tra
  * the page then joins and sorts at most that many charges, however many share the e-mail. The floor's
  * id sorts before every real id, so that the rows of its instant all belong to this page, none to the next.
  */
-async function customerWalkFloor(db: Stores, accountId: string, f: TransactionSearch, reading: SearchReading): Promise<WalkFloor | null> {
+async function customerWalkFloor(tx: Stores, accountId: string, f: TransactionSearch, reading: SearchReading): Promise<WalkFloor | null> {
   if (reading.kind !== 'email' && reading.kind !== 'document') return null;
-  const floor = await db.transactions.customerWalkFloor({
+  const floor = await tx.transactions.customerWalkFloor({
     accountId, reading, ...localDayRange(f.from, f.to),
     atOrBefore: f.cursor ? decodeCursor(f.cursor, ID_PREFIX.transaction).createdAt : undefined,
   }, WALK_CAP);
@@ -74,34 +75,35 @@ async function customerWalkFloor(db: Stores, accountId: string, f: TransactionSe
 }
 
 /** The dispute a charge shows: an open one first, else the latest. */
-async function disputeMarks(db: Stores, ids: string[]): Promise<Map<string, DisputeMark>> {
+async function disputeMarks(tx: Stores, ids: string[]): Promise<Map<string, DisputeMark>> {
   const marks = new Map<string, DisputeMark>();
   if (!ids.length) return marks;
-  const rows = await db.transactions.disputeStatusesOf(ids);
+  const rows = await tx.transactions.disputeStatusesOf(ids);
   for (const r of rows) if (marks.get(r.transactionId) !== 'OPEN') marks.set(r.transactionId, r.status);
   return marks;
 }
 
 /** The dashboard's transaction search: readings of `q` merged, filters, Brasília date range, keyset pages. */
-export async function searchTransactions(db: Stores, accountId: string, f: TransactionSearch): Promise<{ items: TransactionSearchItem[]; next_cursor: string | null }> {
+export async function searchTransactions(s: Pick<Services, 'db'>, accountId: string, f: TransactionSearch): Promise<{ items: TransactionSearchItem[]; next_cursor: string | null }> {
+  const reads = s.db.read;
   const limit = f.limit ?? 20;
   const read: (SearchReading | null)[] = f.q?.trim() ? readSearch(f.q) : [null];
   // a word reading first picks its rarest word and the floor of its walk (or finds it has no match)
   const range = localDayRange(f.from, f.to);
   const before = f.cursor ? decodeCursor(f.cursor, ID_PREFIX.transaction) : undefined;
   const readings = (await Promise.all(read.map((r) => (r?.kind === 'words'
-    ? planWordWalk(db, r, { accountId, subject: 'transaction', ...range, before })
+    ? planWordWalk(reads, r, { accountId, subject: 'transaction', ...range, before })
     : r)))).filter((r) => r !== 'empty');
-  const floors = await Promise.all(readings.map(async (r) => wordFloor(r) ?? transactionWalkFloor(db, accountId, f, r)));
+  const floors = await Promise.all(readings.map(async (r) => wordFloor(r) ?? transactionWalkFloor(reads, accountId, f, r)));
   const pages = await Promise.all(readings.map((r, i) => {
     const p = transactionSearchPage(accountId, f, r, floors[i]);
-    return p ? db.transactions.searchPage(p) : [];
+    return p ? reads.transactions.searchPage(p) : [];
   }));
   const stop = walkStop(pages, floors, limit);
   // a word walk that stopped is refused on `q` as before; another on `q` too, or on `method` when no `q` was typed
   const byWords = readings.some((r) => r?.kind === 'words' && r.floor && stop && r.floor === stop);
   const { page, next } = boundedPage(mergePages(pages, limit), limit, stop, refineSearch(byWords, f.q?.trim() ? 'q' : 'method'));
-  const marks = await disputeMarks(db, page.map((r) => r.id));
+  const marks = await disputeMarks(reads, page.map((r) => r.id));
   return {
     items: page.map((r) => ({ ...toTransactionView(r), dispute: marks.get(r.id) ?? null })),
     next_cursor: next ? encodeCursor(next) : null,
@@ -114,8 +116,9 @@ export interface DisputeListItem {
 }
 
 /** The Disputes page: open disputes first (their amount is held from the balance), then closed ones, newest first. */
-export async function listDisputes(db: Stores, accountId: string, limit = 100): Promise<{ items: DisputeListItem[]; held: number }> {
-  const rows = (statuses: DisputeMark[]) => db.transactions.disputeList(accountId, statuses, limit);
+export async function listDisputes(s: Pick<Services, 'db'>, accountId: string, limit = 100): Promise<{ items: DisputeListItem[]; held: number }> {
+  const reads = s.db.read;
+  const rows = (statuses: DisputeMark[]) => reads.transactions.disputeList(accountId, statuses, limit);
   const open = await rows(['OPEN']);
   const closed = open.length < limit ? await rows(['WON', 'LOST']) : [];
   const items = [...open, ...closed].slice(0, limit).map((d) => ({

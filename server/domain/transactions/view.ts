@@ -119,10 +119,10 @@ function toRefundView(r: ChargeRefundRow): RefundView {
  * Views of a page of rows with their refunds: one more query for the whole page (refunds_transaction_idx),
  * and none at all when no row is APPROVED (only those can have refunds).
  */
-export async function toTransactionViews(db: Stores, rows: TransactionViewRow[]): Promise<TransactionView[]> {
+export async function toTransactionViews(tx: Stores, rows: TransactionViewRow[]): Promise<TransactionView[]> {
   const approved = rows.filter((r) => r.status === 'APPROVED').map((r) => r.id);
   if (approved.length === 0) return rows.map((r) => toTransactionView(r));
-  const found = await db.transactions.refundsOf(approved);
+  const found = await tx.transactions.refundsOf(approved);
   const byTransaction = new Map<string, RefundView[]>();
   for (const r of found) {
     const list = byTransaction.get(r.transactionId) ?? [];
@@ -137,9 +137,9 @@ export function customerView(c: { id: string; name: string; email: string; phone
 }
 
 /** The view of one of the account's transactions, or null (unknown and other accounts' look alike). */
-export async function transactionView(db: Stores, accountId: string, id: string): Promise<TransactionView | null> {
-  const row = await db.transactions.viewRow(accountId, id);
-  return row ? (await toTransactionViews(db, [row]))[0] : null;
+export async function transactionView(tx: Stores, accountId: string, id: string): Promise<TransactionView | null> {
+  const row = await tx.transactions.viewRow(accountId, id);
+  return row ? (await toTransactionViews(tx, [row]))[0] : null;
 }
 
 export function toDisputeView(d: DisputeRow): DisputeView {

@@ -72,7 +72,7 @@ export async function createWebhook(
   const fingerprint = requestFingerprint(s.masterKey, OPERATION, { url, events });
   const secret = newWebhookSecret();
   const secretEnc = encryptSecret(secret, s.masterKey);
-  const answer = await runIdempotent<{ webhook: WebhookView }>(s.db, scope, fingerprint, () => s.clock.now(), async (tx) => {
+  const answer = await runIdempotent<{ webhook: WebhookView }>(s, scope, fingerprint, async (tx) => {
     // on PostgreSQL creates of one account run at once on any instance: count and insert under one lock
     const n = await tx.webhooks.countLiveForCreate(accountId);
     if (n >= MAX_WEBHOOKS_PER_ACCOUNT) {
@@ -104,8 +104,8 @@ export async function listWebhooks(s: Services, accountId: string, o: { secrets:
 }
 
 /** A live (not deleted) webhook of the account, or 404 (another account's id looks unknown). */
-export async function liveWebhook(db: Stores, accountId: string, id: string): Promise<WebhookRow> {
-  const row = await db.webhooks.live(accountId, id);
+export async function liveWebhook(tx: Stores, accountId: string, id: string): Promise<WebhookRow> {
+  const row = await tx.webhooks.live(accountId, id);
   if (!row) throw new DomainError('NOT_FOUND', 'webhook not found');
   return row;
 }

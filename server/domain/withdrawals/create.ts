@@ -77,7 +77,7 @@ export async function createWithdrawal(
   // a replay answers what was stored, even if the rules or a DNS answer have changed since: checkRequest
   // runs only for a request that is not one
   const answer = await runIdempotent<WithdrawalCreated, Checked>(
-    s.db, { accountId, operation: OPERATION, key: idempotencyKey }, fingerprint, () => s.clock.now(),
+    s, { accountId, operation: OPERATION, key: idempotencyKey }, fingerprint,
     async (tx, checked) => {
       const at = s.clock.now();
       const iso = at.toISOString();

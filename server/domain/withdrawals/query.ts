@@ -5,13 +5,15 @@ import { DomainError, validationError } from '../../errors';
 import { ID_PREFIX } from '../../../contract/ids';
 import type { WithdrawalStatus } from './rules';
 import { withdrawalView, withdrawalViewByBatch, withdrawalViews, type WithdrawalPage, type WithdrawalView } from './view';
+import type { Services } from '../../services';
 
 /**
  * GET /withdraw: by `identifier` (the withdrawal id or any of its batch identifiers) and/or
  * `external_ref`. Either is enough; when both are given they must name the same withdrawal. Another
  * account's withdrawal answers 404, exactly like an unknown one.
  */
-export async function findWithdrawal(db: Stores, accountId: string, q: { identifier?: string | null; external_ref?: string | null }): Promise<WithdrawalView> {
+export async function findWithdrawal(s: Pick<Services, 'db'>, accountId: string, q: { identifier?: string | null; external_ref?: string | null }): Promise<WithdrawalView> {
+  const reads = s.db.read;
   const identifier = q.identifier ?? null;
   const externalRef = q.external_ref ?? null;
   if (identifier === null && externalRef === null) {
@@ -19,19 +21,19 @@ export async function findWithdrawal(db: Stores, accountId: string, q: { identif
   }
   const isBatch = identifier !== null && identifier.startsWith(`${ID_PREFIX.batch}_`);
   // the usual query, by a batch identifier alone: one statement
-  if (isBatch && externalRef === null) return withdrawalViewByBatch(db, accountId, identifier).then(foundOr404);
+  if (isBatch && externalRef === null) return withdrawalViewByBatch(reads, accountId, identifier).then(foundOr404);
   let id: string | null = null;
   if (identifier !== null) {
     // the prefix says which table: one primary-key lookup either way
-    id = isBatch ? await db.withdrawals.idOfBatch(accountId, identifier) : identifier;
+    id = isBatch ? await reads.withdrawals.idOfBatch(accountId, identifier) : identifier;
   }
   if (externalRef !== null) {
-    const found = await db.withdrawals.idOfExternalRef(accountId, externalRef);
+    const found = await reads.withdrawals.idOfExternalRef(accountId, externalRef);
     if (found === null || (id !== null && found !== id)) throw withdrawalNotFound();
     id = found;
   }
   // one statement (withdrawalView): consistent on PostgreSQL without a snapshot transaction
-  return foundOr404(id === null ? null : await withdrawalView(db, accountId, id));
+  return foundOr404(id === null ? null : await withdrawalView(reads, accountId, id));
 }
 
 // (module-level, not per call: tsx names a closure made inside a function on every call)
@@ -74,18 +76,19 @@ function listPageOf(accountId: string, f: ListFilter): WithdrawalListPage {
 }
 
 /** The page's query (db/stores/withdrawals.ts listPageQuery: an index walk). For the plan test. */
-export function withdrawalPageQuery(db: Stores, accountId: string, f: ListFilter) {
-  return db.withdrawals.listPageQuery(listPageOf(accountId, f));
+export function withdrawalPageQuery(tx: Stores, accountId: string, f: ListFilter) {
+  return tx.withdrawals.listPageQuery(listPageOf(accountId, f));
 }
 
 /** The dashboard's list: one query for the page, one for all of its batches. */
-export async function listWithdrawals(db: Stores, accountId: string, f: ListFilter): Promise<WithdrawalPage> {
+export async function listWithdrawals(s: Pick<Services, 'db'>, accountId: string, f: ListFilter): Promise<WithdrawalPage> {
+  const reads = s.db.read;
   const limit = f.limit ?? DEFAULT_LIST_LIMIT;
-  const rows = await db.withdrawals.listPage(listPageOf(accountId, f));
+  const rows = await reads.withdrawals.listPage(listPageOf(accountId, f));
   const page = rows.slice(0, limit);
   const last = page[page.length - 1];
   return {
-    items: await withdrawalViews(db, page),
+    items: await withdrawalViews(reads, page),
     next_cursor: rows.length > limit && last ? encodeCursor({ createdAt: last.createdAt, id: last.id }) : null,
   };
 }

@@ -5,6 +5,7 @@ import { ID_PREFIX } from '../../../contract/ids';
 import { boundedPage, localDayRange, mergePages, planWordWalk, readSearch, refineSearch, walkStop, WALK_CAP, WORD_WALK_CAP, wordFloor, type SearchReading, type WalkFloor } from '../search';
 import type { WithdrawalStatus } from './rules';
 import { withdrawalViews, type WithdrawalPage } from './view';
+import type { Services } from '../../services';
 
 export interface WithdrawalSearch {
   q?: string;
@@ -48,8 +49,8 @@ function searchPageOf(accountId: string, f: WithdrawalSearch, condition: SearchC
 }
 
 /** One page's query (db/stores/withdrawals.ts searchPageQuery). Exported for the plan test. */
-export function withdrawalSearchQuery(db: Stores, accountId: string, f: WithdrawalSearch, condition: SearchCondition | null, floor: WalkFloor | null = null) {
-  return db.withdrawals.searchPageQuery(searchPageOf(accountId, f, condition, floor));
+export function withdrawalSearchQuery(tx: Stores, accountId: string, f: WithdrawalSearch, condition: SearchCondition | null, floor: WalkFloor | null = null) {
+  return tx.withdrawals.searchPageQuery(searchPageOf(accountId, f, condition, floor));
 }
 
 const SINGLE = new Set<SearchReading['kind']>(['id', 'batch', 'endtoend', 'reference']);
@@ -61,9 +62,9 @@ const WALKED = new Set<SearchReading['kind']>(['amount', 'email', 'document']);
  * walked in its index while a status is asked): the WALK_CAP-th row of that index, read from it alone;
  * null when the index serves every filter or the walk ends within the cap. Word walks have their own.
  */
-export async function withdrawalWalkFloor(db: Stores, accountId: string, f: WithdrawalSearch, condition: SearchCondition | null): Promise<WalkFloor | null> {
+export async function withdrawalWalkFloor(tx: Stores, accountId: string, f: WithdrawalSearch, condition: SearchCondition | null): Promise<WalkFloor | null> {
   if (!f.status || !condition?.reading || !WALKED.has(condition.reading.kind)) return null;
-  return db.withdrawals.searchWalkFloor({
+  return tx.withdrawals.searchWalkFloor({
     accountId, match: condition.match, ...localDayRange(f.from, f.to),
     before: f.cursor ? decodeCursor(f.cursor, ID_PREFIX.withdrawal) : undefined, cap: WALK_CAP,
   });
@@ -78,24 +79,25 @@ export function withdrawalSearchConditions(accountId: string, q: string | undefi
 }
 
 /** The dashboard's withdrawal search: readings of `q` merged, status, Brasília date range, keyset pages. */
-export async function searchWithdrawals(db: Stores, accountId: string, f: WithdrawalSearch): Promise<WithdrawalPage> {
+export async function searchWithdrawals(s: Pick<Services, 'db'>, accountId: string, f: WithdrawalSearch): Promise<WithdrawalPage> {
+  const reads = s.db.read;
   const limit = f.limit ?? 20;
   // a word reading first picks its rarest word and the floor of its walk (or finds it has no match)
   const range = localDayRange(f.from, f.to);
   const before = f.cursor ? decodeCursor(f.cursor, ID_PREFIX.withdrawal) : undefined;
   const readings = f.q?.trim()
     ? (await Promise.all(readSearch(f.q).map((r) => (r.kind === 'words'
-      ? planWordWalk(db, r, { accountId, subject: 'withdrawal', ...range, before })
+      ? planWordWalk(reads, r, { accountId, subject: 'withdrawal', ...range, before })
       : r)))).filter((r) => r !== 'empty')
     : null;
   const conditions = readings ? conditionsOf(readings) : [null];
-  const floors = await Promise.all(conditions.map(async (c) => wordFloor(c?.reading) ?? withdrawalWalkFloor(db, accountId, f, c)));
-  const pages = await Promise.all(conditions.map((c, i) => db.withdrawals.searchPage(searchPageOf(accountId, f, c, wordFloor(c?.reading) ? null : floors[i]))));
+  const floors = await Promise.all(conditions.map(async (c) => wordFloor(c?.reading) ?? withdrawalWalkFloor(reads, accountId, f, c)));
+  const pages = await Promise.all(conditions.map((c, i) => reads.withdrawals.searchPage(searchPageOf(accountId, f, c, wordFloor(c?.reading) ? null : floors[i]))));
   const stop = walkStop(pages, floors, limit);
   const byWords = conditions.some((c) => c?.reading?.kind === 'words' && c.reading.floor && c.reading.floor === stop);
   const { page, next } = boundedPage(mergePages(pages, limit), limit, stop, refineSearch(byWords));
   return {
-    items: await withdrawalViews(db, page),
+    items: await withdrawalViews(reads, page),
     next_cursor: next ? encodeCursor(next) : null,
   };
 }

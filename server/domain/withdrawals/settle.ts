@@ -16,13 +16,13 @@ export const SETTLEMENT_PASS_SIZE = 25;
 export const RAIL_RETRY_MS = 30_000;
 
 /** Due batches with what the rail needs to pay them. */
-export async function duePaymentOrders(db: Stores, now: Date, limit = SETTLEMENT_PASS_SIZE): Promise<PixPaymentOrder[]> {
-  return db.withdrawals.duePaymentOrders(now.toISOString(), limit);
+export async function duePaymentOrders(tx: Stores, now: Date, limit = SETTLEMENT_PASS_SIZE): Promise<PixPaymentOrder[]> {
+  return tx.withdrawals.duePaymentOrders(now.toISOString(), limit);
 }
 
 /** The claim's statements of due batches (db/stores/withdrawals.ts batchClaims). */
-function batchClaims(db: Stores) {
-  return db.withdrawals.batchClaims;
+function batchClaims(tx: Stores) {
+  return tx.withdrawals.batchClaims;
 }
 
 /**

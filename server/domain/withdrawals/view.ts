@@ -121,19 +121,19 @@ function viewOfFound(found: WithdrawalWithBatches | null): WithdrawalView | null
  * withdrawal does not exist or belongs to another account. One statement: consistent on its own on
  * both engines.
  */
-export async function withdrawalView(db: Stores, accountId: string, id: string): Promise<WithdrawalView | null> {
-  return viewOfFound(await db.withdrawals.withBatches(accountId, id));
+export async function withdrawalView(tx: Stores, accountId: string, id: string): Promise<WithdrawalView | null> {
+  return viewOfFound(await tx.withdrawals.withBatches(accountId, id));
 }
 
 /** The same view, found by one of the withdrawal's batch identifiers (one statement). */
-export async function withdrawalViewByBatch(db: Stores, accountId: string, batchId: string): Promise<WithdrawalView | null> {
-  return viewOfFound(await db.withdrawals.withBatchesByBatch(accountId, batchId));
+export async function withdrawalViewByBatch(tx: Stores, accountId: string, batchId: string): Promise<WithdrawalView | null> {
+  return viewOfFound(await tx.withdrawals.withBatchesByBatch(accountId, batchId));
 }
 
 /** Views of many withdrawals with one query for all their batches (no query per row). */
-export async function withdrawalViews(db: Stores, rows: WithdrawalRow[]): Promise<WithdrawalView[]> {
+export async function withdrawalViews(tx: Stores, rows: WithdrawalRow[]): Promise<WithdrawalView[]> {
   if (rows.length === 0) return [];
-  const batches = await db.withdrawals.batchesOf(rows.map((r) => r.id));
+  const batches = await tx.withdrawals.batchesOf(rows.map((r) => r.id));
   const byWithdrawal = new Map<string, BatchRow[]>();
   for (const b of batches) {
     const list = byWithdrawal.get(b.withdrawalId);

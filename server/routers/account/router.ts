@@ -32,7 +32,7 @@ export const accountRouter = router({
     .mutation(({ ctx, input }) => sandboxTopUpAccount(ctx.services, ctx.auth.accountId, input.amount)),
 
   /** The account as recebedor of its cobv (document, names, address), for the dashboard's settings; null while none. */
-  receiver: dashboardProcedure.output(receiverResponse).query(({ ctx }) => accountReceiver(ctx.services.db.read, ctx.auth.accountId)),
+  receiver: dashboardProcedure.output(receiverResponse).query(({ ctx }) => accountReceiver(ctx.services, ctx.auth.accountId)),
 
   /** Registers or replaces the receiver data: a signed-in person, recorded in the audit trail. */
   setReceiver: personProcedure.input(receiverRequest).output(receiverView)

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { STATEMENT_DEFAULT_LIMIT, STATEMENT_MAX_LIMIT, STATEMENT_RESOURCE_TYPES, STATEMENT_TYPES } from '../../../contract/statement';
 import type { ReceiverInput, ReceiverView } from '../../domain/receiver';
-import { cents, isoTimestamp } from '../common';
+import { cents, describes, isoTimestamp } from '../common';
 
 export const balanceResponse = z.object({
   available: z.number().int().describe('Cents available to withdraw'),
@@ -49,7 +49,7 @@ export const statementResponse = z.object({
 });
 
 /** The account's receiver data as the form sends it; the rules (check digits, UF, CEP) are the domain's, checkReceiver. */
-export const receiverRequest = z.strictObject({
+export const receiverRequest = describes<ReceiverInput>()(z.strictObject({
   document: z.string().max(40),
   name: z.string().max(400),
   trade_name: z.string().max(400).nullable().optional(),
@@ -57,12 +57,12 @@ export const receiverRequest = z.strictObject({
   city: z.string().max(400),
   uf: z.string().max(10),
   cep: z.string().max(20),
-}) satisfies z.ZodType<ReceiverInput>;
+}));
 
-export const receiverView = z.object({
+export const receiverView = describes<ReceiverView>()(z.object({
   document: z.string(), name: z.string(), trade_name: z.string().nullable(), street: z.string(), city: z.string(),
   uf: z.string(), cep: z.string(), updated_at: z.string(),
-}) satisfies z.ZodType<ReceiverView>;
+}));
 
 /** null while the account has none (a cobv is refused until it has). */
 export const receiverResponse = receiverView.nullable();

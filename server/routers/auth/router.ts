@@ -19,6 +19,6 @@ export const authRouter = router({
     .output(revokeResponse)
     .mutation(async ({ ctx }) => {
       if (!ctx.auth.token) throw new DomainError('VALIDATION', 'only a bearer access token can be revoked');
-      return { revoked: await revokeAccessToken({ db: ctx.services.db, masterKey: ctx.services.masterKey, now: () => ctx.services.clock.now() }, ctx.auth.token) };
+      return { revoked: await revokeAccessToken(ctx.services, ctx.auth.token) };
     }),
 });

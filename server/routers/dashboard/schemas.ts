@@ -1,7 +1,7 @@
 import { AUDIT_ACTIONS } from '../../../contract/enums';
 import { AUDIT_PAGE_DEFAULT, type AuditEntryView } from '../../domain/audit-trail';
 import { presentedPassword } from '../../domain/sign-in-rules';
-import { strictInt } from '../common';
+import { describes, strictInt } from '../common';
 import { z } from 'zod';
 
 const periodMoney = z.object({
@@ -56,7 +56,7 @@ export const auditTrailRequest = z.strictObject({
   limit: strictInt(1, AUDIT_MAX_LIMIT).describe(`1–${AUDIT_MAX_LIMIT}, default ${AUDIT_PAGE_DEFAULT}`).optional(),
 }).optional();
 
-export const auditEntry = z.object({
+export const auditEntry = describes<AuditEntryView>()(z.object({
   id: z.string(),
   action: z.enum(AUDIT_ACTIONS),
   actor_email: z.string(),
@@ -64,6 +64,6 @@ export const auditEntry = z.object({
   client_address: z.string(),
   user_agent: z.string().nullable(),
   created_at: z.string(),
-}) satisfies z.ZodType<AuditEntryView>;
+}));
 
 export const auditTrailResponse = z.object({ data: z.array(auditEntry), next_cursor: z.string().nullable() });

@@ -25,7 +25,7 @@ export const sessionRouter = router({
         ...sessionCookies({ sessionToken: session.sessionToken, csrfToken: session.csrfToken, maxAgeSeconds, secure }),
         localeCookie(session.locale, secure),
       ]) ctx.resHeaders.append('set-cookie', c);
-      const account = await getAccount(s.db.read, session.accountId);
+      const account = await getAccount(s, session.accountId);
       return { email: session.email, account_id: account.id, account_name: account.name, expires_at: session.expiresAt.toISOString(), locale: session.locale };
     }),
 
@@ -35,7 +35,7 @@ export const sessionRouter = router({
     .output(signOutResponse)
     .mutation(async ({ ctx }) => {
       const token = parseCookies(ctx.headers.cookie)[SESSION_COOKIE];
-      if (token) await signOut(ctx.services.db, token, ctx.services.clock.now());
+      if (token) await signOut(ctx.services, token, ctx.services.clock.now());
       for (const c of clearedSessionCookies(cookiesAreSecure(ctx.services.config, ctx.https))) ctx.resHeaders.append('set-cookie', c);
       return { signed_out: true as const };
     }),
@@ -47,7 +47,7 @@ export const sessionRouter = router({
     .mutation(async ({ ctx, input }) => {
       const userId = ctx.auth.userId;
       if (!userId) throw new DomainError('FORBIDDEN', 'settings belong to a signed-in person');
-      await setUserLocale(ctx.services.db, userId, input.locale);
+      await setUserLocale(ctx.services, userId, input.locale);
       ctx.resHeaders.append('set-cookie', localeCookie(input.locale, cookiesAreSecure(ctx.services.config, ctx.https)));
       return { locale: input.locale };
     }),

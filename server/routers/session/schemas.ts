@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { DASHBOARD_LOCALES } from '../../../contract/enums';
 import type { SessionView } from '../../domain/sessions';
 import { dashboardEmail, newPassword, presentedPassword } from '../../domain/sign-in-rules';
+import { describes } from '../common';
 
 /** The sign-in form and the procedure validate with this same schema. */
 export const signInRequest = z.strictObject({
@@ -40,12 +41,12 @@ export const changePasswordRequest = z.strictObject({
 export type ChangePasswordRequest = z.input<typeof changePasswordRequest>;
 
 export const sessionList = z.object({
-  data: z.array(z.object({
+  data: z.array(describes<SessionView>()(z.object({
     current: z.boolean().describe('The session this request came with'),
     client_address: z.string().nullable().describe('Where it signed in (null for sessions opened before 0.2)'),
     user_agent: z.string().nullable(),
     created_at: z.string(),
     last_seen_at: z.string().nullable().describe('Refreshed at most every 5 minutes'),
     expires_at: z.string(),
-  }) satisfies z.ZodType<SessionView>),
+  }))),
 });

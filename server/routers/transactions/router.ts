@@ -39,7 +39,7 @@ export const transactionsRouter = router({
     })
     .input(getTransactionInput)
     .output(transactionView)
-    .query(({ ctx, input }) => getTransaction(ctx.services.db.read, ctx.auth.accountId, input)),
+    .query(({ ctx, input }) => getTransaction(ctx.services, ctx.auth.accountId, input)),
 
   refund: merchantProcedure
     .meta({
@@ -68,26 +68,26 @@ export const transactionsRouter = router({
   list: merchantProcedure
     .input(listTransactionsInput)
     .output(transactionPage)
-    .query(({ ctx, input }) => listTransactions(ctx.services.db.read, ctx.auth.accountId, input)),
+    .query(({ ctx, input }) => listTransactions(ctx.services, ctx.auth.accountId, input)),
 
   /** The dashboard's search and filters (also behind its CSV export). */
   search: merchantProcedure
     .input(searchTransactionsInput)
     .output(transactionSearchPage)
-    .query(({ ctx, input }) => searchTransactions(ctx.services.db.read, ctx.auth.accountId, input)),
+    .query(({ ctx, input }) => searchTransactions(ctx.services, ctx.auth.accountId, input)),
 
   /** The Disputes page: open first, with the amount each holds. */
   disputeList: merchantProcedure
     .output(disputeListResponse)
-    .query(({ ctx }) => listDisputes(ctx.services.db.read, ctx.auth.accountId)),
+    .query(({ ctx }) => listDisputes(ctx.services, ctx.auth.accountId)),
 
   disputes: merchantProcedure
     .input(transactionIdInput)
     .output(z.array(disputeView))
-    .query(({ ctx, input }) => transactionDisputes(ctx.services.db.read, ctx.auth.accountId, input.transactionId)),
+    .query(({ ctx, input }) => transactionDisputes(ctx.services, ctx.auth.accountId, input.transactionId)),
 
   paymentDetails: merchantProcedure
     .input(transactionIdInput)
     .output(paymentDetailsOutput)
-    .query(({ ctx, input }) => paymentDetails(ctx.services.db.read, ctx.auth.accountId, input.transactionId)),
+    .query(({ ctx, input }) => paymentDetails(ctx.services, ctx.auth.accountId, input.transactionId)),
 });

@@ -1,12 +1,12 @@
 import { z } from 'zod';
-import { boundedString, cents, isoTimestamp, listInput, strictBool, strictInt } from '../common';
+import { boundedString, cents, describes, isoTimestamp, listInput, strictBool, strictInt } from '../common';
 import { DISPUTE_STATUSES, REFUND_STATUSES, TRANSACTION_METHODS, TRANSACTION_STATUSES } from '../../../contract/enums';
 import type { CustomerView, DisputeView, RefundView, TransactionCreated, TransactionItem, TransactionView } from '../../domain/transactions/view';
 import type { PaymentDetails, TransactionPage } from '../../domain/transactions/query';
 import type { DisputeListItem, TransactionSearchItem } from '../../domain/transactions/search';
 
-// The answers' schemas are checked against the domain's types (`satisfies z.ZodType<…>`): the domain
-// owns its shapes, the schemas describe them to the clients and the OpenAPI document.
+// The answers' schemas are checked against the domain's types both ways (`describes<T>()`, common.ts): the
+// domain owns its shapes, the schemas describe them to the clients and the OpenAPI document.
 
 export const REFUND_REASON_MAX = 140;
 export const transactionMethod = z.enum(TRANSACTION_METHODS);
@@ -63,15 +63,15 @@ export const createTransactionRequest = z.strictObject({
 
 // ---------------------------------------------------------------- answers
 
-export const customerView = z.object({
+export const customerView = describes<CustomerView>()(z.object({
   id: z.string(),
   name: z.string(),
   email: z.string(),
   phone: z.string().nullable(),
   document: z.string(),
-}) satisfies z.ZodType<CustomerView>;
+}));
 
-export const transactionCreated = z.object({
+export const transactionCreated = describes<TransactionCreated>()(z.object({
   id: z.string(),
   status: transactionStatus,
   total: z.number().int().describe('Cents'),
@@ -84,25 +84,25 @@ export const transactionCreated = z.object({
   customer: customerView,
   created_at: isoTimestamp,
   updated_at: isoTimestamp,
-}) satisfies z.ZodType<TransactionCreated>;
+}));
 
-export const transactionItem = z.object({
+export const transactionItem = describes<TransactionItem>()(z.object({
   unitPrice: z.number().int(),
   quantity: z.number().int(),
   title: z.string(),
   tangible: z.boolean(),
-}) satisfies z.ZodType<TransactionItem>;
+}));
 
-export const refundView = z.object({
+export const refundView = describes<RefundView>()(z.object({
   id: z.string().describe('rf_…'),
   amount: z.number().int().describe('Cents'),
   status: z.enum(REFUND_STATUSES).describe('PENDING until the rail settles it; ERROR gave the amount back to the balance'),
   endtoend: z.string().nullable().describe('A paid PIX refund\'s 32-character end-to-end id (D + ISPB + yyyyMMddHHmm + 11); null otherwise'),
   created_at: isoTimestamp,
-}) satisfies z.ZodType<RefundView>;
+}));
 
 /** The spec's "Transaction", plus created_at/updated_at, refunded_amount and refunds. */
-export const transactionView = z.object({
+export const transactionView = describes<TransactionView>()(z.object({
   id: z.string(),
   status: transactionStatus,
   total: z.number().int().describe('Cents'),
@@ -118,7 +118,7 @@ export const transactionView = z.object({
   updated_at: isoTimestamp,
   refunded_amount: z.number().int().describe('Cents refunded (refunds in ERROR do not count); 0 when none'),
   refunds: z.array(refundView).describe('Oldest first'),
-}) satisfies z.ZodType<TransactionView>;
+}));
 
 // ---------------------------------------------------------------- refund (POST /transaction/{id}/refund)
 
@@ -147,10 +147,10 @@ export const listTransactionsInput = z.strictObject({
   to: z.iso.datetime({ offset: true, error: 'must be an ISO 8601 timestamp' }).optional().describe('created_at < to'),
 });
 
-export const transactionPage = z.object({
+export const transactionPage = describes<TransactionPage>()(z.object({
   items: z.array(transactionView),
   next_cursor: z.string().nullable(),
-}) satisfies z.ZodType<TransactionPage>;
+}));
 
 /** The dashboard's search: one text read as id, e2e id, e-mail, CPF/CNPJ, amount, reference or name. */
 const searchDay = z.string().max(40).optional().describe('Brasília calendar day YYYY-MM-DD, included');
@@ -164,33 +164,33 @@ export const searchTransactionsInput = z.strictObject({
 });
 
 export const transactionSearchPage = z.object({
-  items: z.array(transactionView.extend({
+  items: describes<TransactionSearchItem[]>()(z.array(transactionView.extend({
     dispute: z.enum(DISPUTE_STATUSES).nullable().describe('The open dispute, else the latest one'),
-  })) satisfies z.ZodType<TransactionSearchItem[]>,
+  }))),
   next_cursor: z.string().nullable(),
 });
 
 export const disputeListResponse = z.object({
-  items: z.array(z.object({
+  items: z.array(describes<DisputeListItem>()(z.object({
     id: z.string(), transaction_id: z.string(), status: z.enum(DISPUTE_STATUSES),
     amount: z.number().int(), held: z.number().int().describe('Cents held from the balance now (open disputes)'),
     customer_name: z.string(), method: transactionMethod, created_at: isoTimestamp, updated_at: isoTimestamp,
-  }) satisfies z.ZodType<DisputeListItem>),
+  }))),
   held: z.number().int().describe('Cents held by all open disputes listed'),
 });
 
 export const transactionIdInput = z.strictObject({ transactionId: z.string().min(1).max(64) });
 
-export const disputeView = z.object({
+export const disputeView = describes<DisputeView>()(z.object({
   id: z.string(),
   transaction_id: z.string(),
   status: z.enum(['OPEN', 'WON', 'LOST']),
   amount: z.number().int().describe('Cents held, released or charged back'),
   created_at: isoTimestamp,
   updated_at: isoTimestamp,
-}) satisfies z.ZodType<DisputeView>;
+}));
 
-export const paymentDetails = z.object({
+export const paymentDetails = describes<PaymentDetails>()(z.object({
   id: z.string(),
   method: transactionMethod,
   qrcode: z.string().nullable(),
@@ -198,7 +198,7 @@ export const paymentDetails = z.object({
   invoice: z.object({ id: z.string(), due_date: z.string(), digitable_line: z.string() }).nullable(),
   card: z.object({ brand: z.string(), last4: z.string(), holder_name: z.string(), installments: z.number().int() }).nullable(),
   refused_reason: z.string().nullable(),
-}) satisfies z.ZodType<PaymentDetails>;
+}));
 
 export const idempotencyHeaders = z.object({
   'idempotency-key': z.string().max(255).optional().describe('Same key + same body within 24 h → the stored answer again (idempotent-replayed: true)'),

@@ -57,17 +57,17 @@ export const withdrawalsRouter = router({
     })
     .input(withdrawalQuery)
     .output(withdrawalResponse)
-    .query(({ ctx, input }) => findWithdrawal(ctx.services.db.read, ctx.auth.accountId, input)),
+    .query(({ ctx, input }) => findWithdrawal(ctx.services, ctx.auth.accountId, input)),
 
   /** The dashboard's list (tRPC only): newest first, cursor pagination, filters by status and date. */
   list: merchantProcedure
     .input(withdrawalListInput)
     .output(withdrawalListResponse)
-    .query(({ ctx, input }) => listWithdrawals(ctx.services.db.read, ctx.auth.accountId, input)),
+    .query(({ ctx, input }) => listWithdrawals(ctx.services, ctx.auth.accountId, input)),
 
   /** The dashboard's search and filters (also behind its CSV export). */
   search: merchantProcedure
     .input(searchWithdrawalsInput)
     .output(withdrawalListResponse)
-    .query(({ ctx, input }) => searchWithdrawals(ctx.services.db.read, ctx.auth.accountId, input)),
+    .query(({ ctx, input }) => searchWithdrawals(ctx.services, ctx.auth.accountId, input)),
 });

@@ -25,15 +25,15 @@ export interface FairPass {
 const soloPass = (limit: number): FairPass => ({ use: new SlotUse({ total: limit, perAccount: limit, perHost: limit }), after: null });
 
 /** Up to the pass's free slots of due heads, round-robin between accounts within their caps and their hosts' (fair-share.ts). */
-export async function chooseDue(db: Stores, now: string, exclude: string[], pass: FairPass): Promise<DueDelivery[]> {
+export async function chooseDue(tx: Stores, now: string, exclude: string[], pass: FairPass): Promise<DueDelivery[]> {
   const { use } = pass;
   if (use.room === 0) return [];
-  const accounts = rotation(pass.accounts ?? await db.deliveries.accountsWithDueWork(now), pass.after, use, use.room);
+  const accounts = rotation(pass.accounts ?? await tx.deliveries.accountsWithDueWork(now), pass.after, use, use.room);
   // An account's room, and a few more while some host is full (its heads are passed over, left due). No
   // more than that: on PostgreSQL every candidate is locked until the claim commits, and a concurrent
   // claim skips what this one locked and did not take.
   const extra = use.anyHostFull() ? 4 : 0;
-  const candidates = await db.deliveries.dueHeads(now, accounts.map((id) => ({ id, limit: Math.min(use.accountRoom(id), use.room) + extra })), exclude);
+  const candidates = await tx.deliveries.dueHeads(now, accounts.map((id) => ({ id, limit: Math.min(use.accountRoom(id), use.room) + extra })), exclude);
   return pickFairly(accounts, candidates, use);
 }
 

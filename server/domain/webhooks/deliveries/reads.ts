@@ -46,8 +46,8 @@ export interface DeliveryView {
   updated_at: string;
 }
 
-async function withAttempts(db: Stores, rows: DeliveryRow[]): Promise<DeliveryView[]> {
-  const attempts = await db.deliveries.attemptsOf(rows.map((r) => r.id));
+async function withAttempts(tx: Stores, rows: DeliveryRow[]): Promise<DeliveryView[]> {
+  const attempts = await tx.deliveries.attemptsOf(rows.map((r) => r.id));
   const byDelivery = new Map<string, DeliveryAttemptView[]>();
   for (const a of attempts) {
     const list = byDelivery.get(a.deliveryId) ?? [];
@@ -74,14 +74,14 @@ async function withAttempts(db: Stores, rows: DeliveryRow[]): Promise<DeliveryVi
 }
 
 /** One page of the log's deliveries, newest first, each with its attempts (oldest first). */
-async function deliveryPage(db: Stores, which: DeliveryLog, q: { cursor?: string | null; limit?: number }) {
+async function deliveryPage(tx: Stores, which: DeliveryLog, q: { cursor?: string | null; limit?: number }) {
   const limit = q.limit ?? 20;
   const after = q.cursor ? decodeCursor(q.cursor, ID_PREFIX.delivery) : null;
-  const rows = await db.deliveries.logPage(which, after, limit + 1);
+  const rows = await tx.deliveries.logPage(which, after, limit + 1);
   const page = rows.slice(0, limit);
   const last = page[page.length - 1];
   return {
-    items: await withAttempts(db, page),
+    items: await withAttempts(tx, page),
     next_cursor: rows.length > limit && last ? encodeCursor({ createdAt: last.createdAt, id: last.id }) : null,
   };
 }
@@ -117,8 +117,8 @@ export async function listPostbackDeliveries(s: Services, accountId: string, q: 
 }
 
 /** One delivery of the account as the log shows it, or 404. */
-export async function deliveryOf(db: Stores, accountId: string, id: string): Promise<DeliveryView> {
-  const row = await db.deliveries.ofAccount(accountId, id);
+export async function deliveryOf(tx: Stores, accountId: string, id: string): Promise<DeliveryView> {
+  const row = await tx.deliveries.ofAccount(accountId, id);
   if (!row) throw new DomainError('NOT_FOUND', 'delivery not found');
-  return (await withAttempts(db, [row]))[0];
+  return (await withAttempts(tx, [row]))[0];
 }
