@@ -26,13 +26,21 @@ require_package postgresql "the PostgreSQL tests" bash -c 'ls /usr/lib/postgresq
 # the load balancer of `npm run cluster` (test/e2e/cluster.test.ts, in the PostgreSQL run)
 require_package haproxy "the cluster test" test -x /usr/sbin/haproxy
 
-echo "== type-check"
-node node_modules/typescript/bin/tsc --noEmit -p .
-echo "== lint"
+# The three static checks side by side (each is one single-threaded process; two cores), each into its
+# own log, printed in order; the run stops if any of them failed.
+checks=$(mktemp -d)
+node node_modules/typescript/bin/tsc --noEmit -p . > "$checks/type-check" 2>&1 & tsc_pid=$!
 # the import boundaries (eslint.config.mjs): a page importing the database, db/ importing server/…
-node node_modules/eslint/bin/eslint.js .
-echo "== import cycles"
-node node_modules/tsx/dist/cli.mjs scripts/import-cycles.ts
+node node_modules/eslint/bin/eslint.js . > "$checks/lint" 2>&1 & lint_pid=$!
+node node_modules/tsx/dist/cli.mjs scripts/import-cycles.ts > "$checks/import-cycles" 2>&1 & cycles_pid=$!
+failed=0
+for check in type-check:$tsc_pid lint:$lint_pid import-cycles:$cycles_pid; do
+  name=${check%%:*}
+  if wait "${check##*:}"; then echo "== $name"; else echo "== $name: FAILED"; failed=1; fi
+  cat "$checks/$name"
+done
+rm -rf "$checks"
+[ "$failed" = 0 ] || exit 1
 echo "== next build"
 NEXT_TELEMETRY_DISABLED=1 node node_modules/next/dist/bin/next build > /tmp/pix-next-build.log 2>&1 || { cat /tmp/pix-next-build.log; exit 1; }
 tail -n 3 /tmp/pix-next-build.log

@@ -1,3 +1,4 @@
+// @engines sqlite: the package, its types and its install are the same over both engines; the one call it runs (a withdrawal through tRPC) runs on PostgreSQL in the API and e2e suites
 import { execFile } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';

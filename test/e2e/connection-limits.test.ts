@@ -1,3 +1,4 @@
+// @engines sqlite: the caps and timeouts are the HTTP server's, before any database work; the engine under the few requests it completes does not change what it asserts
 import { connect, type Socket } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { accessToken, removeDir, SERVER_TEST_TIMEOUT_MS, startServer, type RunningServer } from '../support/server';

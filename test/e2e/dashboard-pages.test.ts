@@ -99,13 +99,15 @@ async function check(p: Page, lang: 'pt-BR' | 'en', size: string, pg: { name: st
   return problems.map((s) => `${pg.path} at ${size}: ${s}`);
 }
 
+/** Every page at both sizes: the two screens walk side by side (two tabs of one browser, one session). */
 async function walk(lang: 'pt-BR' | 'en') {
-  const problems: string[] = [];
-  for (const pg of pages()) {
-    problems.push(...await check(wide, lang, '1280', pg));
-    problems.push(...await check(narrow, lang, '390', pg));
-  }
-  return problems;
+  const screens: [Page, string][] = [[wide, '1280'], [narrow, '390']];
+  const sizes = await Promise.all(screens.map(async ([p, size]) => {
+    const problems: string[] = [];
+    for (const pg of pages()) problems.push(...await check(p, lang, size, pg));
+    return problems;
+  }));
+  return sizes.flat();
 }
 
 beforeAll(async () => {
@@ -204,12 +206,14 @@ describe('accessibility (WCAG 2.1 AA, as axe-core checks it)', { timeout: 240_00
       { size: '390', ctx: await browser.newContext({ viewport: { width: 390, height: 844 }, locale: 'pt-BR', bypassCSP: true, storageState: session }) },
     ];
     const signedIn = [...pages(), { name: 'pix-keys', path: '/pix-keys', ready: '[data-testid=pix-key]' }];
-    const problems: string[] = [];
-    for (const { size, ctx } of contexts) {
+    // the two sizes are audited side by side, each in its own context
+    const problems = (await Promise.all(contexts.map(async ({ size, ctx }) => {
+      const found: string[] = [];
       const p = await ctx.newPage();
-      for (const pg of signedIn) problems.push(...await audit(p, size, pg));
+      for (const pg of signedIn) found.push(...await audit(p, size, pg));
       await ctx.close();
-    }
+      return found;
+    }))).flat();
     // the pages a person sees before signing in, and the API reference page around Swagger UI: the widget's
     // own markup (buttons nested in its summaries, an unlabelled servers select, its pale method labels)
     // is the third party's, left out
