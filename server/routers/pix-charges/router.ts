@@ -98,5 +98,5 @@ export const pixChargesRouter = router({
   amountDue: pixApiProcedure('cobv.read')
     .input(amountDueInput)
     .output(amountDueOutput)
-    .query(({ ctx, input }) => amountDueView(ctx.services, ctx.services.db.read, ctx.auth.accountId, input.txid, input.data)),
+    .query(({ ctx, input }) => amountDueView(ctx.services, ctx.auth.accountId, input.txid, input.data)),
 });

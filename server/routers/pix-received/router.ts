@@ -35,7 +35,7 @@ export const pixReceivedRouter = router({
     })
     .input(pixListInput)
     .output(pixList)
-    .query(({ ctx, input }) => listPix(ctx.services.db.read, ctx.auth.accountId, input)),
+    .query(({ ctx, input }) => listPix(ctx.services, ctx.auth.accountId, input)),
 
   get: pixApiProcedure('pix.read')
     .meta({
@@ -47,7 +47,7 @@ export const pixReceivedRouter = router({
     })
     .input(pixInput)
     .output(pixView)
-    .query(({ ctx, input }) => getPix(ctx.services.db.read, ctx.auth.accountId, input.e2eid)),
+    .query(({ ctx, input }) => getPix(ctx.services, ctx.auth.accountId, input.e2eid)),
 
   requestDevolucao: pixApiProcedure('pix.write')
     .meta({
@@ -74,5 +74,5 @@ export const pixReceivedRouter = router({
     })
     .input(devolucaoKeyInput)
     .output(devolucaoView)
-    .query(({ ctx, input }) => getDevolucao(ctx.services.db.read, ctx.auth.accountId, input.e2eid, input.id)),
+    .query(({ ctx, input }) => getDevolucao(ctx.services, ctx.auth.accountId, input.e2eid, input.id)),
 });

@@ -28,7 +28,7 @@ export const pixWebhooksRouter = router({
     })
     .input(webhookOfKeyInput)
     .output(webhookCompleto)
-    .query(({ ctx, input }) => getPixKeyWebhook(ctx.services.db.read, ctx.auth.accountId, input.chave)),
+    .query(({ ctx, input }) => getPixKeyWebhook(ctx.services, ctx.auth.accountId, input.chave)),
 
   delete: pixApiProcedure('webhook.write')
     .meta({
@@ -46,5 +46,5 @@ export const pixWebhooksRouter = router({
     })
     .input(webhookConsultaInput)
     .output(webhooksConsultados)
-    .query(({ ctx, input }) => listPixKeyWebhooks(ctx.services.db.read, ctx.auth.accountId, input)),
+    .query(({ ctx, input }) => listPixKeyWebhooks(ctx.services, ctx.auth.accountId, input)),
 });
