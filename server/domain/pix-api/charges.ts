@@ -105,8 +105,13 @@ function locationParts(loc: PixLocationRow | null, p: Presentation) {
   return { loc: locationView(loc, p.pixPublicBase), location: url, pixCopiaECola };
 }
 
-function optionalParts(b: ChargeBody) {
+/** What a cob and a cobv show alike, in the order the API answers it: between `calendario` and `valor`. */
+function commonParts(rec: ChargeRecord, b: ChargeBody, p: Presentation) {
   return {
+    txid: rec.row.txid,
+    revisao: rec.row.revisao,
+    ...locationParts(rec.loc, p),
+    status: rec.row.status,
     ...(b.devedor ? { devedor: b.devedor } : {}),
     ...(b.solicitacaoPagador !== undefined ? { solicitacaoPagador: b.solicitacaoPagador } : {}),
     ...(b.infoAdicionais !== undefined ? { infoAdicionais: b.infoAdicionais } : {}),
@@ -115,17 +120,12 @@ function optionalParts(b: ChargeBody) {
 
 /** A cob as the API answers it (CobGerada; CobCompleta without `pix`, which the Pix received add). */
 export function cobView(rec: ChargeRecord, p: Presentation): CobGerada {
-  const { row } = rec;
-  const b = readChargeBody(row);
+  const b = readChargeBody(rec.row);
   return {
     calendario: { criacao: b.calendario.criacao, expiracao: b.calendario.expiracao ?? DEFAULT_EXPIRACAO },
-    txid: row.txid,
-    revisao: row.revisao,
-    ...locationParts(rec.loc, p),
-    status: row.status,
-    ...optionalParts(b),
+    ...commonParts(rec, b, p),
     valor: b.valor as CobGerada['valor'],
-    chave: row.chave,
+    chave: rec.row.chave,
   };
 }
 
@@ -135,20 +135,15 @@ export function cobView(rec: ChargeRecord, p: Presentation): CobGerada {
  * disagree and the unlink says the charge no longer has one.
  */
 export function cobvView(rec: ChargeRecord, p: Presentation): CobVView {
-  const { row } = rec;
-  const b = readChargeBody(row);
+  const b = readChargeBody(rec.row);
   return {
     calendario: { criacao: b.calendario.criacao, dataDeVencimento: b.calendario.dataDeVencimento!, validadeAposVencimento: b.calendario.validadeAposVencimento ?? 30 },
-    txid: row.txid,
-    revisao: row.revisao,
-    ...locationParts(rec.loc, p),
-    status: row.status,
-    ...optionalParts(b),
+    ...commonParts(rec, b, p),
     devedor: b.devedor as CobVGerada['devedor'],
     // as stored with the charge (every cobv is made with one; a revision refreshes it)
     recebedor: b.recebedor!,
     valor: b.valor as CobVGerada['valor'],
-    chave: row.chave,
+    chave: rec.row.chave,
   };
 }
 
