@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Services } from '../../server/services';
 import { expectBcbResponse } from '../support/bcb-contract';
 import { peek } from '../support/peek';
-import { aTxid, pixApiToken, v2 } from '../support/pix-api-client';
+import { aTxid, pixApiToken, v2 } from '../support/pix-api-harness';
 import { seedPixCharge } from '../support/pix-charge-seed';
 import { accessToken, api, removeDir, runTsx, SERVER_TEST_TIMEOUT_MS, serverEnv, startServer, type RunningServer } from '../support/server';
 import { makeAccount, serverServices } from '../support/services';

@@ -1,13 +1,13 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { readPixBrCode, verifyBrCodeCrc } from '../../server/domain/pix/brcode';
 import { buildOpenApiDocument } from '../../server/openapi';
 import { appRouter } from '../../server/routers';
 import type { Services } from '../../server/services';
 import { expectBcbResponse } from '../support/bcb-contract';
 import { peek, peekDb } from '../support/peek';
-import { aTxid, pixApiToken, v2 } from '../support/pix-api-client';
-import { removeDir, SERVER_TEST_TIMEOUT_MS, startServer, type RunningServer } from '../support/server';
-import { callerFor, makeAccount, serverServices } from '../support/services';
+import { aTxid, pixApiHarness, pixApiToken, v2, type OtherAccount } from '../support/pix-api-harness';
+import { type RunningServer } from '../support/server';
+import { callerFor } from '../support/services';
 
 /**
  * The API Pix's immediate charges (/v2/cob) over HTTP against the running server, with a token from
@@ -16,23 +16,12 @@ import { callerFor, makeAccount, serverServices } from '../support/services';
  * one txid at once. Every answer is checked against the yaml.
  */
 const BASE = 'pix.example.com';
+const harness = pixApiHarness({ env: { PIX_PUBLIC_BASE: BASE }, other: true });
 let srv: RunningServer;
 let beside: Services;
 let token: string;
-let other: { token: string; accountId: string };
-
-beforeAll(async () => {
-  srv = await startServer({ env: { PIX_PUBLIC_BASE: BASE } });
-  beside = serverServices(srv.databasePath);
-  token = await pixApiToken(srv.url, srv.demo.pixClientId, srv.demo.pixClientSecret);
-  const acc = await makeAccount(beside, { name: 'Outra Loja' });
-  other = { accountId: acc.account_id, token: await pixApiToken(srv.url, acc.pix_client_id, acc.pix_client_secret) };
-}, SERVER_TEST_TIMEOUT_MS);
-afterAll(async () => {
-  await beside?.db.close();
-  await srv?.stop();
-  if (srv) removeDir(srv.dir);
-});
+let other: OtherAccount;
+beforeAll(() => ({ srv, side: beside, token, other } = harness));
 
 const cobBody = (extra: Record<string, unknown> = {}) => ({
   calendario: { expiracao: 3600 },

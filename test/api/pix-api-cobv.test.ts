@@ -1,12 +1,12 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { localDay } from '../../server/domain/local-time';
 import { readPixBrCode, verifyBrCodeCrc } from '../../server/domain/pix/brcode';
 import type { Services } from '../../server/services';
 import { expectBcbResponse } from '../support/bcb-contract';
 import { peek } from '../support/peek';
-import { aTxid, pixApiToken, v2 } from '../support/pix-api-client';
-import { removeDir, SERVER_TEST_TIMEOUT_MS, startServer, type RunningServer } from '../support/server';
-import { callerFor, makeAccount, serverServices } from '../support/services';
+import { aTxid, pixApiHarness, pixApiToken, v2, type OtherAccount } from '../support/pix-api-harness';
+import { type RunningServer } from '../support/server';
+import { callerFor } from '../support/services';
 
 /**
  * The API Pix's charges with a due date (/v2/cobv) over HTTP against the running server: create, read
@@ -14,23 +14,12 @@ import { callerFor, makeAccount, serverServices } from '../support/services';
  * stored; scopes; another account's charge; two PUTs of one txid at once. Every answer checked against the yaml.
  */
 const BASE = 'pix.example.com';
+const harness = pixApiHarness({ env: { PIX_PUBLIC_BASE: BASE }, other: true });
 let srv: RunningServer;
 let beside: Services;
 let token: string;
-let other: { token: string; accountId: string };
-
-beforeAll(async () => {
-  srv = await startServer({ env: { PIX_PUBLIC_BASE: BASE } });
-  beside = serverServices(srv.databasePath);
-  token = await pixApiToken(srv.url, srv.demo.pixClientId, srv.demo.pixClientSecret);
-  const acc = await makeAccount(beside, { name: 'Outra Loja' });
-  other = { accountId: acc.account_id, token: await pixApiToken(srv.url, acc.pix_client_id, acc.pix_client_secret) };
-}, SERVER_TEST_TIMEOUT_MS);
-afterAll(async () => {
-  await beside?.db.close();
-  await srv?.stop();
-  if (srv) removeDir(srv.dir);
-});
+let other: OtherAccount;
+beforeAll(() => ({ srv, side: beside, token, other } = harness));
 
 const future = (days: number) => new Date(Date.now() + days * 86_400_000).toISOString().slice(0, 10);
 

@@ -1,42 +1,24 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createAccount } from '../../server/domain/accounts';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { isValidEndToEndId } from '../../server/domain/pix/end-to-end';
 import { SANDBOX_REFUND_FAIL_EMAIL } from '../../server/domain/rails/sandbox';
 import { businessDayOnOrAfter } from '../../server/domain/pix-api/calendar';
-import type { Services } from '../../server/services';
 import { checkBcbSchema, expectBcbResponse } from '../support/bcb-contract';
-import { daysFromToday, putCob, putCobv } from '../support/pix-charges-http';
-import { ledgerAudit } from '../support/pix-api-http';
-import { pixApiToken } from '../support/pix-api-client';
+import { daysFromToday, ledgerAudit, pixApiHarness, putCob, putCobv, type OtherAccount } from '../support/pix-api-harness';
 import { peek } from '../support/peek';
-import { serverServices, waitFor } from '../support/services';
-import { accessToken, api, removeDir, SERVER_TEST_TIMEOUT_MS, startServer, type RunningServer } from '../support/server';
-import { systemClock } from '../../server/clock';
+import { waitFor } from '../support/services';
+import { api, type RunningServer } from '../support/server';
 
 /**
  * PUT and GET /v2/pix/{e2eid}/devolucao/{id} over HTTP against the running server: a devolução is a
  * refund of the Pix's transaction, settled by the server's refund pass (the sandbox rail) into
  * DEVOLVIDO with its D… rtrId, or NAO_REALIZADO; parallel devoluções never return more than the Pix.
  */
+const harness = pixApiHarness({ gateway: true, other: true });
 let srv: RunningServer;
-let side: Services;
 let token: string;
 let gateway: string;
-let otherToken: string;
-
-beforeAll(async () => {
-  srv = await startServer();
-  side = serverServices(srv.databasePath);
-  token = await pixApiToken(srv.url, srv.demo.pixClientId, srv.demo.pixClientSecret);
-  gateway = await accessToken(srv.url, srv.demo.code, srv.demo.token);
-  const o = await createAccount({ db: side.db, masterKey: side.masterKey, clock: systemClock }, { name: 'Other Merchant' });
-  otherToken = await pixApiToken(srv.url, o.pix_client_id, o.pix_client_secret);
-}, SERVER_TEST_TIMEOUT_MS);
-afterAll(async () => {
-  await side?.db.close();
-  await srv?.stop();
-  if (srv) removeDir(srv.dir);
-});
+let other: OtherAccount;
+beforeAll(() => ({ srv, token, gateway, other } = harness));
 
 const devedor = { cpf: '12345678909', nome: 'Francisco da Silva' };
 const T = (name: string) => `https://pix.bcb.gov.br/api/v2/error/${name}`;
@@ -168,14 +150,14 @@ describe('PUT /v2/pix/{e2eid}/devolucao/{id}', () => {
     expect(retirada.json.violacoes).toEqual([{ razao: 'somente ORIGINAL é oferecida', propriedade: 'natureza', valor: 'RETIRADA' }]);
     expect((await put(pix.endToEndId, 'bad-id', { valor: '1.00' })).status).toBe(400);
 
-    const foreign = await put(pix.endToEndId, 'x1', { valor: '1.00' }, otherToken);
+    const foreign = await put(pix.endToEndId, 'x1', { valor: '1.00' }, other.token);
     expect([foreign.status, foreign.json.type]).toEqual([404, T('PixNaoEncontrado')]);
     expectBcbResponse('PUT', '/pix/{e2eid}/devolucao/{id}', 404, foreign.json);
     expect((await put(`E${'0'.repeat(31)}`, 'x1', { valor: '1.00' })).status).toBe(404);
     expect(await stored()).toEqual(was);
 
     expect((await put(pix.endToEndId, 'mine', { valor: '1.00' })).status).toBe(201);
-    const notHers = await get(pix.endToEndId, 'mine', otherToken);
+    const notHers = await get(pix.endToEndId, 'mine', other.token);
     expect([notHers.status, notHers.json.type]).toEqual([404, T('PixDevolucaoNaoEncontrada')]);
     expectBcbResponse('GET', '/pix/{e2eid}/devolucao/{id}', 404, notHers.json);
     expect((await get(pix.endToEndId, 'nosuch')).status).toBe(404);

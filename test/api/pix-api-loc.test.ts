@@ -1,11 +1,9 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { readPixBrCode } from '../../server/domain/pix/brcode';
-import type { Services } from '../../server/services';
 import { expectBcbResponse } from '../support/bcb-contract';
 import { peek } from '../support/peek';
-import { aTxid, pixApiToken, v2 } from '../support/pix-api-client';
-import { removeDir, SERVER_TEST_TIMEOUT_MS, startServer, type RunningServer } from '../support/server';
-import { makeAccount, serverServices } from '../support/services';
+import { aTxid, pixApiHarness, pixApiToken, v2, type OtherAccount } from '../support/pix-api-harness';
+import { type RunningServer } from '../support/server';
 
 /**
  * Payload locations of the API Pix (/v2/loc) over HTTP against the running server: created alone and
@@ -14,23 +12,11 @@ import { makeAccount, serverServices } from '../support/services';
  * status unchanged). Every answer checked against the yaml.
  */
 const BASE = 'pix.example.com';
+const harness = pixApiHarness({ env: { PIX_PUBLIC_BASE: BASE }, other: true });
 let srv: RunningServer;
-let beside: Services;
 let token: string;
-let other: { token: string; accountId: string; key: string };
-
-beforeAll(async () => {
-  srv = await startServer({ env: { PIX_PUBLIC_BASE: BASE } });
-  beside = serverServices(srv.databasePath);
-  token = await pixApiToken(srv.url, srv.demo.pixClientId, srv.demo.pixClientSecret);
-  const acc = await makeAccount(beside, { name: 'Outra Loja' });
-  other = { accountId: acc.account_id, key: acc.pix_key, token: await pixApiToken(srv.url, acc.pix_client_id, acc.pix_client_secret) };
-}, SERVER_TEST_TIMEOUT_MS);
-afterAll(async () => {
-  await beside?.db.close();
-  await srv?.stop();
-  if (srv) removeDir(srv.dir);
-});
+let other: OtherAccount;
+beforeAll(() => ({ srv, token, other } = harness));
 
 const cobBody = (extra: Record<string, unknown> = {}) => ({ calendario: { expiracao: 3600 }, valor: { original: '10.00' }, chave: srv.demo.pixKey, ...extra });
 

@@ -1,11 +1,11 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { addPixKey } from '../../server/domain/pix-api/keys';
 import type { Services } from '../../server/services';
 import { expectBcbResponse } from '../support/bcb-contract';
 import { peek } from '../support/peek';
-import { aTxid, pixApiToken, v2 } from '../support/pix-api-client';
-import { removeDir, SERVER_TEST_TIMEOUT_MS, startServer, type RunningServer } from '../support/server';
-import { callerFor, makeAccount, serverServices } from '../support/services';
+import { aTxid, pixApiHarness, pixApiToken, v2, type OtherAccount } from '../support/pix-api-harness';
+import { type RunningServer } from '../support/server';
+import { callerFor } from '../support/services';
 
 /**
  * Lotes of cobv of the API Pix (/v2/lotecobv) over HTTP against the running server: a lote creates each of
@@ -14,24 +14,15 @@ import { callerFor, makeAccount, serverServices } from '../support/services';
  * account's lote; bad input refused whole with nothing stored; two PUTs of one id at once. Every answer
  * checked against the yaml.
  */
+const harness = pixApiHarness({ env: { PIX_PUBLIC_BASE: 'pix.example.com' }, other: true });
 let srv: RunningServer;
 let beside: Services;
 let token: string;
-let other: { token: string; accountId: string };
-
+let other: OtherAccount;
 beforeAll(async () => {
-  srv = await startServer({ env: { PIX_PUBLIC_BASE: 'pix.example.com' } });
-  beside = serverServices(srv.databasePath);
-  token = await pixApiToken(srv.url, srv.demo.pixClientId, srv.demo.pixClientSecret);
+  ({ srv, side: beside, token, other } = harness);
   // the yaml's recebedor needs the account's document: accounts have none but their CPF/CNPJ Pix keys
   await addPixKey(beside, srv.demo.accountId, { key_type: 'CNPJ', key: '11222333000181' });
-  const acc = await makeAccount(beside, { name: 'Outra Loja' });
-  other = { accountId: acc.account_id, token: await pixApiToken(srv.url, acc.pix_client_id, acc.pix_client_secret) };
-}, SERVER_TEST_TIMEOUT_MS);
-afterAll(async () => {
-  await beside?.db.close();
-  await srv?.stop();
-  if (srv) removeDir(srv.dir);
 });
 
 const future = (days: number) => new Date(Date.now() + days * 86_400_000).toISOString().slice(0, 10);

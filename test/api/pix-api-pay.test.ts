@@ -1,43 +1,24 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createAccount } from '../../server/domain/accounts';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { isValidEndToEndId } from '../../server/domain/pix/end-to-end';
 import { addCalendarDays, businessDayOnOrAfter } from '../../server/domain/pix-api/calendar';
 import { dueDates } from '../../server/domain/pix-api/due-date';
-import type { Services } from '../../server/services';
 import { checkBcbSchema, expectBcbResponse } from '../support/bcb-contract';
-import { daysFromToday, newTxid, putCob, putCobv, today } from '../support/pix-charges-http';
+import { aTxid, daysFromToday, ledgerAudit, pixApiHarness, pixApiToken, putCob, putCobv, today, type OtherAccount } from '../support/pix-api-harness';
 import { waitFor } from '../support/wait';
-import { ledgerAudit } from '../support/pix-api-http';
-import { pixApiToken } from '../support/pix-api-client';
 import { peek } from '../support/peek';
-import { serverServices } from '../support/services';
-import { accessToken, api, removeDir, SERVER_TEST_TIMEOUT_MS, startServer, type RunningServer } from '../support/server';
-import { systemClock } from '../../server/clock';
+import { api, type RunningServer } from '../support/server';
 
 /**
  * POST /sandbox/pix/pay over HTTP against the running server: a cob and a cobv paid as a payer would
  * (the cobv early, on time, late and after its validity), the balance credited exactly the amount due,
  * once however many payers race, and GET /v2/pix showing what was received.
  */
+const harness = pixApiHarness({ gateway: true, other: true });
 let srv: RunningServer;
-let side: Services;
 let token: string; // API Pix
 let gateway: string; // the gateway API's, for GET /balance
-let other: { accountId: string; token: string; pixKey: string };
-
-beforeAll(async () => {
-  srv = await startServer();
-  side = serverServices(srv.databasePath);
-  token = await pixApiToken(srv.url, srv.demo.pixClientId, srv.demo.pixClientSecret);
-  gateway = await accessToken(srv.url, srv.demo.code, srv.demo.token);
-  const o = await createAccount({ db: side.db, masterKey: side.masterKey, clock: systemClock }, { name: 'Other Merchant' });
-  other = { accountId: o.account_id, token: await pixApiToken(srv.url, o.pix_client_id, o.pix_client_secret), pixKey: o.pix_key };
-}, SERVER_TEST_TIMEOUT_MS);
-afterAll(async () => {
-  await side?.db.close();
-  await srv?.stop();
-  if (srv) removeDir(srv.dir);
-});
+let other: OtherAccount;
+beforeAll(() => ({ srv, token, gateway, other } = harness));
 
 const devedor = { cpf: '12345678909', nome: 'Francisco da Silva' };
 const pay = (body: unknown, t = token) => api(srv.url, '/sandbox/pix/pay', { token: t, method: 'POST', body });
@@ -121,7 +102,7 @@ describe('POST /sandbox/pix/pay: a cob', () => {
     const cob = await putCob(srv.url, token, { chave: srv.demo.pixKey, original: '1.00' });
     const was = await counts();
     for (const [body, prop] of [
-      [{ txid: 'short' }, 'txid'], [{ txid: `${newTxid()}-` }, 'txid'], [{ txid: cob.txid, date: '2026-02-30' }, 'date'],
+      [{ txid: 'short' }, 'txid'], [{ txid: `${aTxid()}-` }, 'txid'], [{ txid: cob.txid, date: '2026-02-30' }, 'date'],
       [{ txid: cob.txid, extra: 1 }, 'extra'], [{}, 'txid'],
     ] as const) {
       const r = await pay(body);
@@ -130,7 +111,7 @@ describe('POST /sandbox/pix/pay: a cob', () => {
     }
     const foreign = await pay({ txid: cob.txid }, other.token);
     expect([foreign.status, foreign.json.type]).toEqual([404, 'https://pix.bcb.gov.br/api/v2/error/CobNaoEncontrado']);
-    expect((await pay({ txid: newTxid() })).status).toBe(404);
+    expect((await pay({ txid: aTxid() })).status).toBe(404);
     expect((await api(srv.url, '/sandbox/pix/pay', { method: 'POST', body: { txid: cob.txid } })).status).toBe(401);
     const readOnly = await pixApiToken(srv.url, srv.demo.pixClientId, srv.demo.pixClientSecret, 'pix.read');
     expect((await pay({ txid: cob.txid }, readOnly)).status).toBe(403);

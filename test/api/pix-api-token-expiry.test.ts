@@ -6,6 +6,7 @@ import { ManualClock } from '../../server/clock';
 import { createApiHandler } from '../../server/http/api';
 import { PIX_API_TOKEN_TTL_SECONDS, pixApiPrincipal } from '../../server/domain/pix-api/oauth';
 import { appRouter } from '../../server/routers';
+import { tokenRequest } from '../support/pix-api-harness';
 import { makeAccount, makeTestServices, type TestServices } from '../support/services';
 
 /**
@@ -31,14 +32,7 @@ afterEach(async () => {
   await s.cleanup();
 });
 
-async function token(id: string, secret: string) {
-  const res = await fetch(`${url}/oauth/token`, {
-    method: 'POST',
-    headers: { authorization: `Basic ${Buffer.from(`${id}:${secret}`).toString('base64')}`, 'content-type': 'application/x-www-form-urlencoded' },
-    body: 'grant_type=client_credentials',
-  });
-  return { status: res.status, json: (await res.json()) as { access_token: string; expires_in: number; error?: string } };
-}
+const token = (id: string, secret: string) => tokenRequest(url, id, secret);
 
 describe('API Pix tokens', () => {
   it(`last ${PIX_API_TOKEN_TTL_SECONDS} s by the service's clock, then resolve to no one`, async () => {

@@ -9,9 +9,10 @@ import { decryptSecret } from '../../server/domain/webhooks/secrets';
 import { appRouter } from '../../server/routers';
 import type { Services } from '../../server/services';
 import { checkBcbSchema, expectBcbResponse } from '../support/bcb-contract';
-import { accessToken, api, removeDir, SERVER_TEST_TIMEOUT_MS, startServer, type RunningServer } from '../support/server';
-import { callerFor, makeAccount, makeTestServices, serverServices, waitFor, type TestServices } from '../support/services';
-import { startReceiver, type Receiver } from '../support/webhook-receiver';
+import { accessToken, api, type RunningServer } from '../support/server';
+import { pixApiHarness, pixApiToken, type OtherAccount } from '../support/pix-api-harness';
+import { callerFor, makeAccount, makeTestServices, waitFor, type TestServices } from '../support/services';
+import { type Receiver } from '../support/webhook-receiver';
 
 /*
  * The API Pix webhooks per key (/v2/webhook), over HTTP against the running server with API Pix tokens,
@@ -21,41 +22,19 @@ import { startReceiver, type Receiver } from '../support/webhook-receiver';
  * resent like every other delivery. Both engines.
  */
 
+const harness = pixApiHarness({ env: { WEBHOOK_RETRY_SCHEDULE: '0,0.05,0.1' }, other: true, receiver: true });
 let srv: RunningServer;
 let side: Services;
 let receiver: Receiver;
 let full: string;
 let readOnly: string;
-let other: { account_id: string; pix_key: string; pix_client_id: string; pix_client_secret: string };
-let otherToken: string;
-
-async function pixApiToken(id: string, secret: string, scope?: string): Promise<string> {
-  const res = await fetch(`${srv.url}/oauth/token`, {
-    method: 'POST',
-    headers: { authorization: `Basic ${Buffer.from(`${id}:${secret}`).toString('base64')}`, 'content-type': 'application/x-www-form-urlencoded' },
-    body: `grant_type=client_credentials${scope ? `&scope=${encodeURIComponent(scope)}` : ''}`,
-  });
-  expect(res.status).toBe(200);
-  return ((await res.json()) as { access_token: string }).access_token;
-}
+let other: OtherAccount;
 
 const path = (chave: string) => `/v2/webhook/${encodeURIComponent(chave)}`;
 
 beforeAll(async () => {
-  srv = await startServer({ env: { WEBHOOK_RETRY_SCHEDULE: '0,0.05,0.1' } });
-  side = serverServices(srv.databasePath);
-  receiver = await startReceiver();
-  full = await pixApiToken(srv.demo.pixClientId, srv.demo.pixClientSecret);
-  readOnly = await pixApiToken(srv.demo.pixClientId, srv.demo.pixClientSecret, 'webhook.read');
-  other = await makeAccount(side, { name: 'Outra Loja' });
-  otherToken = await pixApiToken(other.pix_client_id, other.pix_client_secret);
-}, SERVER_TEST_TIMEOUT_MS);
-
-afterAll(async () => {
-  await receiver?.close();
-  await side?.db.close();
-  await srv?.stop();
-  if (srv) removeDir(srv.dir);
+  ({ srv, side, receiver, token: full, other } = harness);
+  readOnly = await pixApiToken(srv.url, srv.demo.pixClientId, srv.demo.pixClientSecret, 'webhook.read');
 });
 
 describe('PUT, GET, list and DELETE /v2/webhook/{chave}', () => {
@@ -104,7 +83,7 @@ describe('PUT, GET, list and DELETE /v2/webhook/{chave}', () => {
   it('refuses bad input with 400 WebhookOperacaoInvalida naming the property, and stores nothing', async () => {
     const key = srv.demo.pixKey;
     const cases: { chave: string; body: unknown; propriedade: string }[] = [
-      { chave: other.pix_key, body: { webhookUrl: `${receiver.url}/x` }, propriedade: 'webhook.chave' },
+      { chave: other.pixKey, body: { webhookUrl: `${receiver.url}/x` }, propriedade: 'webhook.chave' },
       { chave: 'not-a-key-of-anyone@example.com', body: { webhookUrl: `${receiver.url}/x` }, propriedade: 'webhook.chave' },
       { chave: key, body: { webhookUrl: 'not a url' }, propriedade: 'webhook.webhookUrl' },
       { chave: key, body: { webhookUrl: 'ftp://example.com/x' }, propriedade: 'webhook.webhookUrl' },
@@ -131,23 +110,23 @@ describe('PUT, GET, list and DELETE /v2/webhook/{chave}', () => {
   });
 
   it('answers another account\'s webhook as not found, and needs the scope', async () => {
-    const theirs = await api(srv.url, path(other.pix_key), { method: 'PUT', token: otherToken, body: { webhookUrl: `${receiver.url}/theirs` } });
+    const theirs = await api(srv.url, path(other.pixKey), { method: 'PUT', token: other.token, body: { webhookUrl: `${receiver.url}/theirs` } });
     expect(theirs.status).toBe(200);
     for (const method of ['GET', 'DELETE']) {
-      const r = await api(srv.url, path(other.pix_key), { method, token: full });
+      const r = await api(srv.url, path(other.pixKey), { method, token: full });
       expect(r.status).toBe(404);
       expectBcbResponse(method, '/webhook/{chave}', 404, r.json);
       expect(r.json.type).toBe('https://pix.bcb.gov.br/api/v2/error/WebhookNaoEncontrado');
     }
     expect((await api(srv.url, '/v2/webhook', { token: full })).json.webhooks).toEqual([]);
     // still theirs
-    expect((await callerFor(side, other.account_id, 'pix-api').pixWebhooks.get({ chave: other.pix_key })).webhookUrl).toBe(`${receiver.url}/theirs`);
+    expect((await callerFor(side, other.accountId, 'pix-api').pixWebhooks.get({ chave: other.pixKey })).webhookUrl).toBe(`${receiver.url}/theirs`);
 
     const denied = await api(srv.url, path(srv.demo.pixKey), { method: 'PUT', token: readOnly, body: { webhookUrl: `${receiver.url}/x` } });
     expect(denied.status).toBe(403);
     expectBcbResponse('PUT', '/webhook/{chave}', 403, denied.json);
     expect(denied.json.type).toBe('https://pix.bcb.gov.br/api/v2/error/AcessoNegado');
-    const writeOnly = await pixApiToken(srv.demo.pixClientId, srv.demo.pixClientSecret, 'webhook.write');
+    const writeOnly = await pixApiToken(srv.url, srv.demo.pixClientId, srv.demo.pixClientSecret, 'webhook.write');
     for (const [method, p] of [['GET', path(srv.demo.pixKey)], ['GET', '/v2/webhook']] as const) {
       const r = await api(srv.url, p, { method, token: writeOnly });
       expect(r.status).toBe(403);
@@ -157,32 +136,32 @@ describe('PUT, GET, list and DELETE /v2/webhook/{chave}', () => {
   });
 
   it('drops the webhook of a key the account removes, in the same job', async () => {
-    const api2 = callerFor(side, other.account_id, 'session');
+    const api2 = callerFor(side, other.accountId, 'session');
     const extra = await api2.pixKeys.add({ key_type: 'EVP' });
-    expect((await api(srv.url, path(extra.key), { method: 'PUT', token: otherToken, body: { webhookUrl: `${receiver.url}/extra` } })).status).toBe(200);
+    expect((await api(srv.url, path(extra.key), { method: 'PUT', token: other.token, body: { webhookUrl: `${receiver.url}/extra` } })).status).toBe(200);
     expect((await api2.pixWebhooks.list({})).webhooks.map((w) => w.chave)).toContain(extra.key);
-    await removePixKey(side, other.account_id, extra.id);
+    await removePixKey(side, other.accountId, extra.id);
     expect((await api2.pixWebhooks.list({})).webhooks.map((w) => w.chave)).not.toContain(extra.key);
   });
 });
 
 describe('paging and races', () => {
   it('pages the list with paginaAtual and itensPorPagina', async () => {
-    const caller = callerFor(side, other.account_id, 'session');
+    const caller = callerFor(side, other.accountId, 'session');
     const keys = [await caller.pixKeys.add({ key_type: 'EVP' }), await caller.pixKeys.add({ key_type: 'EVP' })];
     for (const k of keys) {
-      expect((await api(srv.url, path(k.key), { method: 'PUT', token: otherToken, body: { webhookUrl: `${receiver.url}/p` } })).status).toBe(200);
+      expect((await api(srv.url, path(k.key), { method: 'PUT', token: other.token, body: { webhookUrl: `${receiver.url}/p` } })).status).toBe(200);
     }
-    const all = await api(srv.url, '/v2/webhook', { token: otherToken });
+    const all = await api(srv.url, '/v2/webhook', { token: other.token });
     const n = all.json.webhooks.length;
     expect(n).toBeGreaterThanOrEqual(2);
-    const second = await api(srv.url, '/v2/webhook?paginacao.paginaAtual=1&paginacao.itensPorPagina=1', { token: otherToken });
+    const second = await api(srv.url, '/v2/webhook?paginacao.paginaAtual=1&paginacao.itensPorPagina=1', { token: other.token });
     expectBcbResponse('GET', '/webhook', 200, second.json);
     expect(second.json.webhooks).toEqual([all.json.webhooks[1]]);
     expect(second.json.parametros.paginacao).toEqual({ paginaAtual: 1, itensPorPagina: 1, quantidadeDePaginas: n, quantidadeTotalDeItens: n });
-    const past = await api(srv.url, `/v2/webhook?paginacao.paginaAtual=${n}&paginacao.itensPorPagina=1`, { token: otherToken });
+    const past = await api(srv.url, `/v2/webhook?paginacao.paginaAtual=${n}&paginacao.itensPorPagina=1`, { token: other.token });
     expect(past.json.webhooks).toEqual([]);
-    const bad = await api(srv.url, '/v2/webhook?paginacao.itensPorPagina=0', { token: otherToken });
+    const bad = await api(srv.url, '/v2/webhook?paginacao.itensPorPagina=0', { token: other.token });
     expect(bad.status).toBe(400);
     // (the yaml's responses of GET /webhook list no 400; its error catalog gives WebhookConsultaInvalida 400)
     expect(bad.json.type).toBe('https://pix.bcb.gov.br/api/v2/error/WebhookConsultaInvalida');
@@ -190,15 +169,15 @@ describe('paging and races', () => {
   });
 
   it('a webhook registered while its key is removed never outlives the key', async () => {
-    const caller = callerFor(side, other.account_id, 'session');
+    const caller = callerFor(side, other.accountId, 'session');
     for (let i = 0; i < 5; i++) {
       const k = await caller.pixKeys.add({ key_type: 'EVP' });
       const results = await Promise.allSettled([
-        api(srv.url, path(k.key), { method: 'PUT', token: otherToken, body: { webhookUrl: `${receiver.url}/race` } }),
-        removePixKey(side, other.account_id, k.id),
+        api(srv.url, path(k.key), { method: 'PUT', token: other.token, body: { webhookUrl: `${receiver.url}/race` } }),
+        removePixKey(side, other.accountId, k.id),
       ]);
       expect(results[1].status).toBe('fulfilled');
-      const got = await api(srv.url, path(k.key), { token: otherToken });
+      const got = await api(srv.url, path(k.key), { token: other.token });
       expect(got.status).toBe(404);
     }
   });
@@ -223,12 +202,7 @@ describe('where private addresses are not allowed (WEBHOOK_ALLOW_PRIVATE_URLS=fa
 
   it('refuses a private, loopback or plain-http URL with 400 naming webhookUrl, and stores nothing', async () => {
     const acc = await makeAccount(s);
-    const res = await fetch(`${url}/oauth/token`, {
-      method: 'POST',
-      headers: { authorization: `Basic ${Buffer.from(`${acc.pix_client_id}:${acc.pix_client_secret}`).toString('base64')}`, 'content-type': 'application/x-www-form-urlencoded' },
-      body: 'grant_type=client_credentials',
-    });
-    const token = ((await res.json()) as { access_token: string }).access_token;
+    const token = await pixApiToken(url, acc.pix_client_id, acc.pix_client_secret);
     for (const webhookUrl of ['https://127.0.0.1/x', 'https://10.0.0.7/x', 'https://[::1]/x', 'https://169.254.169.254/latest', 'https://0x7f000001/x', 'http://93.184.216.34/x']) {
       const r = await api(url, path(acc.pix_key), { method: 'PUT', token, body: { webhookUrl } });
       expect(r.status, `${webhookUrl} → ${r.text}`).toBe(400);
@@ -328,7 +302,7 @@ describe('notifications of Pix received to {webhookUrl}/pix', () => {
   it('queues nothing for a key without a webhook, and stops what is queued for one that is removed', async () => {
     // another account's key with no webhook of its own: nothing queued
     const none = await side.db.write((tx) => queuePixReceivedDelivery(tx, {
-      accountId: srv.demo.accountId, chave: other.pix_key, resourceId: e2eid(3), pix: pixOf(3, { chave: other.pix_key }), at: new Date(),
+      accountId: srv.demo.accountId, chave: other.pixKey, resourceId: e2eid(3), pix: pixOf(3, { chave: other.pixKey }), at: new Date(),
     }));
     expect(none).toBeNull();
 

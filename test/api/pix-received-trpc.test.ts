@@ -2,7 +2,7 @@ import { TRPCError } from '@trpc/server';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { railFor } from '../../server/domain/rails';
 import { runRefundPass } from '../../server/domain/transactions/refunds';
-import { newTxid } from '../support/pix-charges-http';
+import { aTxid } from '../support/pix-api-harness';
 import { callerFor, makeAccount, makeTestServices, type TestServices } from '../support/services';
 
 /**
@@ -18,7 +18,7 @@ describe('pixReceived over tRPC', () => {
     const acc = await makeAccount(s);
     const other = await makeAccount(s, { name: 'Other Merchant' });
     const caller = callerFor(s, acc.account_id, 'pix-api');
-    const txid = newTxid();
+    const txid = aTxid();
     await caller.pixCharges.putCob({ txid, calendario: { expiracao: 3600 }, valor: { original: '10.00' }, chave: acc.pix_key });
     const pix = await caller.pixReceived.sandboxPay({ txid });
     expect(pix).toMatchObject({ txid, valor: '10.00', chave: acc.pix_key, devolucoes: [] });

@@ -1,9 +1,7 @@
-import { createServer } from 'node:net';
-import type { AddressInfo } from 'node:net';
 import { compactVerify, createRemoteJWKSet, decodeProtectedHeader } from 'jose';
 import createClient from 'openapi-fetch';
 import { Webhook } from 'standardwebhooks';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { isValidEndToEndId } from '../../server/domain/pix/end-to-end';
 import { readPixBrCode } from '../../server/domain/pix/brcode';
 import { addCalendarDays, businessDayOnOrAfter } from '../../server/domain/pix-api/calendar';
@@ -13,11 +11,10 @@ import { decryptSecret } from '../../server/domain/webhooks/secrets';
 import type { Services } from '../../server/services';
 import type { paths } from '../support/bcb-api';
 import { checkBcbSchema, expectBcbResponse } from '../support/bcb-contract';
-import { ledgerAudit } from '../support/pix-api-http';
-import { accessToken, api, removeDir, SERVER_TEST_TIMEOUT_MS, startServer, type RunningServer } from '../support/server';
-import { serverServices } from '../support/services';
+import { ledgerAudit, pixApiHarness, tokenRequest } from '../support/pix-api-harness';
+import { accessToken, api, type RunningServer } from '../support/server';
 import { waitFor } from '../support/wait';
-import { startReceiver, type Receiver } from '../support/webhook-receiver';
+import { type Receiver } from '../support/webhook-receiver';
 
 /**
  * The API Pix's charge side end to end, as a client built from the Banco Central's yaml drives it (the
@@ -27,41 +24,17 @@ import { startReceiver, type Receiver } from '../support/webhook-receiver';
  * sandbox payer paying it late, the Pix received, part of it returned, both notified to the webhook, and the
  * balance moved by exactly what stayed. Both engines. Every /v2 answer is checked against the yaml.
  */
+const harness = pixApiHarness({
+  ownPublicBase: true, receiver: true, env: { WEBHOOK_ALLOW_PRIVATE_URLS: 'true', SANDBOX_SETTLEMENT_DELAY_MS: '50' },
+});
 let srv: RunningServer;
 let side: Services;
 let receiver: Receiver;
+/** The server's port, which its public base (the BR Code's location) names. */
 let port: number;
-
-/** A port free right now, so the server can be told its own public base (the BR Code's location) before it starts. */
-async function freePort(): Promise<number> {
-  const s = createServer();
-  await new Promise<void>((resolve) => s.listen(0, '127.0.0.1', resolve));
-  const p = (s.address() as AddressInfo).port;
-  await new Promise<void>((resolve) => s.close(() => resolve()));
-  return p;
-}
-
-beforeAll(async () => {
-  // (another process may take the port between freePort and the server's listen: try another one then)
-  for (let attempt = 1; ; attempt++) {
-    port = await freePort();
-    try {
-      srv = await startServer({
-        env: { PORT: String(port), PIX_PUBLIC_BASE: `127.0.0.1:${port}`, WEBHOOK_ALLOW_PRIVATE_URLS: 'true', SANDBOX_SETTLEMENT_DELAY_MS: '50' },
-      });
-      break;
-    } catch (err) {
-      if (attempt >= 3 || !/EADDRINUSE/.test(String(err))) throw err;
-    }
-  }
-  side = serverServices(srv.databasePath);
-  receiver = await startReceiver();
-}, SERVER_TEST_TIMEOUT_MS);
-afterAll(async () => {
-  await receiver?.close();
-  await side?.db.close();
-  await srv?.stop();
-  if (srv) removeDir(srv.dir);
+beforeAll(() => {
+  ({ srv, side, receiver } = harness);
+  port = Number(new URL(srv.url).port);
 });
 
 /**
@@ -82,14 +55,9 @@ describe('the API Pix full flow with the client generated from the yaml', () => 
     await giveTheAccountADocument();
 
     // 1. a token: client credentials over HTTP Basic
-    const basic = Buffer.from(`${encodeURIComponent(srv.demo.pixClientId)}:${encodeURIComponent(srv.demo.pixClientSecret)}`).toString('base64');
-    const tokenRes = await fetch(`${srv.url}/oauth/token`, {
-      method: 'POST',
-      headers: { authorization: `Basic ${basic}`, 'content-type': 'application/x-www-form-urlencoded' },
-      body: 'grant_type=client_credentials',
-    });
+    const tokenRes = await tokenRequest(srv.url, srv.demo.pixClientId, srv.demo.pixClientSecret);
     expect(tokenRes.status).toBe(200);
-    const tokenBody = (await tokenRes.json()) as { access_token: string; token_type: string; scope: string };
+    const tokenBody = tokenRes.json;
     expect(tokenBody.token_type).toBe('Bearer');
     expect(tokenBody.scope.split(' ')).toEqual(expect.arrayContaining(['cobv.write', 'pix.read', 'pix.write', 'webhook.write']));
     const client = createClient<paths>({ baseUrl: `${srv.url}/v2`, headers: { authorization: `Bearer ${tokenBody.access_token}` } });

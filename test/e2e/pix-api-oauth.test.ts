@@ -1,9 +1,9 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { TOKEN_ATTEMPTS_PER_ADDRESS } from '../../contract/rate-limits';
 import { PIX_API_SCOPES, PixApiAccessDenied, pixApiPrincipal, requireScope } from '../../server/domain/pix-api/oauth';
-import { accessToken, api, removeDir, runTsx, SERVER_TEST_TIMEOUT_MS, serverEnv, startServer, type RunningServer } from '../support/server';
+import { accessToken, api, runTsx, SERVER_TEST_TIMEOUT_MS, serverEnv, type RunningServer } from '../support/server';
 import { peek } from '../support/peek';
-import { serverServices } from '../support/services';
+import { basicAuth, pixApiHarness } from '../support/pix-api-harness';
 import type { Services } from '../../server/services';
 
 /**
@@ -13,20 +13,11 @@ import type { Services } from '../../server/services';
  * The server trusts 127.0.0.1 as its proxy, so each test speaks from its own X-Forwarded-For address
  * and no test's failures count against another's.
  */
+const harness = pixApiHarness({ env: { TRUSTED_PROXIES: '127.0.0.1' } });
 let srv: RunningServer;
 let beside: Services; // this process reading the server's database, as a /v2 request's auth would
+beforeAll(() => ({ srv, side: beside } = harness));
 
-beforeAll(async () => {
-  srv = await startServer({ env: { TRUSTED_PROXIES: '127.0.0.1' } });
-  beside = serverServices(srv.databasePath);
-}, SERVER_TEST_TIMEOUT_MS);
-afterAll(async () => {
-  await beside?.db.close();
-  await srv?.stop();
-  if (srv) removeDir(srv.dir);
-});
-
-const basic = (id: string, secret: string) => `Basic ${Buffer.from(`${encodeURIComponent(id)}:${encodeURIComponent(secret)}`).toString('base64')}`;
 
 async function tokenRequest(o: { authorization?: string; body?: string; contentType?: string; from: string; method?: string }) {
   const headers: Record<string, string> = { 'x-forwarded-for': o.from, 'content-type': o.contentType ?? 'application/x-www-form-urlencoded' };
@@ -36,7 +27,7 @@ async function tokenRequest(o: { authorization?: string; body?: string; contentT
   return { status: res.status, headers: res.headers, json: JSON.parse(text) as Record<string, unknown> };
 }
 
-const demoBasic = () => basic(srv.demo.pixClientId, srv.demo.pixClientSecret);
+const demoBasic = () => basicAuth(srv.demo.pixClientId, srv.demo.pixClientSecret);
 
 describe('POST /oauth/token', () => {
   it('grants a Bearer token for an hour with every scope of the client; only its hash is kept', async () => {
@@ -64,7 +55,7 @@ describe('POST /oauth/token', () => {
   });
 
   it('a wrong secret and an unknown client are both 401 invalid_client with the Basic challenge', async () => {
-    for (const authorization of [basic(srv.demo.pixClientId, 'pxs_wrong'), basic('pxc_nobody', srv.demo.pixClientSecret)]) {
+    for (const authorization of [basicAuth(srv.demo.pixClientId, 'pxs_wrong'), basicAuth('pxc_nobody', srv.demo.pixClientSecret)]) {
       const r = await tokenRequest({ authorization, from: '192.0.2.2' });
       expect(r.status).toBe(401);
       expect(r.json).toEqual({ error: 'invalid_client', error_description: 'unknown client or wrong client secret' });
@@ -124,7 +115,7 @@ describe('POST /oauth/token', () => {
   });
 
   it(`counts failures per client address only: after ${TOKEN_ATTEMPTS_PER_ADDRESS.max} wrong secrets that address waits, the merchant's own address does not`, async () => {
-    const wrong = basic(srv.demo.pixClientId, 'pxs_guess');
+    const wrong = basicAuth(srv.demo.pixClientId, 'pxs_guess');
     for (let i = 0; i < TOKEN_ATTEMPTS_PER_ADDRESS.max; i++) expect((await tokenRequest({ authorization: wrong, from: '198.51.100.7' })).status).toBe(401);
     const limited = await tokenRequest({ authorization: demoBasic(), from: '198.51.100.7' });
     expect(limited.status).toBe(429);
@@ -169,7 +160,7 @@ describe('the client secret', () => {
 
     expect((await tokenRequest({ authorization: demoBasic(), from: '192.0.2.21' })).json).toMatchObject({ error: 'invalid_client' });
     expect(await pixApiPrincipal(beside.db.read, `Bearer ${before.json.access_token as string}`, new Date())).toBeNull();
-    const after = await tokenRequest({ authorization: basic(client_id, client_secret), from: '192.0.2.21' });
+    const after = await tokenRequest({ authorization: basicAuth(client_id, client_secret), from: '192.0.2.21' });
     expect(after.status).toBe(200);
     expect(await pixApiPrincipal(beside.db.read, `Bearer ${after.json.access_token as string}`, new Date())).toMatchObject({ accountId: srv.demo.accountId });
     srv.demo.pixClientSecret = client_secret;
@@ -186,7 +177,7 @@ describe('account:create --json', () => {
     expect(r.code, r.stderr).toBe(0);
     const creds = JSON.parse(r.stdout.trim());
     expect(creds).toMatchObject({ pix_client_id: expect.stringMatching(/^pxc_/), pix_client_secret: expect.stringMatching(/^pxs_/), pix_key: expect.stringMatching(/^[0-9a-f-]{36}$/) });
-    const granted = await tokenRequest({ authorization: basic(creds.pix_client_id, creds.pix_client_secret), from: '192.0.2.30' });
+    const granted = await tokenRequest({ authorization: basicAuth(creds.pix_client_id, creds.pix_client_secret), from: '192.0.2.30' });
     expect(granted.status).toBe(200);
     expect((await pixApiPrincipal(beside.db.read, `Bearer ${granted.json.access_token as string}`, new Date()))!.accountId).toBe(creds.account_id);
     // the key is the account's receiving key, as its tRPC list says

@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { compactVerify, createLocalJWKSet, decodeProtectedHeader, type JSONWebKeySet } from 'jose';
 import { CobPayload, CobVPayload } from '../../contract/bcb/payload';
 import { addCalendarDays, businessDayOnOrAfter } from '../../server/domain/pix-api/calendar';
@@ -6,10 +6,9 @@ import { dueDates } from '../../server/domain/pix-api/due-date';
 import { localDay } from '../../server/domain/local-time';
 import type { Services } from '../../server/services';
 import { expectBcbResponse } from '../support/bcb-contract';
-import { aTxid, pixApiToken, v2 } from '../support/pix-api-client';
+import { aTxid, pixApiHarness, pixApiToken, v2 } from '../support/pix-api-harness';
 import { seedPixCharge } from '../support/pix-charge-seed';
-import { removeDir, SERVER_TEST_TIMEOUT_MS, startServer, type RunningServer } from '../support/server';
-import { serverServices } from '../support/services';
+import { type RunningServer } from '../support/server';
 
 /**
  * The payload locations of dynamic QR codes over HTTP against the running server (API Pix 2.9.0,
@@ -19,19 +18,11 @@ import { serverServices } from '../support/services';
  * on the DPP asked. Charges are seeded in the tables in the agreed format (test/support/pix-charge-seed.ts).
  */
 const PUBLIC_BASE = 'pix.example.test';
+const harness = pixApiHarness({ env: { PIX_PUBLIC_BASE: PUBLIC_BASE } });
 let srv: RunningServer;
 let beside: Services;
 let jwks: JSONWebKeySet;
-
-beforeAll(async () => {
-  srv = await startServer({ env: { PIX_PUBLIC_BASE: PUBLIC_BASE } });
-  beside = serverServices(srv.databasePath);
-}, SERVER_TEST_TIMEOUT_MS);
-afterAll(async () => {
-  await beside?.db.close();
-  await srv?.stop();
-  if (srv) removeDir(srv.dir);
-});
+beforeAll(() => ({ srv, side: beside } = harness));
 
 const devedor = { cpf: '12345678909', nome: 'Francisco da Silva' };
 const recebedor = { cnpj: '56989000019533', nome: 'Loja do Demo', logradouro: 'Rua 20, 70', cidade: 'Belo Horizonte', uf: 'MG', cep: '55120750' };

@@ -16,6 +16,7 @@ import type { Services } from '../../services';
 import { newId } from '../ids';
 import { localDay, startOfLocalDay } from '../local-time';
 import { buildDynamicPixBrCode, MAX_MERCHANT_CITY_LENGTH, MAX_MERCHANT_NAME_LENGTH, toBrCodeText } from '../pix/brcode';
+import { readChargeBody, type ChargeBody } from './charge-body';
 import { dueDates } from './due-date';
 import { formatCobvValor, parseCobvCalendario, parseCobvValor, type CobvValorJson, type ValorIssue } from './due-date-input';
 import { insertLocation, locationUrl, locationView } from './locations';
@@ -32,16 +33,6 @@ export interface Presentation {
 
 /** A charge with the location it is bound to (null when none, or when the location no longer names it). */
 export interface ChargeRecord { row: PixChargeRow; loc: PixLocationRow | null }
-
-/** The stored `body` of a charge (the agreed format: the API's JSON minus what has its own column). */
-interface ChargeBody {
-  calendario: { criacao: string; expiracao?: number; dataDeVencimento?: string; validadeAposVencimento?: number };
-  devedor?: CobVGerada['devedor'];
-  recebedor?: CobVGerada['recebedor'];
-  valor: { original: string; [k: string]: unknown };
-  infoAdicionais?: { nome: string; valor: string }[];
-  solicitacaoPagador?: string;
-}
 
 /** A revision's stored body: the charge's body then, with its `chave` and location then (the charge's own columns). */
 type RevisionBody = ChargeBody & { chave: string; locId: number | null };
@@ -114,8 +105,13 @@ function locationParts(loc: PixLocationRow | null, p: Presentation) {
   return { loc: locationView(loc, p.pixPublicBase), location: url, pixCopiaECola };
 }
 
-function optionalParts(b: ChargeBody) {
+/** What a cob and a cobv show alike, in the order the API answers it: between `calendario` and `valor`. */
+function commonParts(rec: ChargeRecord, b: ChargeBody, p: Presentation) {
   return {
+    txid: rec.row.txid,
+    revisao: rec.row.revisao,
+    ...locationParts(rec.loc, p),
+    status: rec.row.status,
     ...(b.devedor ? { devedor: b.devedor } : {}),
     ...(b.solicitacaoPagador !== undefined ? { solicitacaoPagador: b.solicitacaoPagador } : {}),
     ...(b.infoAdicionais !== undefined ? { infoAdicionais: b.infoAdicionais } : {}),
@@ -124,17 +120,12 @@ function optionalParts(b: ChargeBody) {
 
 /** A cob as the API answers it (CobGerada; CobCompleta without `pix`, which the Pix received add). */
 export function cobView(rec: ChargeRecord, p: Presentation): CobGerada {
-  const { row } = rec;
-  const b = JSON.parse(row.body) as ChargeBody;
+  const b = readChargeBody(rec.row);
   return {
     calendario: { criacao: b.calendario.criacao, expiracao: b.calendario.expiracao ?? DEFAULT_EXPIRACAO },
-    txid: row.txid,
-    revisao: row.revisao,
-    ...locationParts(rec.loc, p),
-    status: row.status,
-    ...optionalParts(b),
+    ...commonParts(rec, b, p),
     valor: b.valor as CobGerada['valor'],
-    chave: row.chave,
+    chave: rec.row.chave,
   };
 }
 
@@ -144,20 +135,15 @@ export function cobView(rec: ChargeRecord, p: Presentation): CobGerada {
  * disagree and the unlink says the charge no longer has one.
  */
 export function cobvView(rec: ChargeRecord, p: Presentation): CobVView {
-  const { row } = rec;
-  const b = JSON.parse(row.body) as ChargeBody;
+  const b = readChargeBody(rec.row);
   return {
     calendario: { criacao: b.calendario.criacao, dataDeVencimento: b.calendario.dataDeVencimento!, validadeAposVencimento: b.calendario.validadeAposVencimento ?? 30 },
-    txid: row.txid,
-    revisao: row.revisao,
-    ...locationParts(rec.loc, p),
-    status: row.status,
-    ...optionalParts(b),
+    ...commonParts(rec, b, p),
     devedor: b.devedor as CobVGerada['devedor'],
     // as stored with the charge (every cobv is made with one; a revision refreshes it)
     recebedor: b.recebedor!,
     valor: b.valor as CobVGerada['valor'],
-    chave: row.chave,
+    chave: rec.row.chave,
   };
 }
 
@@ -255,7 +241,7 @@ export async function createCob(s: Deps, accountId: string, input: CobInput): Pr
 }
 
 function revisionOf(row: PixChargeRow): { chargeId: string; revisao: number; status: PixChargeStatus; amount: number; body: string; createdAt: string } {
-  const body: RevisionBody = { ...(JSON.parse(row.body) as ChargeBody), chave: row.chave, locId: row.locId };
+  const body: RevisionBody = { ...readChargeBody(row), chave: row.chave, locId: row.locId };
   return { chargeId: row.id, revisao: row.revisao, status: row.status, amount: row.amount, body: JSON.stringify(body), createdAt: row.updatedAt };
 }
 
@@ -376,7 +362,7 @@ export async function reviseCob(s: Deps, accountId: string, input: CobRevisada &
     const { row, bindLocation } = await lockedForRevision(tx, 'cob', accountId, input.txid, input.loc);
     if (input.chave !== undefined) await checkKey(tx, 'cob', accountId, input.chave);
     const locId = await bindLocation();
-    const b = JSON.parse(row.body) as ChargeBody;
+    const b = readChargeBody(row);
     const expiracao = input.calendario?.expiracao ?? b.calendario.expiracao ?? DEFAULT_EXPIRACAO;
     const valor = input.valor ? { ...b.valor, ...input.valor } : b.valor;
     const body: ChargeBody = {
@@ -407,7 +393,7 @@ export async function reviseCobvInJob(tx: Stores, s: Pick<Services, 'clock' | 'c
   const today = localDay(at);
   const { row, bindLocation } = await lockedForRevision(tx, 'cobv', accountId, input.txid, input.loc);
   if (input.chave !== undefined) await checkKey(tx, 'cobv', accountId, input.chave);
-  const b = JSON.parse(row.body) as ChargeBody;
+  const b = readChargeBody(row);
   const p = await presentationFor(tx, s.config, accountId);
   // a revision carries the account's recebedor as it is now (refused while none is registered); a removal
   // keeps the one the charge has, so a charge made before receiver data existed can still be cancelled
@@ -447,7 +433,7 @@ async function atRevision(db: Stores, rec: ChargeRecord, revisao: number): Promi
   if (revisao === rec.row.revisao) return rec;
   const r = await db.pixCharges.revision(rec.row.id, revisao);
   if (!r) return null;
-  const { chave, locId, ...body } = JSON.parse(r.body) as RevisionBody;
+  const { chave, locId, ...body } = readChargeBody({ txid: rec.row.txid, body: r.body }) as RevisionBody;
   const row: PixChargeRow = { ...rec.row, status: r.status, revisao: r.revisao, amount: r.amount, body: JSON.stringify(body), chave, locId };
   const loc = locId === null ? null : (await db.pixCharges.location(rec.row.accountId, locId)) ?? null;
   return { row, loc: loc && loc.txid === row.txid ? loc : null };

@@ -1,7 +1,6 @@
 import type { DevolucaoRow } from '../../../db/stores/pix-received';
 import { amountToCents, type Devolucao } from '../../../contract/bcb';
 import { devolucaoView } from './devolucao-view';
-import type { Stores } from '../../../db';
 import { DomainError } from '../../errors';
 import { wake, type Services } from '../../services';
 import { newEndToEndId } from '../pix/end-to-end';
@@ -75,8 +74,8 @@ export async function requestDevolucao(s: Services, accountId: string, input: De
 }
 
 /** GET /v2/pix/{e2eid}/devolucao/{id}: 404 for an unknown Pix or devolução, or another account's. */
-export async function getDevolucao(db: Stores, accountId: string, e2eid: string, id: string): Promise<Devolucao> {
-  const row = await db.pixReceived.devolucao(accountId, e2eid, id);
+export async function getDevolucao(s: Pick<Services, 'db'>, accountId: string, e2eid: string, id: string): Promise<Devolucao> {
+  const row = await s.db.read.pixReceived.devolucao(accountId, e2eid, id);
   if (!row) throw new DomainError('NOT_FOUND', 'Devolução não encontrada para o e2eid e o id informados.', { problem: 'PixDevolucaoNaoEncontrada' });
   return devolucaoView(row);
 }

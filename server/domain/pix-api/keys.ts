@@ -20,8 +20,8 @@ export interface PixKeyView { id: string; key: string; key_type: PixKeyType; cre
 const view = (r: PixKeyRow): PixKeyView => ({ id: r.id, key: r.key, key_type: r.keyType, created_at: r.createdAt });
 
 /** The account's live keys, oldest first. */
-export async function listPixKeys(db: Stores, accountId: string): Promise<{ data: PixKeyView[] }> {
-  return { data: (await db.pixKeys.liveKeys(accountId)).map(view) };
+export async function listPixKeys(s: Pick<Services, 'db'>, accountId: string): Promise<{ data: PixKeyView[] }> {
+  return { data: (await s.db.read.pixKeys.liveKeys(accountId)).map(view) };
 }
 
 /**

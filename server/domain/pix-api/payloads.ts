@@ -9,11 +9,12 @@ import { DomainError, type FieldIssue } from '../../errors';
 import type { Services } from '../../services';
 import { localDay } from '../local-time';
 import { calendarDaysBetween, isDay } from './calendar';
+import { corruptCharge, readChargeBody, type ChargeBody } from './charge-body';
 import { cobvAmountDueOn } from './amount-due';
 import type { PublicJwk } from './jws';
 import { buildCobPayload, buildCobVPayload, type CobPayload, type CobVPayload, type PayloadPerson } from './payload';
 
-type PayloadServices = Pick<Services, 'db' | 'clock' | 'config' | 'payloadSigner'>;
+type Deps = Pick<Services, 'db' | 'clock' | 'config' | 'payloadSigner'>;
 
 /** Where the JWKS is published: the `jku` of every payload (DECISIONS "The Banco Central's API Pix"). */
 export function jwksUrl(config: Pick<Services['config'], 'pixPublicBase'>): string {
@@ -26,25 +27,10 @@ export interface CobVPayloadQuery {
   codMun?: string;
 }
 
-/** A charge's `body` column (the agreed format: the API's JSON minus what has its own column). */
-interface StoredBody {
-  calendario?: { criacao?: string; expiracao?: number; dataDeVencimento?: string; validadeAposVencimento?: number };
-  devedor?: Record<string, unknown> & { nome?: string };
-  recebedor?: Record<string, unknown> & { nome?: string };
-  valor?: Record<string, unknown> & { modalidadeAlteracao?: number };
-  infoAdicionais?: { nome: string; valor: string }[];
-  solicitacaoPagador?: string;
-}
-
 const notFound = () => new DomainError('NOT_FOUND', 'A cobrança em questão não foi encontrada para a location requisitada.', { problem: 'CobPayloadNaoEncontrado' });
 
 function invalid(issues: FieldIssue[]): DomainError {
   return new DomainError('VALIDATION', issues.map((i) => `${i.path}: ${i.message}`).join('; '), { problem: 'CobPayloadOperacaoInvalida', issues });
-}
-
-/** A stored row that does not hold what the agreed format promises is our fault, never the payer's. */
-function corrupt(txid: string, what: string): DomainError {
-  return new DomainError('INTERNAL', `pix charge ${txid}: ${what}`);
 }
 
 /**
@@ -52,31 +38,26 @@ function corrupt(txid: string, what: string): DomainError {
  * payload carries the devedor's name and document; a paid one is (status CONCLUIDA), as the yaml leaves
  * to the PSP, so the payer's bank can tell the payer why it cannot be paid again.
  */
-async function chargeAt(s: PayloadServices, token: string, kind: PixChargeKind): Promise<{ charge: PayloadChargeRow; body: StoredBody }> {
+async function chargeAt(s: Deps, token: string, kind: PixChargeKind): Promise<{ charge: PayloadChargeRow; body: ChargeBody }> {
   // a token is 32 lower-case hex (crypto.randomBytes(16)): anything else is not looked up
   if (!/^[0-9a-f]{32}$/.test(token)) throw notFound();
   const loc = await s.db.read.pixPayloads.byToken(token);
   const charge = loc?.charge;
   if (!loc || loc.tipoCob !== kind || !charge || charge.kind !== kind) throw notFound();
   if (charge.status !== 'ATIVA' && charge.status !== 'CONCLUIDA') throw notFound();
-  let body: StoredBody;
-  try {
-    body = JSON.parse(charge.body) as StoredBody;
-  } catch {
-    throw corrupt(charge.txid, 'body is not JSON');
-  }
-  return { charge, body };
+  return { charge, body: readChargeBody(charge) };
 }
 
-function person(txid: string, label: string, p: StoredBody['devedor']): PayloadPerson {
-  if (!p || typeof p.nome !== 'string') throw corrupt(txid, `${label} has no nome`);
+/** A devedor or recebedor as stored: checked, as a stored body is only what it was when written. */
+function person(txid: string, label: string, p: { cpf?: unknown; cnpj?: unknown; nome?: unknown } | undefined): PayloadPerson {
+  if (!p || typeof p.nome !== 'string') throw corruptCharge(txid, `${label} has no nome`);
   if (typeof p.cpf === 'string') return { cpf: p.cpf, nome: p.nome };
   if (typeof p.cnpj === 'string') return { cnpj: p.cnpj, nome: p.nome };
-  throw corrupt(txid, `${label} has neither cpf nor cnpj`);
+  throw corruptCharge(txid, `${label} has neither cpf nor cnpj`);
 }
 
 /** GET /qr/v2/{token}: the signed payload of the immediate charge (cob) at this location. */
-export async function cobPayloadJws(s: PayloadServices, token: string): Promise<string> {
+export async function cobPayloadJws(s: Deps, token: string): Promise<string> {
   const { charge, body } = await chargeAt(s, token, 'cob');
   const cal = body.calendario ?? {};
   const mod = body.valor?.modalidadeAlteracao;
@@ -104,7 +85,7 @@ export async function cobPayloadJws(s: PayloadServices, token: string): Promise<
  * after the last day the charge can be paid, is the yaml's CobPayloadOperacaoInvalida. `codMun` is
  * checked for its form only: the calendar has no municipal holidays, so it changes no amount.
  */
-export async function cobvPayloadJws(s: PayloadServices, token: string, query: CobVPayloadQuery): Promise<string> {
+export async function cobvPayloadJws(s: Deps, token: string, query: CobVPayloadQuery): Promise<string> {
   const issues: FieldIssue[] = [];
   if (query.codMun !== undefined && !/^\d{7}$/.test(query.codMun)) issues.push({ path: 'codMun', message: 'codMun não respeita o _schema_: 7 dígitos da tabela de municípios do IBGE.' });
   if (query.DPP !== undefined && !isDay(query.DPP)) issues.push({ path: 'DPP', message: 'DPP não respeita o _schema_: uma data YYYY-MM-DD.' });
@@ -119,7 +100,7 @@ export async function cobvPayloadJws(s: PayloadServices, token: string, query: C
 
   const cal = body.calendario ?? {};
   const dataDeVencimento = charge.dueDate ?? cal.dataDeVencimento;
-  if (!dataDeVencimento || !isDay(dataDeVencimento)) throw corrupt(charge.txid, 'no dataDeVencimento');
+  if (!dataDeVencimento || !isDay(dataDeVencimento)) throw corruptCharge(charge.txid, 'no dataDeVencimento');
   const validadeAposVencimento = cal.validadeAposVencimento ?? 30;
   const due = cobvAmountDueOn({ txid: charge.txid, dueDate: dataDeVencimento, body: charge.body }, dpp);
   if (!due.payable) {
@@ -127,12 +108,13 @@ export async function cobvPayloadJws(s: PayloadServices, token: string, query: C
       path: 'DPP',
       message: due.reason === 'apos-validade'
         ? `DPP ${dpp} é posterior à validade da cobrança: pode ser paga até ${due.ultimoDia} (dataDeVencimento e validadeAposVencimento).`
-        : `Em ${dpp} o valor da cobrança não cabe no formato do valor.`,
+        : due.reason === 'antes-da-criacao' ? `DPP ${dpp} é anterior à criação da cobrança (${due.criacao}).`
+          : `Em ${dpp} o valor da cobrança não cabe no formato do valor.`,
     }]);
   }
 
   const r = body.recebedor;
-  if (!r) throw corrupt(charge.txid, 'a cobv has no recebedor');
+  if (!r) throw corruptCharge(charge.txid, 'a cobv has no recebedor');
   const text = (v: unknown) => (typeof v === 'string' ? v : '');
   const payload: CobVPayload = buildCobVPayload({
     txid: charge.txid,

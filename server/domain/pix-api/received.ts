@@ -11,7 +11,8 @@ import { creditTransaction, recordTransactionEvent } from '../transactions/creat
 import { queuePixDevolucaoDelivery, queuePixReceivedDelivery } from './webhooks';
 import { requireSandbox } from '../transactions/pay';
 import { transactionIdentifier } from '../transactions/pix-charge';
-import { calendarDaysBetween, isDay } from './calendar';
+import { isDay } from './calendar';
+import { readChargeBody } from './charge-body';
 import { cobvAmountDueOn } from './amount-due';
 import { componentesValorJson, type ComponentesValor } from './due-date';
 import { devolucaoView } from './devolucao-view';
@@ -45,13 +46,8 @@ function pixOf(row: PixReceivedRow, devolucoes: DevolucaoRow[]): PixView {
 /**
  * The yaml's Pix for one of the account's Pix received, with its devoluções as they stand (GET
  * /v2/pix/{e2eid}, a charge's `pix`, the webhook's `{"pix":[…]}`); null when the account has none with
- * that id. Reads on one snapshot (the Pix and its devoluções agree).
+ * that id. For a caller on one snapshot (a read's, or a write job's), so the Pix and its devoluções agree.
  */
-export async function pixView(db: Stores, accountId: string, endToEndId: string): Promise<PixView | null> {
-  return db.snapshot((r) => readPix(r, accountId, endToEndId));
-}
-
-/** pixView's reads, for a caller already on one snapshot (a write job). */
 export async function readPix(db: Stores, accountId: string, endToEndId: string): Promise<PixView | null> {
   const row = await db.pixReceived.received(accountId, endToEndId);
   if (!row) return null;
@@ -59,18 +55,18 @@ export async function readPix(db: Stores, accountId: string, endToEndId: string)
 }
 
 /** GET /v2/pix/{e2eid}: 404 PixNaoEncontrado for an unknown id or another account's. */
-export async function getPix(db: Stores, accountId: string, endToEndId: string): Promise<PixView> {
-  const view = await pixView(db, accountId, endToEndId);
+export async function getPix(s: Pick<Services, 'db'>, accountId: string, endToEndId: string): Promise<PixView> {
+  const view = await s.db.read.snapshot((r) => readPix(r, accountId, endToEndId));
   if (!view) throw new DomainError('NOT_FOUND', 'Pix não encontrado para o e2eid informado.', { problem: 'PixNaoEncontrado' });
   return view;
 }
 
 /** GET /v2/pix: the account's Pix received between inicio and fim (inclusive), oldest first, paged as the yaml says. */
-export async function listPix(db: Stores, accountId: string, q: PixConsulta): Promise<PixConsultados & { pix: PixView[] }> {
+export async function listPix(s: Pick<Services, 'db'>, accountId: string, q: PixConsulta): Promise<PixConsultados & { pix: PixView[] }> {
   const paginaAtual = q['paginacao.paginaAtual'];
   const itensPorPagina = q['paginacao.itensPorPagina'];
   const iso = (s: string) => new Date(s).toISOString();
-  return db.snapshot(async (r) => {
+  return s.db.read.snapshot(async (r) => {
     const { rows, total } = await r.pixReceived.list({
       accountId, inicio: iso(q.inicio), fim: iso(q.fim), txid: q.txid, txIdPresente: q.txIdPresente,
       devolucaoPresente: q.devolucaoPresente, document: q.cpf ?? q.cnpj,
@@ -101,17 +97,11 @@ export async function listPix(db: Stores, accountId: string, q: PixConsulta): Pr
 /** The body of POST /sandbox/pix/pay. */
 export interface SandboxPixPay { txid: string; date?: string }
 
-interface ChargeBody {
-  calendario?: { criacao?: string; dataDeVencimento?: string; validadeAposVencimento?: number };
-  devedor?: { cpf?: string; cnpj?: string; nome?: string; email?: string };
-  valor?: unknown;
-}
-
 const invalid = (kind: PayableCharge['kind'], detail: string) =>
   new DomainError('INVALID_STATE', detail, { problem: kind === 'cobv' ? 'CobVOperacaoInvalida' : 'CobOperacaoInvalida' });
 
 /** What the payer pays for `charge` on `day` (São Paulo), or why it cannot be paid then (a 400, nothing changed). */
-function amountFor(charge: PayableCharge, body: ChargeBody, day: string, at: Date): { amount: number; componentes: ComponentesValor } {
+function amountFor(charge: PayableCharge, day: string, at: Date): { amount: number; componentes: ComponentesValor } {
   if (charge.status !== 'ATIVA') {
     throw invalid(charge.kind, charge.status === 'CONCLUIDA'
       ? 'A cobrança já foi paga (status CONCLUIDA): uma cobrança é paga uma única vez.'
@@ -122,16 +112,11 @@ function amountFor(charge: PayableCharge, body: ChargeBody, day: string, at: Dat
     if (charge.expiresAt !== null && charge.expiresAt <= at.toISOString()) throw invalid('cob', 'A cobrança expirou (calendario.expiracao) e não pode mais ser paga.');
     return { amount: charge.amount, componentes: { original: charge.amount, ...ZERO_COMPONENTS } };
   }
-  const cal = body.calendario ?? {};
-  const criacao = cal.criacao ? localDay(new Date(cal.criacao)) : null;
-  if (criacao !== null && calendarDaysBetween(criacao, day) < 0) {
-    throw invalid('cobv', `A data de pagamento ${day} é anterior à criação da cobrança (${criacao}).`);
-  }
   const due = cobvAmountDueOn({ txid: charge.txid, dueDate: null, body: charge.body }, day);
   if (!due.payable) {
-    throw invalid('cobv', due.reason === 'apos-validade'
-      ? `A cobrança não pode ser paga em ${day}: o último dia de pagamento é ${due.ultimoDia} (validadeAposVencimento).`
-      : `O valor devido em ${day} excede o limite de um Pix.`);
+    throw invalid('cobv', due.reason === 'antes-da-criacao' ? `A data de pagamento ${day} é anterior à criação da cobrança (${due.criacao}).`
+      : due.reason === 'apos-validade' ? `A cobrança não pode ser paga em ${day}: o último dia de pagamento é ${due.ultimoDia} (validadeAposVencimento).`
+        : `O valor devido em ${day} excede o limite de um Pix.`);
   }
   return { amount: due.valor, componentes: due.componentes };
 }
@@ -157,10 +142,9 @@ export async function sandboxPayCharge(s: Services, accountId: string, input: Sa
     const day = input.date ?? localDay(at);
     const charge = await tx.pixReceived.lockChargeForPayment(accountId, input.txid);
     if (!charge) throw new DomainError('NOT_FOUND', 'Cobrança não encontrada para o txid informado.', { problem: 'CobNaoEncontrado' });
-    const body = JSON.parse(charge.body) as ChargeBody;
-    const { amount, componentes } = amountFor(charge, body, day, at);
+    const { amount, componentes } = amountFor(charge, day, at);
 
-    const d = body.devedor;
+    const d = readChargeBody(charge).devedor;
     const pagador: Pagador = d?.nome && (d.cpf || d.cnpj) ? { ...(d.cpf ? { cpf: d.cpf } : { cnpj: d.cnpj }), nome: d.nome } : SANDBOX_PAYER;
     const document = (pagador.cpf ?? pagador.cnpj)!;
     // the payer's bank stands in for a real one: the same payer always pays from the same bank

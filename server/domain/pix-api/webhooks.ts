@@ -75,8 +75,8 @@ export async function configurePixKeyWebhook(s: Pick<Services, 'db' | 'clock' | 
 }
 
 /** GET /webhook/{chave}: the key's webhook; 404 when it has none (another account's key alike). */
-export async function getPixKeyWebhook(db: Stores, accountId: string, chave: string): Promise<WebhookCompleto> {
-  const row = await db.pixKeyWebhooks.ofKey(accountId, chave);
+export async function getPixKeyWebhook(s: Pick<Services, 'db'>, accountId: string, chave: string): Promise<WebhookCompleto> {
+  const row = await s.db.read.pixKeyWebhooks.ofKey(accountId, chave);
   if (!row) throw notFound();
   return view(row);
 }
@@ -108,7 +108,8 @@ export async function deletePixKeyWebhook(s: Pick<Services, 'db' | 'clock'>, acc
 }
 
 /** GET /webhook: the account's webhooks created within [inicio, fim], oldest first, one page. */
-export async function listPixKeyWebhooks(db: Stores, accountId: string, q: WebhookConsulta): Promise<WebhooksConsultados> {
+export async function listPixKeyWebhooks(s: Pick<Services, 'db'>, accountId: string, q: WebhookConsulta): Promise<WebhooksConsultados> {
+  const db = s.db.read;
   const filter = {
     accountId,
     // stored instants are UTC ISO strings: an offset in the query is read, then compared as stored

@@ -1,48 +1,33 @@
 import { createLocation, getLocation, listLocations, unlinkLocation } from '../../domain/pix-api/locations';
-import { pixApiProcedure, router } from '../../trpc';
+import { router } from '../../trpc';
+import { v2Route } from '../pix-common';
 import { createLocationInput, locationConsultaInput, locationIdInput, payloadLocation, payloadLocationCompleta, payloadLocationConsultadas } from './schemas';
 
-const invalid = { invalid: 'PayloadLocationOperacaoInvalida' } as const;
-const errors = { 400: 'Requisição inválida', 401: 'Sem token', 403: 'Token sem o escopo', 404: 'Location não encontrada' };
+const errorResponses = { 400: 'Requisição inválida', 401: 'Sem token', 403: 'Token sem o escopo', 404: 'Location não encontrada' };
+const loc = { invalid: 'PayloadLocationOperacaoInvalida', errorResponses } as const;
 
 /** Payload locations of the API Pix (/v2/loc). */
 export const pixLocationsRouter = router({
-  create: pixApiProcedure('payloadlocation.write')
-    .meta({
-      auth: 'bearer', envelope: 'pix-api', pixApi: invalid, successStatus: 201,
-      openapi: { method: 'POST', path: '/v2/loc', tags: ['loc'], summary: 'Criar location do payload', errorResponses: errors },
-    })
+  create: v2Route('payloadlocation.write', 'POST /v2/loc', { ...loc, successStatus: 201, summary: 'Criar location do payload' })
     .input(createLocationInput)
     .output(payloadLocation)
     .mutation(async ({ ctx, input }) => {
-      const loc = await createLocation(ctx.services, ctx.auth.accountId, input.tipoCob);
-      ctx.resHeaders.set('location', loc.location);
-      return loc;
+      const created = await createLocation(ctx.services, ctx.auth.accountId, input.tipoCob);
+      ctx.resHeaders.set('location', created.location);
+      return created;
     }),
 
-  list: pixApiProcedure('payloadlocation.read')
-    .meta({
-      auth: 'bearer', envelope: 'pix-api', pixApi: { invalid: 'PayloadLocationConsultaInvalida' },
-      openapi: { method: 'GET', path: '/v2/loc', tags: ['loc'], summary: 'Consultar locations cadastradas', errorResponses: errors },
-    })
+  list: v2Route('payloadlocation.read', 'GET /v2/loc', { invalid: 'PayloadLocationConsultaInvalida', errorResponses, summary: 'Consultar locations cadastradas' })
     .input(locationConsultaInput)
     .output(payloadLocationConsultadas)
     .query(({ ctx, input }) => listLocations(ctx.services, ctx.auth.accountId, input)),
 
-  get: pixApiProcedure('payloadlocation.read')
-    .meta({
-      auth: 'bearer', envelope: 'pix-api', pixApi: invalid,
-      openapi: { method: 'GET', path: '/v2/loc/{id}', tags: ['loc'], summary: 'Recuperar location do payload', errorResponses: errors },
-    })
+  get: v2Route('payloadlocation.read', 'GET /v2/loc/{id}', { ...loc, summary: 'Recuperar location do payload' })
     .input(locationIdInput)
     .output(payloadLocationCompleta)
     .query(({ ctx, input }) => getLocation(ctx.services, ctx.auth.accountId, input.id)),
 
-  unlink: pixApiProcedure('payloadlocation.write')
-    .meta({
-      auth: 'bearer', envelope: 'pix-api', pixApi: invalid,
-      openapi: { method: 'DELETE', path: '/v2/loc/{id}/txid', tags: ['loc'], summary: 'Desvincular uma cobrança de uma location', errorResponses: errors },
-    })
+  unlink: v2Route('payloadlocation.write', 'DELETE /v2/loc/{id}/txid', { ...loc, summary: 'Desvincular uma cobrança de uma location' })
     .input(locationIdInput)
     .output(payloadLocation)
     .mutation(({ ctx, input }) => unlinkLocation(ctx.services, ctx.auth.accountId, input.id)),
