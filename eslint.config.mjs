@@ -96,10 +96,8 @@ export default [
   },
   // domain functions in one shape (docs/architecture.md "Domain functions"): an entry point takes its deps
   // (Services or a Pick of it), a step the stores it runs on as `tx`; never the database itself, never both
-  // (server/domain/pix-api follows later)
   {
     files: ['server/domain/**'],
-    ignores: ['server/domain/pix-api/**'],
     rules: {
       'no-restricted-syntax': ['error', noHandle, ...domainShape],
     },

@@ -116,7 +116,7 @@ export function pixApiProcedure(scope: PixApiScope) {
   return publicProcedure.use(async ({ ctx, type, next }) => {
     let auth = ctx.auth;
     if (!auth) {
-      const principal = await pixApiPrincipal(ctx.services.db.read, ctx.headers.authorization, ctx.services.clock.now());
+      const principal = await pixApiPrincipal(ctx.services, ctx.headers.authorization);
       if (principal) {
         requireScope(principal, scope);
         auth = { kind: 'pix-api', accountId: principal.accountId };

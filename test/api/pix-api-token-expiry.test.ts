@@ -41,14 +41,14 @@ describe('API Pix tokens', () => {
     expect(r.status).toBe(200);
     expect(r.json.expires_in).toBe(3600);
     const header = `Bearer ${r.json.access_token}`;
-    expect(await pixApiPrincipal(s.db.read, header, clock.now())).toMatchObject({ accountId: acc.account_id, clientId: acc.pix_client_id });
+    expect(await pixApiPrincipal({ db: s.db, clock }, header)).toMatchObject({ accountId: acc.account_id, clientId: acc.pix_client_id });
     clock.advance(3599_999);
-    expect(await pixApiPrincipal(s.db.read, header, clock.now())).not.toBeNull();
+    expect(await pixApiPrincipal({ db: s.db, clock }, header)).not.toBeNull();
     clock.advance(1);
-    expect(await pixApiPrincipal(s.db.read, header, clock.now())).toBeNull();
+    expect(await pixApiPrincipal({ db: s.db, clock }, header)).toBeNull();
     // a token asked for now lasts its own hour
     const again = await token(acc.pix_client_id, acc.pix_client_secret);
-    expect(await pixApiPrincipal(s.db.read, `Bearer ${again.json.access_token}`, clock.now())).not.toBeNull();
+    expect(await pixApiPrincipal({ db: s.db, clock }, `Bearer ${again.json.access_token}`)).not.toBeNull();
   });
 
   it('a limited address may try again once its window has passed', async () => {

@@ -1,3 +1,4 @@
+import { systemClock } from '../../server/clock';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { TOKEN_ATTEMPTS_PER_ADDRESS } from '../../contract/rate-limits';
 import { PIX_API_SCOPES, PixApiAccessDenied, pixApiPrincipal, requireScope } from '../../server/domain/pix-api/oauth';
@@ -39,15 +40,15 @@ describe('POST /oauth/token', () => {
     expect(r.headers.get('cache-control')).toBe('no-store');
     expect(r.headers.get('pragma')).toBe('no-cache');
     expect(r.headers.get('content-type')).toMatch(/^application\/json/);
-    const principal = await pixApiPrincipal(beside.db.read, `Bearer ${r.json.access_token as string}`, new Date());
+    const principal = await pixApiPrincipal({ db: beside.db, clock: systemClock }, `Bearer ${r.json.access_token as string}`);
     expect(principal).toEqual({ accountId: srv.demo.accountId, clientId: srv.demo.pixClientId, scopes: new Set(PIX_API_SCOPES) });
     // not a token of the gateway API, and not the other way round
     expect((await api(srv.url, '/balance', { token: r.json.access_token as string })).status).toBe(401);
     const gateway = await accessToken(srv.url, srv.demo.code, srv.demo.token);
-    expect(await pixApiPrincipal(beside.db.read, `Bearer ${gateway}`, new Date())).toBeNull();
-    expect(await pixApiPrincipal(beside.db.read, undefined, new Date())).toBeNull();
-    expect(await pixApiPrincipal(beside.db.read, `Bearer ${(r.json.access_token as string).slice(0, -2)}xx`, new Date())).toBeNull();
-    expect(await pixApiPrincipal(beside.db.read, demoBasic(), new Date())).toBeNull();
+    expect(await pixApiPrincipal({ db: beside.db, clock: systemClock }, `Bearer ${gateway}`)).toBeNull();
+    expect(await pixApiPrincipal({ db: beside.db, clock: systemClock }, undefined)).toBeNull();
+    expect(await pixApiPrincipal({ db: beside.db, clock: systemClock }, `Bearer ${(r.json.access_token as string).slice(0, -2)}xx`)).toBeNull();
+    expect(await pixApiPrincipal({ db: beside.db, clock: systemClock }, demoBasic())).toBeNull();
     const stored = JSON.stringify(await peek(srv.databasePath, async (db) => [await db.all('SELECT * FROM pix_api_clients'), await db.all('SELECT * FROM pix_api_tokens')]));
     expect(stored).toContain(srv.demo.pixClientId); // the public half, as is
     expect(stored).not.toContain(srv.demo.pixClientSecret);
@@ -97,7 +98,7 @@ describe('POST /oauth/token', () => {
     const narrow = await tokenRequest({ authorization: demoBasic(), body: 'grant_type=client_credentials&scope=cob.read%20cobv.write', from: '192.0.2.5' });
     expect(narrow.status).toBe(200);
     expect(narrow.json.scope).toBe('cob.read cobv.write');
-    const principal = (await pixApiPrincipal(beside.db.read, `Bearer ${narrow.json.access_token as string}`, new Date()))!;
+    const principal = (await pixApiPrincipal({ db: beside.db, clock: systemClock }, `Bearer ${narrow.json.access_token as string}`))!;
     expect([...principal.scopes]).toEqual(['cob.read', 'cobv.write']);
     expect(() => requireScope(principal, 'cob.read')).not.toThrow();
     const denied = (() => { try { requireScope(principal, 'pix.write'); return null; } catch (e) { return e; } })();
@@ -159,10 +160,10 @@ describe('the client secret', () => {
     expect(client_secret).not.toBe(srv.demo.pixClientSecret);
 
     expect((await tokenRequest({ authorization: demoBasic(), from: '192.0.2.21' })).json).toMatchObject({ error: 'invalid_client' });
-    expect(await pixApiPrincipal(beside.db.read, `Bearer ${before.json.access_token as string}`, new Date())).toBeNull();
+    expect(await pixApiPrincipal({ db: beside.db, clock: systemClock }, `Bearer ${before.json.access_token as string}`)).toBeNull();
     const after = await tokenRequest({ authorization: basicAuth(client_id, client_secret), from: '192.0.2.21' });
     expect(after.status).toBe(200);
-    expect(await pixApiPrincipal(beside.db.read, `Bearer ${after.json.access_token as string}`, new Date())).toMatchObject({ accountId: srv.demo.accountId });
+    expect(await pixApiPrincipal({ db: beside.db, clock: systemClock }, `Bearer ${after.json.access_token as string}`)).toMatchObject({ accountId: srv.demo.accountId });
     srv.demo.pixClientSecret = client_secret;
 
     // recorded in the account's audit trail
@@ -179,7 +180,7 @@ describe('account:create --json', () => {
     expect(creds).toMatchObject({ pix_client_id: expect.stringMatching(/^pxc_/), pix_client_secret: expect.stringMatching(/^pxs_/), pix_key: expect.stringMatching(/^[0-9a-f-]{36}$/) });
     const granted = await tokenRequest({ authorization: basicAuth(creds.pix_client_id, creds.pix_client_secret), from: '192.0.2.30' });
     expect(granted.status).toBe(200);
-    expect((await pixApiPrincipal(beside.db.read, `Bearer ${granted.json.access_token as string}`, new Date()))!.accountId).toBe(creds.account_id);
+    expect((await pixApiPrincipal({ db: beside.db, clock: systemClock }, `Bearer ${granted.json.access_token as string}`))!.accountId).toBe(creds.account_id);
     // the key is the account's receiving key, as its tRPC list says
     const token = await accessToken(srv.url, creds.code, creds.token);
     const listed = await api(srv.url, '/api/trpc/pixKeys.list', { token });

@@ -79,17 +79,17 @@ const notRevisable = (kind: PixChargeKind) => new DomainError('INVALID_STATE',
   'Cobrança não encontra-se mais com o status ATIVA, somente cobranças ativas podem ser revisadas.', { problem: problems(kind).invalid });
 
 /** The presentation of the account's charges. */
-export async function presentationFor(db: Stores, config: Services['config'], accountId: string): Promise<Presentation> {
-  const name = (await db.accounts.merchantName(accountId)) ?? '';
-  const receiver = (await db.accounts.receiver(accountId)) ?? null;
+export async function presentationFor(tx: Stores, config: Services['config'], accountId: string): Promise<Presentation> {
+  const name = (await tx.accounts.merchantName(accountId)) ?? '';
+  const receiver = (await tx.accounts.receiver(accountId)) ?? null;
   return { pixPublicBase: config.pixPublicBase, merchantName: name, merchantCity: config.merchantCity, receiver };
 }
 
 /** The charge `txid` of the account with its location, or null (another account's is null, as an unknown one). */
-export async function chargeByTxid(db: Stores, accountId: string, txid: string): Promise<ChargeRecord | null> {
-  const row = await db.pixCharges.chargeByTxid(accountId, txid);
+export async function chargeByTxid(tx: Stores, accountId: string, txid: string): Promise<ChargeRecord | null> {
+  const row = await tx.pixCharges.chargeByTxid(accountId, txid);
   if (!row) return null;
-  const loc = row.locId === null ? null : (await db.pixCharges.location(accountId, row.locId)) ?? null;
+  const loc = row.locId === null ? null : (await tx.pixCharges.location(accountId, row.locId)) ?? null;
   return { row, loc: loc && loc.txid === row.txid ? loc : null };
 }
 
@@ -275,15 +275,15 @@ export function cobvTerms(input: Pick<CobVSolicitada, 'calendario' | 'valor'>, t
  * charge of a lotecobv, `batchId` its lote). Takes the txid's and the location's locks; throws the
  * DomainError of a refused one (txid used, key not the account's, location not free).
  */
-export async function insertCobvInJob(tx: Stores, s: Pick<Services, 'clock' | 'config'>, accountId: string, input: CobVInput, terms: CobvTerms, batchId = 0): Promise<CobVView> {
+export async function insertCobvInJob(tx: Stores, at: Date, config: Services['config'], accountId: string, input: CobVInput, terms: CobvTerms, batchId = 0): Promise<CobVView> {
   const txid = input.txid;
-  const criacao = s.clock.now().toISOString();
+  const criacao = at.toISOString();
   await tx.pixCharges.lockCharge(accountId, txid, input.loc ? [input.loc.id] : []);
   if (await tx.pixCharges.chargeByTxid(accountId, txid)) throw refused('cobv', [{ path: 'txid', message: 'o txid já foi utilizado por outra cobrança desta conta' }]);
   await checkKey(tx, 'cobv', accountId, input.chave);
   const loc = input.loc ? await freeLocation(tx, 'cobv', accountId, input.loc.id, txid, input.loc.tipoCob) : await insertLocation(tx, accountId, 'cobv', criacao, txid);
   if (input.loc) await tx.pixCharges.setLocationTxid(loc.id, txid);
-  const p = await presentationFor(tx, s.config, accountId);
+  const p = await presentationFor(tx, config, accountId);
   const body: ChargeBody = {
     calendario: { criacao, dataDeVencimento: terms.dataDeVencimento, validadeAposVencimento: terms.validadeAposVencimento },
     devedor: input.devedor,
@@ -305,7 +305,7 @@ export async function insertCobvInJob(tx: Stores, s: Pick<Services, 'clock' | 'c
 /** PUT /cobv/{txid}. */
 export async function createCobv(s: Deps, accountId: string, input: CobVInput): Promise<CobVView> {
   const terms = cobvTerms(input, localDay(s.clock.now()));
-  return s.db.write((tx) => insertCobvInJob(tx, s, accountId, input, terms));
+  return s.db.write((tx) => insertCobvInJob(tx, s.clock.now(), s.config, accountId, input, terms));
 }
 
 // ---------------------------------------------------------------------------------------------------
@@ -388,13 +388,12 @@ export async function reviseCob(s: Deps, accountId: string, input: CobRevisada &
  * merged charge is judged again by the creation's rules (a due date kept as it was may have passed).
  * Throws the DomainError of a refused revision before writing anything.
  */
-export async function reviseCobvInJob(tx: Stores, s: Pick<Services, 'clock' | 'config'>, accountId: string, input: CobVRevisada & { txid: string }): Promise<CobVView> {
-  const at = s.clock.now();
+export async function reviseCobvInJob(tx: Stores, at: Date, config: Services['config'], accountId: string, input: CobVRevisada & { txid: string }): Promise<CobVView> {
   const today = localDay(at);
   const { row, bindLocation } = await lockedForRevision(tx, 'cobv', accountId, input.txid, input.loc);
   if (input.chave !== undefined) await checkKey(tx, 'cobv', accountId, input.chave);
   const b = readChargeBody(row);
-  const p = await presentationFor(tx, s.config, accountId);
+  const p = await presentationFor(tx, config, accountId);
   // a revision carries the account's recebedor as it is now (refused while none is registered); a removal
   // keeps the one the charge has, so a charge made before receiver data existed can still be cancelled
   const recebedor = input.status === undefined ? recebedorOf(p) : b.recebedor;
@@ -422,20 +421,20 @@ export async function reviseCobvInJob(tx: Stores, s: Pick<Services, 'clock' | 'c
 
 /** PATCH /cobv/{txid}. */
 export async function reviseCobv(s: Deps, accountId: string, input: CobVRevisada & { txid: string }): Promise<CobVView> {
-  return s.db.write((tx) => reviseCobvInJob(tx, s, accountId, input));
+  return s.db.write((tx) => reviseCobvInJob(tx, s.clock.now(), s.config, accountId, input));
 }
 
 // ---------------------------------------------------------------------------------------------------
 // Reading
 
 /** A charge as it stood at `revisao` (the revision's own chave, body and location). */
-async function atRevision(db: Stores, rec: ChargeRecord, revisao: number): Promise<ChargeRecord | null> {
+async function atRevision(tx: Stores, rec: ChargeRecord, revisao: number): Promise<ChargeRecord | null> {
   if (revisao === rec.row.revisao) return rec;
-  const r = await db.pixCharges.revision(rec.row.id, revisao);
+  const r = await tx.pixCharges.revision(rec.row.id, revisao);
   if (!r) return null;
   const { chave, locId, ...body } = readChargeBody({ txid: rec.row.txid, body: r.body }) as RevisionBody;
   const row: PixChargeRow = { ...rec.row, status: r.status, revisao: r.revisao, amount: r.amount, body: JSON.stringify(body), chave, locId };
-  const loc = locId === null ? null : (await db.pixCharges.location(rec.row.accountId, locId)) ?? null;
+  const loc = locId === null ? null : (await tx.pixCharges.location(rec.row.accountId, locId)) ?? null;
   return { row, loc: loc && loc.txid === row.txid ? loc : null };
 }
 
@@ -470,13 +469,13 @@ async function listCharges(s: Pick<Services, 'db' | 'config'>, kind: PixChargeKi
   }
   const paginaAtual = q['paginacao.paginaAtual'];
   const itensPorPagina = q['paginacao.itensPorPagina'];
-  return s.db.read.snapshot(async (db) => {
-    const { rows, total } = await db.pixCharges.listCharges({
+  return s.db.read.snapshot(async (tx) => {
+    const { rows, total } = await tx.pixCharges.listCharges({
       accountId, kind, inicio: new Date(q.inicio).toISOString(), fim: new Date(q.fim).toISOString(),
       document: q.cpf ?? q.cnpj, locationPresente: q.locationPresente, status: q.status as PixChargeStatus | undefined, batchId: q.loteCobVId,
     }, { offset: paginaAtual * itensPorPagina, limit: itensPorPagina });
-    const locs = await db.pixCharges.locationsById(accountId, rows.flatMap((r) => (r.locId === null ? [] : [r.locId])));
-    const p = await presentationFor(db, s.config, accountId);
+    const locs = await tx.pixCharges.locationsById(accountId, rows.flatMap((r) => (r.locId === null ? [] : [r.locId])));
+    const p = await presentationFor(tx, s.config, accountId);
     const recs = rows.map((row): ChargeRecord => {
       const loc = row.locId === null ? null : locs.get(row.locId) ?? null;
       return { row, loc: loc && loc.txid === row.txid ? loc : null };

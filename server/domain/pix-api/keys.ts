@@ -36,9 +36,9 @@ export async function createAccountPixKey(tx: Stores, accountId: string, at: Dat
 }
 
 /** The key an account's new charges show (its oldest EVP, else its oldest key). */
-export async function receivingPixKey(db: Stores, accountId: string): Promise<string> {
+export async function receivingPixKey(tx: Stores, accountId: string): Promise<string> {
   // an account without any key row is one the start-up backfill has not reached yet: its key is the derived EVP
-  return (await db.pixKeys.receivingKey(accountId)) ?? merchantPixKey(accountId);
+  return (await tx.pixKeys.receivingKey(accountId)) ?? merchantPixKey(accountId);
 }
 
 /**

@@ -73,7 +73,7 @@ export async function createLote(s: Deps, accountId: string, input: LoteCobVSoli
       if ('err' in p) { items.push({ ...base, ...negada(problemaOf(p.err, p.item, tx.requestId)), createdAt: criacao }); continue; }
       try {
         // every refusal of insertCobvInJob comes before its first write: a charge refused leaves nothing behind
-        const cobv = await insertCobvInJob(tx, s, accountId, p.item, p.terms, id);
+        const cobv = await insertCobvInJob(tx, s.clock.now(), s.config, accountId, p.item, p.terms, id);
         items.push({ ...base, status: 'CRIADA', problema: null, createdAt: cobv.calendario.criacao });
       } catch (err) {
         items.push({ ...base, ...negada(problemaOf(err, p.item, tx.requestId)), createdAt: criacao });
@@ -107,10 +107,10 @@ async function alterLote(
       const charge = await tx.pixCharges.chargeByTxid(accountId, p.item.txid);
       if (charge && charge.batchId === id) {
         const { txid, ...revision } = p.item;
-        await reviseCobvInJob(tx, s, accountId, { ...revision, txid });
+        await reviseCobvInJob(tx, s.clock.now(), s.config, accountId, { ...revision, txid });
       } else {
         // refused when the lote was created: created now if it passes, by the same rules
-        await insertCobvInJob(tx, s, accountId, p.item, p.terms, id);
+        await insertCobvInJob(tx, s.clock.now(), s.config, accountId, p.item, p.terms, id);
       }
       outcome = { status: 'CRIADA', problema: null };
     } catch (err) {
@@ -141,7 +141,7 @@ export async function reviseLote(s: Deps, accountId: string, input: LoteCobVRevi
       const charge = await tx.pixCharges.chargeByTxid(accountId, txid);
       try {
         if (!charge || charge.batchId !== id) throw new DomainError('NOT_FOUND', 'Cobrança com vencimento não encontrada para o txid informado.', { problem: 'CobVNaoEncontrada' });
-        await reviseCobvInJob(tx, s, accountId, { ...revision, txid });
+        await reviseCobvInJob(tx, s.clock.now(), s.config, accountId, { ...revision, txid });
         outcome = { status: 'CRIADA', problema: null };
       } catch (err) {
         outcome = negada(problemaOf(err, revision, tx.requestId));
@@ -169,10 +169,10 @@ function loteView(lote: PixCobvBatchRow, items: PixCobvBatchItemRow[]): LoteCobV
 /** GET /lotecobv/{id}. */
 export async function getLote(s: Pick<Services, 'db'>, accountId: string, idText: string): Promise<LoteCobVConsultado> {
   const id = existingId(idText);
-  return s.db.read.snapshot(async (db: Stores) => {
-    const lote = await db.pixLoteCobv.lote(accountId, id);
+  return s.db.read.snapshot(async (tx: Stores) => {
+    const lote = await tx.pixLoteCobv.lote(accountId, id);
     if (!lote) throw notFound();
-    return loteView(lote, await db.pixLoteCobv.items(accountId, [id]));
+    return loteView(lote, await tx.pixLoteCobv.items(accountId, [id]));
   });
 }
 
@@ -180,9 +180,9 @@ export async function getLote(s: Pick<Services, 'db'>, accountId: string, idText
 export async function listLotes(s: Pick<Services, 'db'>, accountId: string, q: LoteCobVConsulta): Promise<LotesCobVConsultados> {
   const paginaAtual = q['paginacao.paginaAtual'];
   const itensPorPagina = q['paginacao.itensPorPagina'];
-  return s.db.read.snapshot(async (db: Stores) => {
-    const { rows, total } = await db.pixLoteCobv.listLotes(accountId, new Date(q.inicio).toISOString(), new Date(q.fim).toISOString(), { offset: paginaAtual * itensPorPagina, limit: itensPorPagina });
-    const items = await db.pixLoteCobv.items(accountId, rows.map((r) => r.id));
+  return s.db.read.snapshot(async (tx: Stores) => {
+    const { rows, total } = await tx.pixLoteCobv.listLotes(accountId, new Date(q.inicio).toISOString(), new Date(q.fim).toISOString(), { offset: paginaAtual * itensPorPagina, limit: itensPorPagina });
+    const items = await tx.pixLoteCobv.items(accountId, rows.map((r) => r.id));
     return {
       parametros: {
         inicio: q.inicio, fim: q.fim,

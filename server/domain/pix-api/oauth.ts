@@ -87,8 +87,8 @@ export async function rotatePixClientSecret(
 }
 
 /** The account's API Pix client as the dashboard shows it (null before one was made). */
-export async function pixApiClientOf(db: Stores, accountId: string) {
-  const row = await db.pixApiClients.clientOf(accountId);
+export async function pixApiClientOf(tx: Stores, accountId: string) {
+  const row = await tx.pixApiClients.clientOf(accountId);
   return row ? { client_id: row.clientId, scopes: row.scopes.split(' ').filter(Boolean), secret_set_at: row.secretSetAt } : null;
 }
 
@@ -170,16 +170,16 @@ export async function grantClientCredentials(s: Services, req: TokenRequest, cli
 
 /**
  * Who an `Authorization: Bearer <token>` header of an API Pix request acts for, or null (no header, not
- * Bearer, unknown, expired or revoked at `now`). The lookup is by hash, so its timing says nothing about
+ * Bearer, unknown, expired or revoked now). The lookup is by hash, so its timing says nothing about
  * the token; the hashes are compared in constant time all the same.
  */
-export async function pixApiPrincipal(db: Stores, authorization: string | undefined, now: Date): Promise<PixApiPrincipal | null> {
+export async function pixApiPrincipal(s: Pick<Services, 'db' | 'clock'>, authorization: string | undefined): Promise<PixApiPrincipal | null> {
   const m = authorization ? /^Bearer +(\S+) *$/i.exec(authorization) : null;
   if (!m) return null;
   const token = m[1];
   if (!token.startsWith(TOKEN_PREFIX) || token.length > 200) return null;
   const hash = hashSecret(token);
-  const row = await db.pixApiClients.liveToken(hash, now.toISOString());
+  const row = await s.db.read.pixApiClients.liveToken(hash, s.clock.now().toISOString());
   if (!row || !safeEqualHex(hash, row.tokenHash)) return null;
   return { accountId: row.accountId, clientId: row.clientId, scopes: new Set(row.scopes.split(' ').filter(Boolean)) };
 }

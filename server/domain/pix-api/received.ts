@@ -48,10 +48,10 @@ function pixOf(row: PixReceivedRow, devolucoes: DevolucaoRow[]): PixView {
  * /v2/pix/{e2eid}, a charge's `pix`, the webhook's `{"pix":[…]}`); null when the account has none with
  * that id. For a caller on one snapshot (a read's, or a write job's), so the Pix and its devoluções agree.
  */
-export async function readPix(db: Stores, accountId: string, endToEndId: string): Promise<PixView | null> {
-  const row = await db.pixReceived.received(accountId, endToEndId);
+export async function readPix(tx: Stores, accountId: string, endToEndId: string): Promise<PixView | null> {
+  const row = await tx.pixReceived.received(accountId, endToEndId);
   if (!row) return null;
-  return pixOf(row, await db.pixReceived.devolucoesOf([endToEndId]));
+  return pixOf(row, await tx.pixReceived.devolucoesOf([endToEndId]));
 }
 
 /** GET /v2/pix/{e2eid}: 404 PixNaoEncontrado for an unknown id or another account's. */

@@ -169,8 +169,8 @@ async function queuePixNotification(tx: Stores, type: Extract<EventType, `pix.${
  * Whether a delivery to `url` still has a key's webhook of the account behind it: a resend by hand of a
  * notification goes only where a webhook still points, as a resend to a deleted `webhooks` row is refused.
  */
-export async function pixCallbackStillRegistered(db: Stores, accountId: string, url: string): Promise<boolean> {
-  return (await db.pixKeyWebhooks.urlsOf(accountId)).some((u) => pixCallbackUrl(u) === url);
+export async function pixCallbackStillRegistered(tx: Stores, accountId: string, url: string): Promise<boolean> {
+  return (await tx.pixKeyWebhooks.urlsOf(accountId)).some((u) => pixCallbackUrl(u) === url);
 }
 
 /** Inside the pay job: a Pix received on `chave` (with a txid: the yaml notifies only those). */
