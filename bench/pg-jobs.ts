@@ -5,10 +5,13 @@
  * port. Each job is run once to warm up (statements prepared, book ids cached), then counted.
  * Then PGST_LOOP rounds (default 20) of 32 withdrawals created at once (the writer groups them) and their 32
  * batches settled at once: this process's CPU µs, statements and socket writes per withdrawal (create and
- * settlement). PGST_ROOT=/other/checkout runs that tree's code (its migrations, domain and stores) instead.
+ * settlement), split into this process's main thread and its other threads (GC, mostly), PostgreSQL's CPU (its
+ * processes, from /proc) and, from track_functions, the time of each PL/pgSQL function and trigger per
+ * withdrawal. PGST_W (32) withdrawals per round. PGST_ROOT=/other/checkout runs that tree's code (its
+ * migrations, domain and stores) instead.
  */
 import net from 'node:net';
-import { mkdtempSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startThrowawayPostgres } from '../scripts/lib/throwaway-postgres';
@@ -51,11 +54,37 @@ function decode(buf: Buffer): string[] {
   return out;
 }
 
+/** utime + stime, in µs, of a /proc stat line. */
+function cpuOfStat(stat: string): { ppid: number; us: number } {
+  const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  return { ppid: Number(f[1]), us: (Number(f[11]) + Number(f[12])) * 1e6 / 100 };
+}
+
+/** CPU µs so far of this process's main thread, of its other threads, and of the throwaway cluster's processes. */
+function cpuSplit(postmaster: number): Record<'main' | 'other' | 'postgres', number> {
+  const out = { main: 0, other: 0, postgres: 0 };
+  for (const t of readdirSync('/proc/self/task')) {
+    try { out[t === String(process.pid) ? 'main' : 'other'] += cpuOfStat(readFileSync(`/proc/self/task/${t}/stat`, 'utf8')).us; } catch { /* ended */ }
+  }
+  for (const pid of readdirSync('/proc')) {
+    if (!/^\d+$/.test(pid)) continue;
+    try {
+      const st = cpuOfStat(readFileSync(`/proc/${pid}/stat`, 'utf8'));
+      if (Number(pid) === postmaster || st.ppid === postmaster) out.postgres += st.us;
+    } catch { /* ended */ }
+  }
+  return out;
+}
+
 async function main() {
   const pg = await startThrowawayPostgres();
   const url = await pg.createDatabase('stmts');
   const { migratePostgres } = await import(`${ROOT}/db/pg/migrate`) as typeof import('../db/pg/migrate');
   await migratePostgres(url);
+  const { default: postgres } = await import('postgres');
+  const admin = postgres(url, { max: 1, onnotice: () => {} });
+  await admin.unsafe(`alter database stmts set track_functions = 'all'`);
+  const postmaster = Number(readFileSync(join(pg.dir, 'data', 'postmaster.pid'), 'utf8').split('\n')[0]);
   // the engine is chosen from DATABASE_URL when db/ is first loaded
   process.env.DATABASE_URL = url;
   const { openDatabase } = await import(`${ROOT}/db`) as typeof import('../db');
@@ -110,16 +139,20 @@ async function main() {
   let statements = 0;
   let socketWrites = 0;
   let cpu = 0;
-  const W = 32;
+  const W = Number(process.env.PGST_W ?? 32);
+  const split = { main: 0, other: 0, postgres: 0 };
   for (let round = 0; round < LOOP; round++) {
     recording = [];
     counting = [];
     const t = process.cpuUsage();
+    const s0 = cpuSplit(postmaster);
     const ws = await Promise.all(Array.from({ length: W }, () => create()));
     await Promise.all(ws.map((w) => settle(w)));
     const d = process.cpuUsage(t);
     if (round > 0) {
       cpu += d.user + d.system;
+      const s1 = cpuSplit(postmaster);
+      for (const k of ['main', 'other', 'postgres'] as const) split[k] += s1[k] - s0[k];
       socketWrites += counting.length;
       statements += counting.reduce((a, b) => a + b, 0);
     }
@@ -127,6 +160,18 @@ async function main() {
   }
   const count = (LOOP - 1) * W;
   if (count > 0) console.log(`\n== ${count} withdrawals in groups of ${W} (created, then settled): ${(cpu / count).toFixed(0)} µs CPU, ${(statements / count).toFixed(1)} statements, ${(socketWrites / count).toFixed(1)} socket writes per withdrawal (${ROOT})`);
+  if (count > 0) {
+    const per = (us: number) => (us / count).toFixed(0);
+    console.log(`   CPU µs per withdrawal (/proc, 10 ms ticks): this process's main thread ${per(split.main)}, its other threads ${per(split.other)}, PostgreSQL ${per(split.postgres)}`);
+    // a backend sends its function counters at the end of a transaction at most once a second: wait for the last ones
+    await new Promise((r) => setTimeout(r, 1500));
+    await s.db.write(async () => undefined);
+    const fns = await admin.unsafe(`select funcname, calls, total_time, self_time from pg_stat_user_functions order by total_time desc`);
+    console.log(`   PL/pgSQL functions and triggers (track_functions; wall time inside PostgreSQL, all rounds), µs per withdrawal:`);
+    const all = LOOP * W + 2;
+    for (const f of fns) console.log(`     ${String(f.funcname).padEnd(36)} ${(Number(f.calls) / all).toFixed(1).padStart(5)} calls  total ${(Number(f.total_time) * 1000 / all).toFixed(0).padStart(5)}  self ${(Number(f.self_time) * 1000 / all).toFixed(0).padStart(5)}`);
+  }
+  await admin.end();
   await s.db.close();
   await pg.stop();
 }
