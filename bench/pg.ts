@@ -7,7 +7,11 @@
  *   [pg 1]     one instance, loaded directly (its CPU per request is measured, as SQLite's is): one hot
  *              account, then the same POST spread over 20 accounts (bench/accounts.ts);
  *   [pg 1 lb]  one instance behind HAProxy (npm run cluster), the balancer's own cost;
- *   [pg 2 lb]  two instances behind HAProxy, both writing to the one ledger.
+ *   [pg 2 lb]  two instances behind HAProxy, both writing to the one ledger, routed as `npm run cluster` does by
+ *              default (a consistent hash of the Authorization header: one merchant's writes meet in one
+ *              instance's groups, while settlement runs on both), then the same spread over 20 accounts;
+ *   [pg 2 lb rr] the same two instances routed round-robin, one hot account: the worst case, where every
+ *              group of both instances wants the same merchant's books.
  * The database is one throwaway PostgreSQL (scripts/lib/throwaway-postgres.ts) with crash safety on (fsync, synchronous
  * commit), as the bare FULL insert has it; each configuration gets an empty database of its own.
  * The target lines of issue 25 (ratios against the PG bare insert and SQLite's CPU of the same run) are
@@ -16,7 +20,7 @@
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { cpus, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startThrowawayPostgres } from '../scripts/lib/throwaway-postgres';
 import { withIdempotencyKey } from './process';
@@ -79,8 +83,8 @@ async function writerRetries(instanceUrls: string[]): Promise<number> {
 interface Split { label: string; instances: number[]; postgres: number; retries: number }
 
 /** `npm run cluster -- --instances N` on `databaseUrl`: the balancer's address and the demo credentials. */
-function startCluster(instances: number, databaseUrl: string, dir: string): Promise<{ child: ChildProcess; url: string; out: () => string; pids: number[]; instanceUrls: string[] }> {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'scripts/cluster.ts', '--instances', String(instances), '--balance', 'roundrobin'], {
+function startCluster(instances: number, databaseUrl: string, dir: string, balance: 'credentials' | 'roundrobin'): Promise<{ child: ChildProcess; url: string; out: () => string; pids: number[]; instanceUrls: string[] }> {
+  const child = spawn(process.execPath, ['--import', 'tsx', 'scripts/cluster.ts', '--instances', String(instances), '--balance', balance], {
     cwd: ROOT, env: { ...process.env, ...BASE_ENV, DATABASE_URL: databaseUrl, DATABASE_PATH: join(dir, 'payments.db') }, stdio: ['ignore', 'pipe', 'pipe'],
   });
   let out = '';
@@ -161,9 +165,10 @@ export async function benchPostgres<R extends BenchRow>(h: BenchHooks<R>, sqlite
       { label: '[pg 1]', start: async (url: string, d: string) => {
         const p = await h.startProcess(['server/main.ts'], { ...BASE_ENV, PORT: '0', DATABASE_URL: url, DATABASE_PATH: join(d, 'payments.db') });
         return { ...p, pids: [p.child.pid!], instanceUrls: [p.url] };
-      }, direct: true },
-      { label: '[pg 1 lb]', start: (url: string, d: string) => startCluster(1, url, d), direct: false },
-      { label: '[pg 2 lb]', start: (url: string, d: string) => startCluster(2, url, d), direct: false },
+      }, direct: true, spread: true },
+      { label: '[pg 1 lb]', start: (url: string, d: string) => startCluster(1, url, d, 'credentials'), direct: false, spread: true },
+      { label: '[pg 2 lb]', start: (url: string, d: string) => startCluster(2, url, d, 'credentials'), direct: false, spread: true },
+      { label: '[pg 2 lb rr]', start: (url: string, d: string) => startCluster(2, url, d, 'roundrobin'), direct: false, spread: false },
     ];
     for (const [i, c] of configs.entries()) {
       const d = mkdtempSync(join(dir, `c${i}-`));
@@ -185,11 +190,11 @@ export async function benchPostgres<R extends BenchRow>(h: BenchHooks<R>, sqlite
         console.log(`settlement of the withdrawals took ${((Date.now() - settling) / 1000).toFixed(1)} s after the load ${c.label}`);
         const get = `GET /withdraw ${c.label}`;
         results.push(await measured(get, target.pids, target.instanceUrls, { url: `${target.url}/withdraw?identifier=${created.data[0].identifier}`, headers: auth }));
-        if (c.direct) {
+        if (c.spread) {
           // the same withdrawals spread over many merchants: each request carries one of their tokens in turn
           const tokens = await spreadAccounts(h, target.url, { ...BASE_ENV, DATABASE_URL: databaseUrl, DATABASE_PATH: join(d, 'payments.db') }, SPREAD_ACCOUNTS);
           let turn = 0;
-          const spread = `POST /withdraw/pix [pg 1, ${SPREAD_ACCOUNTS} accounts]`;
+          const spread = `POST /withdraw/pix ${spreadLabel(c.label)}`;
           const setupRequest = (req: Parameters<typeof withIdempotencyKey>[0]) => {
             turn = (turn + 1) % tokens.length;
             return { ...req, headers: { ...req.headers, authorization: `Bearer ${tokens[turn]}`, 'idempotency-key': randomUUID() } };
@@ -203,7 +208,7 @@ export async function benchPostgres<R extends BenchRow>(h: BenchHooks<R>, sqlite
         await exited;
       }
     }
-    printSplits(splits, results);
+    printSplits(splits);
     return { results, summary: targets(splits, results, sqlite.postCpuUsPerReq, pool) };
   } finally {
     h.measure(undefined);
@@ -214,6 +219,11 @@ export async function benchPostgres<R extends BenchRow>(h: BenchHooks<R>, sqlite
 
 const BARE = 'PG bare insert (durable)';
 
+/** `[pg 1]` → `[pg 1, 20 accounts]`: the spread load's row of a configuration. */
+function spreadLabel(label: string): string {
+  return `${label.slice(0, -1)}, ${SPREAD_ACCOUNTS} accounts]`;
+}
+
 /** The targets of issue 25, each as a ratio against a figure of the same run. */
 function targets(splits: Split[], results: BenchRow[], sqlitePostCpu: number | null, pool: string): string[] {
   const row = (name: string) => results.find((r) => r.name === name);
@@ -221,7 +231,7 @@ function targets(splits: Split[], results: BenchRow[], sqlitePostCpu: number | n
   const met = (ok: boolean) => (ok ? 'met' : 'NOT met');
   const bare = row(BARE);
   const hot = row('POST /withdraw/pix [pg 1]');
-  const spread = row(`POST /withdraw/pix [pg 1, ${SPREAD_ACCOUNTS} accounts]`);
+  const spread = row(`POST /withdraw/pix ${spreadLabel('[pg 1]')}`);
   const out = ['', `PostgreSQL targets (issue 25), one run, sandbox settlement running (SANDBOX_SETTLEMENT_DELAY_MS=${BASE_ENV.SANDBOX_SETTLEMENT_DELAY_MS}):`];
   if (bare) {
     const b = split(BARE);
@@ -235,16 +245,29 @@ function targets(splits: Split[], results: BenchRow[], sqlitePostCpu: number | n
     const worst = Math.max(...p99s.map((r) => r.p99));
     out.push(`  p99 POST /withdraw/pix PG at 50 connections: ${p99s.map((r) => `${r.p99} ms`).join(' (hot), ')}${p99s.length > 1 ? ` (${SPREAD_ACCOUNTS} accounts)` : ' (hot)'} (target ≤ 150 ms: ${met(worst <= 150)})`);
   }
-  for (const [label, name] of [['one hot account', 'POST /withdraw/pix [pg 1]'], [`${SPREAD_ACCOUNTS} accounts`, `POST /withdraw/pix [pg 1, ${SPREAD_ACCOUNTS} accounts]`]] as const) {
+  for (const [label, name] of [['one hot account', 'POST /withdraw/pix [pg 1]'], [`${SPREAD_ACCOUNTS} accounts`, `POST /withdraw/pix ${spreadLabel('[pg 1]')}`]] as const) {
     const s = split(name);
     if (!s) continue;
     const inst = s.instances[0];
     const vs = sqlitePostCpu ? `${(inst / sqlitePostCpu).toFixed(2)}× SQLite's ${sqlitePostCpu.toFixed(0)} µs in this run (target ≤ 1.5×: ${met(inst <= 1.5 * sqlitePostCpu)})` : "(SQLite's figure missing)";
     out.push(`  CPU per POST in the instance on PG, ${label}: ${inst.toFixed(0)} µs, ${vs}; PostgreSQL's own CPU per withdrawal: ${s.postgres.toFixed(0)} µs`);
+    // what the cores allow: even an instance that cost nothing leaves PostgreSQL's own CPU per withdrawal (and
+    // the load generator's, about the bare insert's node figure) to be paid from the machine's cores
+    const b = split(BARE);
+    if (bare && b) {
+      const ceiling = (cpus().length * 1e6) / (s.postgres + b.instances[0]);
+      out.push(`    ceiling from PostgreSQL's share alone: ${cpus().length} cores / (${s.postgres.toFixed(0)} µs PostgreSQL + ~${b.instances[0].toFixed(0)} µs load generator) = ${ceiling.toFixed(0)} req/s = ${(ceiling / bare.rps).toFixed(2)}× the bare insert, with an instance costing nothing`);
+    }
   }
-  const one = row('POST /withdraw/pix [pg 1 lb]');
-  const two = row('POST /withdraw/pix [pg 2 lb]');
-  if (one && two) out.push(`  2 instances behind HAProxy vs 1: ${(two.rps / one.rps).toFixed(2)}× (target ≥ 0.90×: ${met(two.rps >= 0.9 * one.rps)}; ${two.rps.toFixed(0)} against ${one.rps.toFixed(0)} req/s)`);
+  for (const [label, oneName, twoName] of [
+    ['one hot account, routed by credentials', '[pg 1 lb]', '[pg 2 lb]'],
+    [`${SPREAD_ACCOUNTS} accounts, routed by credentials`, spreadLabel('[pg 1 lb]'), spreadLabel('[pg 2 lb]')],
+    ['one hot account, round-robin (every group wants the same books)', '[pg 1 lb]', '[pg 2 lb rr]'],
+  ] as const) {
+    const one = row(`POST /withdraw/pix ${oneName}`);
+    const two = row(`POST /withdraw/pix ${twoName}`);
+    if (one && two) out.push(`  2 instances behind HAProxy vs 1, ${label}: ${(two.rps / one.rps).toFixed(2)}× (target ≥ 0.90×: ${met(two.rps >= 0.9 * one.rps)}; ${two.rps.toFixed(0)} against ${one.rps.toFixed(0)} req/s)`);
+  }
   const posts = splits.filter((s) => s.label.startsWith('POST '));
   if (posts.length) {
     const total = posts.reduce((a, s) => a + s.retries, 0);
@@ -259,15 +282,11 @@ function targets(splits: Split[], results: BenchRow[], sqlitePostCpu: number | n
  * C × 10^6 / (instance + postgres) writes/s when both share them, and instances add up until PostgreSQL's
  * share (one core per 10^6 / postgres writes/s) or the fsync of each group is the limit.
  */
-function printSplits<R extends { rps: number }>(splits: Split[], results: R[]) {
+function printSplits(splits: Split[]) {
   console.log('\nPostgreSQL: CPU µs per request of each instance and of PostgreSQL (all its processes), writer retries');
   for (const s of splits) {
-    console.log(`  ${s.label.padEnd(40)} instances ${s.instances.map((x) => x.toFixed(0)).join(' + ').padEnd(14)} postgres ${s.postgres.toFixed(0).padStart(6)}   retries ${s.retries}`);
+    console.log(`  ${s.label.padEnd(44)} instances ${s.instances.map((x) => x.toFixed(0)).join(' + ').padEnd(14)} postgres ${s.postgres.toFixed(0).padStart(6)}   retries ${s.retries}`);
   }
-  const rps = (name: string) => (results as unknown as { name: string; rps: number }[]).find((r) => r.name === name)?.rps;
-  const one = rps('POST /withdraw/pix [pg 1 lb]');
-  const two = rps('POST /withdraw/pix [pg 2 lb]');
-  if (one && two) console.log(`  instances add up: POST /withdraw/pix, 2 instances behind HAProxy ${(two / one).toFixed(2)}x one instance behind HAProxy (target ≥ 0.90)`);
   const post = splits.find((s) => s.label === 'POST /withdraw/pix [pg 1]');
   if (post) {
     const inst = post.instances[0];

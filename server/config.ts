@@ -41,6 +41,15 @@ export interface Config {
    * wait before a dead instance's claims are taken over.
    */
   jobLeaseMs: number;
+  /**
+   * JOB_AFFINITY_MS: a withdrawal batch is settled by the instance that created it (or last claimed it), so
+   * that its settlement shares that instance's write groups, which already hold the merchant's books;
+   * another instance takes it only once it has been due this long (that instance is busy, stopped or gone).
+   * Without it, every instance's settlement pass claimed a share of one busy merchant's batches and wrote
+   * them in small groups of its own, which took turns with the creating instance's groups (measured: two
+   * instances served 0.5× one). 0 turns the affinity off.
+   */
+  jobAffinityMs: number;
   secretsKeyPath: string | null;
   /**
    * PIX_SIGNING_KEY_PATH: the PEM file of the RSA key that signs API Pix payloads (created there if
@@ -157,6 +166,7 @@ export function loadConfig(overrides: Partial<Config> = {}): Config {
     runDispatcher: bool('RUN_DISPATCHER', true),
     jobPollMs: int('JOB_POLL_MS', 250, 10),
     jobLeaseMs: int('JOB_LEASE_MS', 30_000, 100),
+    jobAffinityMs: int('JOB_AFFINITY_MS', 2_000, 0),
     secretsKeyPath: process.env.SECRETS_KEY_PATH || null,
     pixSigningKeyPath: process.env.PIX_SIGNING_KEY_PATH || null,
     pixSigningCertPath: process.env.PIX_SIGNING_CERT_PATH || null,

@@ -1,4 +1,4 @@
-import { and, asc, desc, eq, gte, inArray, lt, lte, sql, type SQL } from 'drizzle-orm';
+import { and, asc, desc, eq, gte, inArray, isNull, lt, lte, or, sql, type SQL } from 'drizzle-orm';
 import type { DrizzleDb } from '../handle';
 import { nameWords, withdrawalBatches, withdrawals } from '../schema';
 import { contains, jsonStringList, onPostgres } from '../dialect';
@@ -188,7 +188,7 @@ function prepareInserts(tx: DrizzleDb) {
     }).prepare(),
     batch: tx.insert(withdrawalBatches).values({
       id: ph('id'), withdrawalId: ph('withdrawalId'), accountId: ph('accountId'), seq: ph('seq'), amount: ph('amount'),
-      status: 'PENDING', dueAt: ph('dueAt'), createdAt: ph('createdAt'), updatedAt: ph('updatedAt'),
+      status: 'PENDING', dueAt: ph('dueAt'), claimedBy: ph('origin'), createdAt: ph('createdAt'), updatedAt: ph('updatedAt'),
     }).prepare(),
   };
 }
@@ -207,6 +207,10 @@ function prepareLookups(db: DrizzleDb) {
 
 /** The due batches (with their values bound per call: it runs after every commit) and the claim of them. */
 function prepareClaims(db: DrizzleDb) {
+  // Due for this instance: the batches it created or last claimed (claimed_by), unclaimed ones, and another
+  // instance's once they have been due for JOB_AFFINITY_MS (that instance is busy, stopped or gone).
+  const dueHere = and(eq(withdrawalBatches.status, 'PENDING'), lte(withdrawalBatches.dueAt, ph('now')),
+    or(eq(withdrawalBatches.claimedBy, ph('instance')), isNull(withdrawalBatches.claimedBy), lte(withdrawalBatches.dueAt, ph('foreignDueBefore'))));
   return {
     dueOrders: db.select(paymentOrderColumns).from(withdrawalBatches)
       .innerJoin(withdrawals, eq(withdrawals.id, withdrawalBatches.withdrawalId))
@@ -215,12 +219,11 @@ function prepareClaims(db: DrizzleDb) {
       .limit(ph('limit'))
       .prepare(),
     /** Whether anything is due: an idle pass reads this one row and writes nothing. */
-    anyDue: db.select({ id: withdrawalBatches.id }).from(withdrawalBatches)
-      .where(and(eq(withdrawalBatches.status, 'PENDING'), lte(withdrawalBatches.dueAt, ph('now')))).limit(1).prepare(),
+    anyDue: db.select({ id: withdrawalBatches.id }).from(withdrawalBatches).where(dueHere).limit(1).prepare(),
     /** Takes the oldest due batches nobody else is claiming: due again only when the lease runs out. */
     claim: db.update(withdrawalBatches).set({ dueAt: ph('leaseUntil') as unknown as string, claimedBy: ph('instance') as unknown as string })
       .where(inArray(withdrawalBatches.id, skipLocked(db.select({ id: withdrawalBatches.id }).from(withdrawalBatches)
-        .where(and(eq(withdrawalBatches.status, 'PENDING'), lte(withdrawalBatches.dueAt, ph('now'))))
+        .where(dueHere)
         .orderBy(asc(withdrawalBatches.dueAt)).limit(ph('limit')))))
       .returning({ id: withdrawalBatches.id }).prepare(),
     orders: db.select(paymentOrderColumns).from(withdrawalBatches)
@@ -333,11 +336,15 @@ export class WithdrawalStore {
     await pipelined(this.db, () => this.inserting.withdrawal.execute(w));
   }
 
-  /** Stores the withdrawal's batches, PENDING and due at `dueAt` (one prepared insert each). */
-  async insertBatches(withdrawalId: string, accountId: string, batches: NewBatch[], dueAt: string, at: string): Promise<void> {
+  /**
+   * Stores the withdrawal's batches, PENDING and due at `dueAt` (one prepared insert each), claimed by
+   * `origin`, the instance that created them: its own settlement pass takes them when they fall due, so
+   * their settlement joins that instance's write groups, and another instance only after JOB_AFFINITY_MS.
+   */
+  async insertBatches(withdrawalId: string, accountId: string, batches: NewBatch[], dueAt: string, at: string, origin: string): Promise<void> {
     const insert = this.inserting.batch;
     for (const b of batches) {
-      await pipelined(this.db, () => insert.execute({ id: b.id, seq: b.seq, amount: b.amount, withdrawalId, accountId, dueAt, createdAt: at, updatedAt: at }));
+      await pipelined(this.db, () => insert.execute({ id: b.id, seq: b.seq, amount: b.amount, withdrawalId, accountId, dueAt, origin, createdAt: at, updatedAt: at }));
     }
   }
 
@@ -459,8 +466,8 @@ export class WithdrawalStore {
    * needs of the claimed batches, a JSON array of ids).
    */
   get batchClaims(): {
-    anyDue: { execute(values: { now: string }): Promise<unknown[]> };
-    claim: { execute(values: { now: string; limit: number; leaseUntil: string; instance: string }): Promise<{ id: string }[]> };
+    anyDue: { execute(values: { now: string; instance: string; foreignDueBefore: string }): Promise<unknown[]> };
+    claim: { execute(values: { now: string; limit: number; leaseUntil: string; instance: string; foreignDueBefore: string }): Promise<{ id: string }[]> };
     orders: { execute(values: { ids: string }): Promise<PixPaymentOrder[]> };
   } {
     return this.claiming;

@@ -27,6 +27,8 @@ import type { LedgerEntryKind } from '../../contract/ledger';
  */
 const DELAY = 1_000;
 const LEASE = 30_000;
+/** JOB_AFFINITY_MS: a batch is due for an instance other than its creator (or last claimer) this much later. */
+const AFFINITY = 2_000;
 let clock: ManualClock;
 let a: TestServices;
 let b: Services;
@@ -35,7 +37,7 @@ let closeB: () => Promise<void>;
 beforeEach(async () => {
   clock = new ManualClock(new Date('2026-04-01T12:00:00.000Z'));
   // batches of 10 reais: one withdrawal makes many batches
-  const config = { sandboxSettlementDelayMs: DELAY, pixMaxBatchCents: 1_000, jobLeaseMs: LEASE };
+  const config = { sandboxSettlementDelayMs: DELAY, pixMaxBatchCents: 1_000, jobLeaseMs: LEASE, jobAffinityMs: AFFINITY };
   a = await makeTestServices({ clock, config });
   // a second instance over the same database (makeTestServices would make a new one)
   ({ b, close: closeB } = secondInstance(a, clock));
@@ -96,12 +98,43 @@ const tally = (ids: string[]) => {
 };
 
 describe('withdrawal settlement across instances', () => {
+  it('a batch is settled by the instance that created it: another takes it only once it has been due JOB_AFFINITY_MS', async () => {
+    const acc = await makeAccount(a, { balance: 1_000_000 });
+    const created = await callerFor(a, acc.account_id).withdrawals.create(withdrawal(3_000));
+    const ids = created.data.map((d) => d.identifier);
+    const withdrawalId = (await callerFor(a, acc.account_id).withdrawals.get({ identifier: ids[0] })).id;
+    expect((await batchesOf(withdrawalId)).map((x) => x.claimedBy)).toEqual(ids.map(() => a.instance));
+    clock.advance(DELAY);
+    const railB = recordingRail();
+    // due, but A's: B's pass reads one row and writes nothing
+    expect(await claimDuePaymentOrders(b, clock.now())).toEqual([]);
+    clock.advance(AFFINITY - 1);
+    expect(await runSettlementPass(b, railB.rail)).toBe(0);
+    expect(railB.asked).toEqual([]);
+    // A is busy, stopped or gone: B takes them
+    clock.advance(1);
+    expect(await runSettlementPass(b, railB.rail)).toBe(3);
+    expect(tally(railB.asked)).toEqual(once(ids));
+    expect((await batchesOf(withdrawalId)).map((x) => [x.status, x.claimedBy])).toEqual(ids.map(() => ['PAID', b.instance]));
+
+    // and A's own pass takes its batches as soon as they are due
+    const more = (await callerFor(a, acc.account_id).withdrawals.create(withdrawal(2_000))).data.map((d) => d.identifier);
+    clock.advance(DELAY);
+    expect(await runSettlementPass(b, railB.rail)).toBe(0);
+    const railA = recordingRail();
+    expect(await runSettlementPass(a, railA.rail)).toBe(2);
+    expect(tally(railA.asked)).toEqual(once(more));
+    expect(await entriesPer(['withdrawal_paid', 'withdrawal_failed'], [...ids, ...more])).toEqual(once([...ids, ...more]));
+    expect(await auditLedger(a.db.read)).toEqual({ total: 0, mismatched: [] });
+  });
+
   it('an instance whose rail call is in flight keeps its batches: the other claims the next ones and never asks about the same batch', async () => {
     const acc = await makeAccount(a, { balance: 1_000_000 });
     const created = await callerFor(a, acc.account_id).withdrawals.create(withdrawal(60_000));
     const ids = created.data.map((d) => d.identifier);
     expect(ids).toHaveLength(60);
-    clock.advance(DELAY);
+    // past the creator's affinity: due for both instances
+    clock.advance(DELAY + AFFINITY);
     const railA = recordingRail();
     const railB = recordingRail();
     railA.hold();
@@ -131,7 +164,7 @@ describe('withdrawal settlement across instances', () => {
     const api = callerFor(a, acc.account_id);
     const ids = (await Promise.all([api.withdrawals.create(withdrawal(40_000)), api.withdrawals.create(withdrawal(35_000))]))
       .flatMap((w) => w.data.map((d) => d.identifier));
-    clock.advance(DELAY);
+    clock.advance(DELAY + AFFINITY);
     const railA = recordingRail();
     const railB = recordingRail();
     for (let round = 0; round < 20; round++) {
@@ -160,7 +193,8 @@ describe('withdrawal settlement across instances', () => {
 
     const railB = recordingRail();
     expect(await runSettlementPass(b, railB.rail)).toBe(0);
-    clock.advance(LEASE - 1);
+    // the lease, then the claimer's affinity (it may still be about to answer)
+    clock.advance(LEASE + AFFINITY - 1);
     expect(await runSettlementPass(b, railB.rail)).toBe(0);
     expect(railB.asked).toEqual([]);
     clock.advance(1);

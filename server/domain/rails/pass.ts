@@ -4,10 +4,14 @@ import type { Services } from '../../services';
 
 /** The prepared statements of one kind of row the rail settles (withdrawal batches, refunds). */
 export interface ClaimStatements<O> {
-  /** Any one due row, on the read connection: an idle pass writes nothing. */
-  anyDue: { execute(values: { now: string }): Promise<unknown[]> };
-  /** Moves up to `limit` due rows' due_at to `leaseUntil` and stamps `instance`; returns their ids. */
-  claim: { execute(values: { now: string; limit: number; leaseUntil: string; instance: string }): Promise<{ id: string }[]> };
+  /**
+   * Any one row due for this instance, on the read connection: an idle pass writes nothing. A kind of row
+   * that keeps an affinity (withdrawal batches: the instance that created or last claimed it) is due for
+   * the other instances only once due before `foreignDueBefore`; the others ignore that value.
+   */
+  anyDue: { execute(values: { now: string; instance: string; foreignDueBefore: string }): Promise<unknown[]> };
+  /** Moves up to `limit` rows due for this instance to `leaseUntil` and stamps `instance`; returns their ids. */
+  claim: { execute(values: { now: string; limit: number; leaseUntil: string; instance: string; foreignDueBefore: string }): Promise<{ id: string }[]> };
   /** What the rail needs of the rows with these ids (a JSON array). */
   orders: { execute(values: { ids: string }): Promise<O[]> };
 }
@@ -21,11 +25,12 @@ export interface ClaimStatements<O> {
  */
 export async function claimDue<O>(s: Services, statements: (tx: Stores) => ClaimStatements<O>, now: Date, limit: number): Promise<O[]> {
   const iso = now.toISOString();
-  if ((await statements(s.db.read).anyDue.execute({ now: iso })).length === 0) return [];
+  const due = { now: iso, instance: s.instance, foreignDueBefore: new Date(now.getTime() - s.config.jobAffinityMs).toISOString() };
+  if ((await statements(s.db.read).anyDue.execute(due)).length === 0) return [];
   return s.db.write(async (tx) => {
     const st = statements(tx);
     const leaseUntil = new Date(now.getTime() + s.config.jobLeaseMs).toISOString();
-    const claimed = await st.claim.execute({ now: iso, limit, leaseUntil, instance: s.instance });
+    const claimed = await st.claim.execute({ ...due, limit, leaseUntil });
     if (claimed.length === 0) return [];
     return st.orders.execute({ ids: JSON.stringify(claimed.map((c) => c.id)) });
   });
