@@ -3,7 +3,7 @@ import type { DrizzleDb } from '../handle';
 import { nameWords, withdrawalBatches, withdrawals } from '../schema';
 import { contains, jsonStringList, onPostgres } from '../dialect';
 import { indexWalkFloor } from '../name-words';
-import { lockName, lockRows, pipelined, skipLocked } from '../query';
+import { lockName, pipelined, skipLocked } from '../query';
 import { handleOf, type OnHandle } from './handle-of';
 import type { BatchStatus, FailureCode, PixKeyType, WithdrawalStatus } from '../../contract/enums';
 import type { PixPaymentOrder } from '../../contract/rails';
@@ -245,13 +245,25 @@ function prepareSettlement(db: DrizzleDb) {
     }).where(eq(withdrawalBatches.id, ph('id'))).prepare(),
     failed: db.update(withdrawalBatches).set({ status: 'ERROR', failureCode: ph('code') as unknown as 'REJECTED', failureReason: ph('reason') as unknown as string, updatedAt: ph('at') as unknown as string })
       .where(eq(withdrawalBatches.id, ph('id'))).prepare(),
-    withdrawal: db.select(viewedWithdrawalColumns).from(withdrawals)
-      .where(and(eq(withdrawals.id, sql.placeholder('id')), eq(withdrawals.accountId, sql.placeholder('accountId')))).prepare(),
-    batchStates: db.select({ id: withdrawalBatches.id, status: withdrawalBatches.status, amount: withdrawalBatches.amount }).from(withdrawalBatches)
-      .where(eq(withdrawalBatches.withdrawalId, sql.placeholder('id'))).orderBy(asc(withdrawalBatches.seq)).prepare(),
+    toSettle: lockedToSettle(db.select({ ...viewedWithdrawalColumns, batchId: withdrawalBatches.id, batchStatus: withdrawalBatches.status, batchAmount: withdrawalBatches.amount })
+      .from(withdrawals).innerJoin(withdrawalBatches, eq(withdrawalBatches.withdrawalId, withdrawals.id))
+      .where(and(eq(withdrawals.id, sql.placeholder('id')), eq(withdrawals.accountId, sql.placeholder('accountId'))))
+      .orderBy(asc(withdrawalBatches.seq))).prepare(),
     withdrawalStatusTo: db.update(withdrawals).set({ status: ph('status') as unknown as 'PAID', updatedAt: ph('at') as unknown as string })
       .where(eq(withdrawals.id, ph('id'))).prepare(),
   };
+}
+
+/**
+ * On PostgreSQL, the row locks of lockToSettle: the withdrawal's and its batches' (FOR NO KEY UPDATE, what the
+ * job's own updates take anyway). Both, not the withdrawal's alone: a statement reads with the snapshot of its
+ * start, so a job that waited here for a sibling batch's job would read that batch as it was before, unless
+ * its row too is locked, which makes PostgreSQL read the latest committed version of each locked row (READ
+ * COMMITTED's recheck). Nothing on SQLite, whose single writer runs one job at a time.
+ */
+function lockedToSettle<Q>(select: Q): Q {
+  if (!onPostgres) return select;
+  return (select as unknown as { for(strength: 'no key update', o: { of: unknown[] }): Q }).for('no key update', { of: [withdrawals, withdrawalBatches] });
 }
 
 type JoinedRow = Awaited<ReturnType<ReturnType<typeof prepareLookups>['withdrawalWithBatches']['execute']>>[number];
@@ -474,16 +486,21 @@ export class WithdrawalStore {
   }
 
   /**
-   * Inside a write job: locks the withdrawal's row until the job commits (PostgreSQL: sibling batches
-   * settle in concurrent jobs, and each must see the others' outcome), then reads it and the status of
-   * each of its batches: three statements in one round trip (the lock pipelined, the reads sent together).
-   * Null when the account has no such withdrawal.
+   * Inside a write job: locks the withdrawal's row and its batches' until the job commits (PostgreSQL: sibling
+   * batches settle in concurrent jobs, and each must see the others' outcome), and reads it and the status of
+   * each of its batches, in their order: one statement. Null when the account has no such withdrawal.
    */
   async lockToSettle(accountId: string, withdrawalId: string): Promise<WithdrawalToSettle | null> {
-    await lockRows(this.db, withdrawals, withdrawals.id, [withdrawalId]);
-    const st = this.settling;
-    const [found, batches] = await Promise.all([st.withdrawal.execute({ id: withdrawalId, accountId }), st.batchStates.execute({ id: withdrawalId })]);
-    return found[0] ? { withdrawal: found[0], batches } : null;
+    const rows = await this.settling.toSettle.execute({ id: withdrawalId, accountId });
+    const w = rows[0];
+    if (!w) return null;
+    return {
+      withdrawal: {
+        id: w.id, status: w.status, amount: w.amount, key: w.key, keyType: w.keyType, description: w.description, detailsName: w.detailsName,
+        detailsDocument: w.detailsDocument, postback: w.postback, externalRef: w.externalRef, createdAt: w.createdAt, updatedAt: w.updatedAt,
+      },
+      batches: rows.map((r) => ({ id: r.batchId, status: r.batchStatus, amount: r.batchAmount })),
+    };
   }
 
   /** The batch is due again at `dueAt` (the rail has no answer yet). */
