@@ -3,7 +3,7 @@ import type { DrizzleDb } from '../handle';
 import { nameWords, withdrawalBatches, withdrawals } from '../schema';
 import { contains, jsonStringList, onPostgres } from '../dialect';
 import { indexWalkFloor } from '../name-words';
-import { lockName, pipelined, skipLocked } from '../query';
+import { lockName, pipelined, rawExec, skipLocked } from '../query';
 import { handleOf, type OnHandle } from './handle-of';
 import type { BatchStatus, FailureCode, PixKeyType, WithdrawalStatus } from '../../contract/enums';
 import type { PixPaymentOrder } from '../../contract/rails';
@@ -178,7 +178,7 @@ export function duePaymentOrdersQuery(on: OnHandle, now: Date, limit: number) {
     .limit(limit);
 }
 
-/** The two inserts of every request, prepared once on the writer's connection. */
+/** The two inserts of every request on SQLite, prepared once on the writer's connection. */
 function prepareInserts(tx: DrizzleDb) {
   return {
     withdrawal: tx.insert(withdrawals).values({
@@ -343,20 +343,29 @@ export class WithdrawalStore {
     return (await this.looking.idOfExternalRef.execute({ accountId, externalRef })).length > 0;
   }
 
-  /** Stores a new withdrawal, REQUESTED. */
-  async insertWithdrawal(w: NewWithdrawal): Promise<void> {
-    await pipelined(this.db, () => this.inserting.withdrawal.execute(w));
-  }
-
   /**
-   * Stores the withdrawal's batches, PENDING and due at `dueAt` (one prepared insert each), claimed by
-   * `origin`, the instance that created them: its own settlement pass takes them when they fall due, so
-   * their settlement joins that instance's write groups, and another instance only after JOB_AFFINITY_MS.
+   * Stores a new withdrawal, REQUESTED, and its batches, PENDING and due at `dueAt`, dated as the withdrawal
+   * and claimed by `origin`, the instance that created them: its own settlement pass takes them when they
+   * fall due, so their settlement joins that instance's write groups, and another instance only after
+   * JOB_AFFINITY_MS. On PostgreSQL one statement (the withdrawal's insert in a CTE, its batches from a JSON
+   * array), sent with the job's next statements (pipelined); on SQLite the prepared inserts, one per row.
    */
-  async insertBatches(withdrawalId: string, accountId: string, batches: NewBatch[], dueAt: string, at: string, origin: string): Promise<void> {
-    const insert = this.inserting.batch;
+  async insertWithdrawalWithBatches(w: NewWithdrawal, batches: NewBatch[], dueAt: string, origin: string): Promise<void> {
+    if (onPostgres) {
+      const rows = JSON.stringify(batches.map((b) => ({ id: b.id, seq: b.seq, amount: b.amount })));
+      await pipelined(this.db, () => rawExec(this.db, sql`WITH w AS (
+        INSERT INTO ${withdrawals} (id, account_id, status, amount, key, key_type, description, details_name, details_document, postback, external_ref, created_at, updated_at)
+        VALUES (${w.id}, ${w.accountId}, 'REQUESTED', ${w.amount}, ${w.key}, ${w.keyType}, ${w.description}, ${w.detailsName}, ${w.detailsDocument}, ${w.postback}, ${w.externalRef}, ${w.createdAt}, ${w.updatedAt})
+        RETURNING id, account_id, created_at)
+      INSERT INTO ${withdrawalBatches} (id, withdrawal_id, account_id, seq, amount, status, due_at, claimed_by, created_at, updated_at)
+      SELECT b.id, w.id, w.account_id, b.seq, b.amount, 'PENDING', ${dueAt}::timestamptz, ${origin}::text, w.created_at, w.created_at
+      FROM w, jsonb_to_recordset((${rows}::text)::jsonb) AS b(id text, seq integer, amount bigint)`));
+      return;
+    }
+    const st = this.inserting;
+    await st.withdrawal.execute(w);
     for (const b of batches) {
-      await pipelined(this.db, () => insert.execute({ id: b.id, seq: b.seq, amount: b.amount, withdrawalId, accountId, dueAt, origin, createdAt: at, updatedAt: at }));
+      await st.batch.execute({ id: b.id, seq: b.seq, amount: b.amount, withdrawalId: w.id, accountId: w.accountId, dueAt, origin, createdAt: w.createdAt, updatedAt: w.createdAt });
     }
   }
 
