@@ -3,7 +3,7 @@ import type { DrizzleDb } from '../handle';
 import { nameWords, withdrawalBatches, withdrawals } from '../schema';
 import { contains, jsonStringList, onPostgres } from '../dialect';
 import { indexWalkFloor } from '../name-words';
-import { lockName, lockRows, pipelined, skipLocked } from '../query';
+import { lockName, pipelined, rawExec, skipLocked } from '../query';
 import { handleOf, type OnHandle } from './handle-of';
 import type { BatchStatus, FailureCode, PixKeyType, WithdrawalStatus } from '../../contract/enums';
 import type { PixPaymentOrder } from '../../contract/rails';
@@ -178,7 +178,7 @@ export function duePaymentOrdersQuery(on: OnHandle, now: Date, limit: number) {
     .limit(limit);
 }
 
-/** The two inserts of every request, prepared once on the writer's connection. */
+/** The two inserts of every request on SQLite, prepared once on the writer's connection. */
 function prepareInserts(tx: DrizzleDb) {
   return {
     withdrawal: tx.insert(withdrawals).values({
@@ -245,13 +245,25 @@ function prepareSettlement(db: DrizzleDb) {
     }).where(eq(withdrawalBatches.id, ph('id'))).prepare(),
     failed: db.update(withdrawalBatches).set({ status: 'ERROR', failureCode: ph('code') as unknown as 'REJECTED', failureReason: ph('reason') as unknown as string, updatedAt: ph('at') as unknown as string })
       .where(eq(withdrawalBatches.id, ph('id'))).prepare(),
-    withdrawal: db.select(viewedWithdrawalColumns).from(withdrawals)
-      .where(and(eq(withdrawals.id, sql.placeholder('id')), eq(withdrawals.accountId, sql.placeholder('accountId')))).prepare(),
-    batchStates: db.select({ id: withdrawalBatches.id, status: withdrawalBatches.status, amount: withdrawalBatches.amount }).from(withdrawalBatches)
-      .where(eq(withdrawalBatches.withdrawalId, sql.placeholder('id'))).orderBy(asc(withdrawalBatches.seq)).prepare(),
+    toSettle: lockedToSettle(db.select({ ...viewedWithdrawalColumns, batchId: withdrawalBatches.id, batchStatus: withdrawalBatches.status, batchAmount: withdrawalBatches.amount })
+      .from(withdrawals).innerJoin(withdrawalBatches, eq(withdrawalBatches.withdrawalId, withdrawals.id))
+      .where(and(eq(withdrawals.id, sql.placeholder('id')), eq(withdrawals.accountId, sql.placeholder('accountId'))))
+      .orderBy(asc(withdrawalBatches.seq))).prepare(),
     withdrawalStatusTo: db.update(withdrawals).set({ status: ph('status') as unknown as 'PAID', updatedAt: ph('at') as unknown as string })
       .where(eq(withdrawals.id, ph('id'))).prepare(),
   };
+}
+
+/**
+ * On PostgreSQL, the row locks of lockToSettle: the withdrawal's and its batches' (FOR NO KEY UPDATE, what the
+ * job's own updates take anyway). Both, not the withdrawal's alone: a statement reads with the snapshot of its
+ * start, so a job that waited here for a sibling batch's job would read that batch as it was before, unless
+ * its row too is locked, which makes PostgreSQL read the latest committed version of each locked row (READ
+ * COMMITTED's recheck). Nothing on SQLite, whose single writer runs one job at a time.
+ */
+function lockedToSettle<Q>(select: Q): Q {
+  if (!onPostgres) return select;
+  return (select as unknown as { for(strength: 'no key update', o: { of: unknown[] }): Q }).for('no key update', { of: [withdrawals, withdrawalBatches] });
 }
 
 type JoinedRow = Awaited<ReturnType<ReturnType<typeof prepareLookups>['withdrawalWithBatches']['execute']>>[number];
@@ -331,20 +343,29 @@ export class WithdrawalStore {
     return (await this.looking.idOfExternalRef.execute({ accountId, externalRef })).length > 0;
   }
 
-  /** Stores a new withdrawal, REQUESTED. */
-  async insertWithdrawal(w: NewWithdrawal): Promise<void> {
-    await pipelined(this.db, () => this.inserting.withdrawal.execute(w));
-  }
-
   /**
-   * Stores the withdrawal's batches, PENDING and due at `dueAt` (one prepared insert each), claimed by
-   * `origin`, the instance that created them: its own settlement pass takes them when they fall due, so
-   * their settlement joins that instance's write groups, and another instance only after JOB_AFFINITY_MS.
+   * Stores a new withdrawal, REQUESTED, and its batches, PENDING and due at `dueAt`, dated as the withdrawal
+   * and claimed by `origin`, the instance that created them: its own settlement pass takes them when they
+   * fall due, so their settlement joins that instance's write groups, and another instance only after
+   * JOB_AFFINITY_MS. On PostgreSQL one statement (the withdrawal's insert in a CTE, its batches from a JSON
+   * array), sent with the job's next statements (pipelined); on SQLite the prepared inserts, one per row.
    */
-  async insertBatches(withdrawalId: string, accountId: string, batches: NewBatch[], dueAt: string, at: string, origin: string): Promise<void> {
-    const insert = this.inserting.batch;
+  async insertWithdrawalWithBatches(w: NewWithdrawal, batches: NewBatch[], dueAt: string, origin: string): Promise<void> {
+    if (onPostgres) {
+      const rows = JSON.stringify(batches.map((b) => ({ id: b.id, seq: b.seq, amount: b.amount })));
+      await pipelined(this.db, () => rawExec(this.db, sql`WITH w AS (
+        INSERT INTO ${withdrawals} (id, account_id, status, amount, key, key_type, description, details_name, details_document, postback, external_ref, created_at, updated_at)
+        VALUES (${w.id}, ${w.accountId}, 'REQUESTED', ${w.amount}, ${w.key}, ${w.keyType}, ${w.description}, ${w.detailsName}, ${w.detailsDocument}, ${w.postback}, ${w.externalRef}, ${w.createdAt}, ${w.updatedAt})
+        RETURNING id, account_id, created_at)
+      INSERT INTO ${withdrawalBatches} (id, withdrawal_id, account_id, seq, amount, status, due_at, claimed_by, created_at, updated_at)
+      SELECT b.id, w.id, w.account_id, b.seq, b.amount, 'PENDING', ${dueAt}::timestamptz, ${origin}::text, w.created_at, w.created_at
+      FROM w, jsonb_to_recordset((${rows}::text)::jsonb) AS b(id text, seq integer, amount bigint)`));
+      return;
+    }
+    const st = this.inserting;
+    await st.withdrawal.execute(w);
     for (const b of batches) {
-      await pipelined(this.db, () => insert.execute({ id: b.id, seq: b.seq, amount: b.amount, withdrawalId, accountId, dueAt, origin, createdAt: at, updatedAt: at }));
+      await st.batch.execute({ id: b.id, seq: b.seq, amount: b.amount, withdrawalId: w.id, accountId: w.accountId, dueAt, origin, createdAt: w.createdAt, updatedAt: w.createdAt });
     }
   }
 
@@ -474,16 +495,21 @@ export class WithdrawalStore {
   }
 
   /**
-   * Inside a write job: locks the withdrawal's row until the job commits (PostgreSQL: sibling batches
-   * settle in concurrent jobs, and each must see the others' outcome), then reads it and the status of
-   * each of its batches: three statements in one round trip (the lock pipelined, the reads sent together).
-   * Null when the account has no such withdrawal.
+   * Inside a write job: locks the withdrawal's row and its batches' until the job commits (PostgreSQL: sibling
+   * batches settle in concurrent jobs, and each must see the others' outcome), and reads it and the status of
+   * each of its batches, in their order: one statement. Null when the account has no such withdrawal.
    */
   async lockToSettle(accountId: string, withdrawalId: string): Promise<WithdrawalToSettle | null> {
-    await lockRows(this.db, withdrawals, withdrawals.id, [withdrawalId]);
-    const st = this.settling;
-    const [found, batches] = await Promise.all([st.withdrawal.execute({ id: withdrawalId, accountId }), st.batchStates.execute({ id: withdrawalId })]);
-    return found[0] ? { withdrawal: found[0], batches } : null;
+    const rows = await this.settling.toSettle.execute({ id: withdrawalId, accountId });
+    const w = rows[0];
+    if (!w) return null;
+    return {
+      withdrawal: {
+        id: w.id, status: w.status, amount: w.amount, key: w.key, keyType: w.keyType, description: w.description, detailsName: w.detailsName,
+        detailsDocument: w.detailsDocument, postback: w.postback, externalRef: w.externalRef, createdAt: w.createdAt, updatedAt: w.updatedAt,
+      },
+      batches: rows.map((r) => ({ id: r.batchId, status: r.batchStatus, amount: r.batchAmount })),
+    };
   }
 
   /** The batch is due again at `dueAt` (the rail has no answer yet). */

@@ -50,8 +50,11 @@ export function checkIdempotencyKey(key: string | undefined | null): string | nu
 /** Keys whose first request is still being answered in this process (work outside the writer). */
 const inFlight = new Set<string>();
 
-/** What the write job says when the request turned out not to be a replay and has not been checked yet. */
-const NOT_CHECKED = Symbol('not checked');
+/**
+ * What the write job throws when the request turned out not to be a replay and has not been checked yet: it
+ * fails, so that nothing of it is kept (on PostgreSQL the slot it claimed, see IdempotencyStore.lockedAnswer).
+ */
+class NotChecked extends Error {}
 
 /**
  * Runs `effect` as one write job together with storing its result under the idempotency key, so the
@@ -97,31 +100,30 @@ export async function runIdempotent<T extends object, C = undefined>(
       }
     }
     for (;;) {
-      const answer = await s.db.write(async (tx): Promise<IdempotentResult<T> | typeof NOT_CHECKED> => {
-        const at = s.clock.now();
-        if (slot) {
-          // instances each answer their own requests: a second request of this key waits for the first
-          // one's job to commit and then replays its answer, instead of running the effect again
-          const row = await tx.idempotency.lockedAnswer(slot);
-          if (row && liveAnswer(row, at)) {
-            if (row.fingerprint !== fingerprint) {
-              throw new DomainError('IDEMPOTENCY_KEY_REUSED', 'this idempotency-key was used with a different request');
+      try {
+        return await s.db.write(async (tx): Promise<IdempotentResult<T>> => {
+          const at = s.clock.now();
+          const claim = { fingerprint, createdAt: at.toISOString(), expiresAt: new Date(at.getTime() + IDEMPOTENCY_TTL_MS).toISOString() };
+          if (slot) {
+            // instances each answer their own requests: a second request of this key waits for the first
+            // one's job to commit and then replays its answer, instead of running the effect again
+            const row = await tx.idempotency.lockedAnswer(slot, claim);
+            if (row && liveAnswer(row, at)) {
+              if (row.fingerprint !== fingerprint) {
+                throw new DomainError('IDEMPOTENCY_KEY_REUSED', 'this idempotency-key was used with a different request');
+              }
+              return { ...(JSON.parse(row.result) as T), replayed: true };
             }
-            return { ...(JSON.parse(row.result) as T), replayed: true };
+            if (!checked) throw new NotChecked();
+            if (row) await tx.idempotency.forget(slot);
           }
-          if (!checked) return NOT_CHECKED;
-          if (row) await tx.idempotency.forget(slot);
-        }
-        const result = await effect(tx, checked!.value);
-        if (slot) {
-          await tx.idempotency.storeAnswer({
-            ...slot, fingerprint, result: JSON.stringify(result),
-            createdAt: at.toISOString(), expiresAt: new Date(at.getTime() + IDEMPOTENCY_TTL_MS).toISOString(),
-          });
-        }
-        return { ...result, replayed: false };
-      });
-      if (answer !== NOT_CHECKED) return answer;
+          const result = await effect(tx, checked!.value);
+          if (slot) await tx.idempotency.storeAnswer({ ...slot, ...claim, result: JSON.stringify(result) });
+          return { ...result, replayed: false };
+        });
+      } catch (err) {
+        if (!(err instanceof NotChecked)) throw err;
+      }
       // the stored answer the read connection saw had expired by the time the job ran: a new request
       checked = { value: await check!() };
     }

@@ -1,4 +1,5 @@
 // @engines none: starts a PostgreSQL cluster of its own (runs once)
+import net from 'node:net';
 import { sql as q } from 'drizzle-orm';
 import { drizzle } from 'drizzle-orm/postgres-js';
 import postgres from 'postgres';
@@ -239,6 +240,29 @@ describe('PgGroupCommitWriter: jobs gathered into one transaction, one savepoint
     expect(sqlState((answers[2] as PromiseRejectedResult).reason)).toBe('23502');
     expect(writer.stats.groups).toBe(1);
     expect((await client`SELECT id FROM writer_rows WHERE id BETWEEN 146 AND 151 ORDER BY id`).map((r) => r.id)).toEqual([146, 151]);
+  });
+
+  it('sends a job\'s pipelined writes in one socket write, past 1 KiB too (patches/postgres+3.4.9.patch)', async () => {
+    // postgres.js flushed its buffer at 1 KiB: a job's writes past it (a withdrawal's are about 2 KiB) went in two
+    const writer = new PgGroupCommitWriter(db);
+    const port = Number(new URL(server.url).port);
+    const sent: Buffer[] = [];
+    const write = net.Socket.prototype.write;
+    net.Socket.prototype.write = function (this: net.Socket, chunk: unknown, ...rest: unknown[]) {
+      if (this.remotePort === port && Buffer.isBuffer(chunk)) sent.push(chunk);
+      return (write as (...a: unknown[]) => boolean).call(this, chunk, ...rest);
+    } as typeof write;
+    try {
+      await writer.write(async (tx) => {
+        for (let id = 160; id < 165; id++) await pipelinedWrite(tx, () => tx.execute(q.raw(`INSERT INTO writer_rows VALUES (${id}, '${'n'.repeat(400)}')`)));
+      });
+    } finally {
+      net.Socket.prototype.write = write;
+    }
+    const carrying = sent.filter((b) => b.includes('INSERT INTO writer_rows'));
+    expect(carrying).toHaveLength(1);
+    expect(carrying[0].toString('latin1').match(/INSERT INTO writer_rows/g)).toHaveLength(5);
+    expect((await client`SELECT count(*)::int AS n FROM writer_rows WHERE id BETWEEN 160 AND 164`)[0].n).toBe(5);
   });
 
   it('runs again a job whose pipelined insert met a key another job committed, as an awaited one', async () => {

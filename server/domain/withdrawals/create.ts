@@ -103,11 +103,10 @@ export async function createWithdrawal(
         description: input.description ?? null, detailsName: input.details.name, detailsDocument: checked.document,
         postback: input.postback ?? null, externalRef, createdAt: iso, updatedAt: iso,
       };
-      await tx.withdrawals.insertWithdrawal({ ...row, accountId });
       // without a rail the batch is due at once: whichever rail is configured next picks it up
       const dueAt = (rail ? rail.firstAttemptAt(at) : at).toISOString();
       const batches = splitIntoBatches(input.amount, s.config.pixMaxBatchCents).map((amount, seq) => ({ id: newId('batch'), seq, amount }));
-      await tx.withdrawals.insertBatches(id, accountId, batches, dueAt, iso, s.instance);
+      await tx.withdrawals.insertWithdrawalWithBatches({ ...row, accountId }, batches, dueAt, s.instance);
       // the payload from what was just written, not read back: two reads fewer per request (the event
       // test compares it with the GET)
       await recordEvent(tx, { accountId, type: 'withdraw.requested', resourceId: id, payload: requestedWithdrawalView(row, batches), at });
