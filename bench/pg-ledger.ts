@@ -9,7 +9,9 @@
  * Half of the groups request withdrawals (available → withdrawals_in_flight), half settle them
  * (withdrawals_in_flight → pix_out's shard), all on the one hot merchant. Reported: the backend's CPU
  * (/proc, 10 ms ticks) per entry, the median over PGLB_ROUNDS rounds, and then, from one more round with
- * track_functions on, each function's and trigger's time per entry.
+ * track_functions on, each function's and trigger's time per entry. Each database also holds PGLB_BOOKS (5000)
+ * other merchants with two books and an entry each, so that plans are those of a real table, not of four rows.
+ * CPU time on a shared machine is noisy: bench/pg-ledger-ir.sh counts the backend's instructions instead.
  */
 import { readFileSync } from 'node:fs';
 import postgres from 'postgres';
