@@ -180,6 +180,35 @@ describe('PostgreSQL ledger triggers', () => {
     expect(Number(sum.s)).toBe(0);
   });
 
+  it('judges the lines of one statement in order: two lines of one book state the running balance', async () => {
+    const { acc, books } = await account();
+    const entry = async (lines: [string, number, number][]) => sql.begin(async (tx) => {
+      const e = id('le');
+      await tx`INSERT INTO ledger_entries (id, account_id, kind, created_at) VALUES (${e}, ${acc}, 'sandbox_topup', now())`;
+      await tx.unsafe(`INSERT INTO ledger_lines (entry_id, book_id, amount, balance_after, created_at) VALUES ${lines.map((_, i) => `($1, $${i * 3 + 2}, $${i * 3 + 3}, $${i * 3 + 4}, now())`).join(', ')}`,
+        [e, ...lines.flat()]);
+    });
+    await entry([[books.funding, -150, -150], [books.available, 100, 100], [books.available, 50, 150]]);
+    expect(await balance(books.available)).toBe(150);
+    // both stated from the balance before the statement: the second is not the running balance
+    await expect(entry([[books.funding, -20, -170], [books.available, 10, 160], [books.available, 10, 160]])).rejects.toMatchObject({ code: '40001' });
+    expect(await balance(books.available)).toBe(150);
+  });
+
+  it('posts through ledger_post with the same judgments: unknown book, the floor, any number of lines', async () => {
+    const { acc, books } = await account();
+    const post1 = (lines: [string, number][], kind = 'sandbox_topup') => sql`SELECT ledger_post(${id('le')}, ${acc}, ${kind}, NULL, NULL, now(),
+      ${JSON.stringify(lines.map(([book, amount]) => ({ book, amount })))}::text::jsonb)`;
+    await post1([[books.funding, -300], [books.available, 300]]);
+    await expect(post1([[books.available, -1], [id('lb'), 1]], 'withdrawal_requested')).rejects.toMatchObject({ code: '23503' });
+    await expect(post1([[books.available, -301], [books.withdrawals_in_flight, 301]], 'withdrawal_requested'))
+      .rejects.toMatchObject({ code: '23514', constraint_name: 'ledger_books_balance_non_negative' });
+    await post1([[books.available, -100], [books.withdrawals_in_flight, 60], [books.blocked, 40]], 'withdrawal_requested');
+    expect(await balance(books.available)).toBe(200);
+    expect(await balance(books.withdrawals_in_flight)).toBe(60);
+    expect(await balance(books.blocked)).toBe(40);
+  });
+
   it('checks refunds and disputes against the charge', async () => {
     const { acc } = await account();
     const cus = id('cus');
