@@ -29,7 +29,9 @@ let loops: JobLoop[] = [];
 let receiver: Receiver;
 
 beforeEach(async () => {
-  a = await makeTestServices({ clock: systemClock, config: { webhookAllowPrivateUrls: true, jobPollMs: POLL_MS, sandboxSettlementDelayMs: 0 } });
+  // A runs no loops here, so B settles A's batches: no settlement affinity to A (JOB_AFFINITY_MS, which
+  // background-claims tests), or B would wait for its next poll after it
+  a = await makeTestServices({ clock: systemClock, config: { webhookAllowPrivateUrls: true, jobPollMs: POLL_MS, sandboxSettlementDelayMs: 0, jobAffinityMs: 0 } });
   receiver = await startReceiver();
 });
 afterEach(async () => {
