@@ -109,7 +109,8 @@ describe('the plans of the background passes', () => {
     const claim = planOf(plans, /update "withdrawal_batches" set "due_at"/);
     expect(claim).toMatch(/SEARCH withdrawal_batches USING INDEX withdrawal_batches_due_idx \(status=\? AND due_at<\?\)/);
     expect(claim).toMatch(/SEARCH withdrawal_batches USING INDEX sqlite_autoindex_withdrawal_batches_1 \(id=\?\)/);
-    expect(planOf(plans, /from "withdrawal_batches" where \("withdrawal_batches"."status" = \? and "withdrawal_batches"."due_at" <= \?\) limit/)).toMatch(/SEARCH withdrawal_batches USING (COVERING )?INDEX withdrawal_batches_due_idx \(status=\? AND due_at<\?\)/);
+    // the probe of an idle pass: due for this instance (its own, unclaimed, or another's past JOB_AFFINITY_MS)
+    expect(planOf(plans, /from "withdrawal_batches" where \("withdrawal_batches"."status" = \? and "withdrawal_batches"."due_at" <= \? and \(.*"withdrawal_batches"."claimed_by" = \?.*\)\) limit/)).toMatch(/SEARCH withdrawal_batches USING (COVERING )?INDEX withdrawal_batches_due_idx \(status=\? AND due_at<\?\)/);
     expect(planOf(plans, /inner join "withdrawals".*"withdrawal_batches"."id" in \(SELECT value FROM json_each/)).toMatch(/SEARCH withdrawal_batches USING INDEX sqlite_autoindex_withdrawal_batches_1 \(id=\?\)/);
     const refundPlans = await plansOf([clientOf(s.db.read), await writeConnection()], () => runRefundPass(s, sandboxRail(0)));
     expect(planOf(refundPlans, /from "refunds" where \("refunds"."status" = \? and "refunds"."due_at" <= \?\) limit/)).toMatch(/SEARCH refunds USING (COVERING )?INDEX refunds_due_idx \(status=\? AND due_at<\?\)/);
