@@ -1,11 +1,12 @@
 // The refunds of charges: stored PENDING, claimed by the settlement pass, settled by the rail's outcome.
 // The rules (what is refundable, where a failed refund's money goes) stay in the domain (its transactions).
-import { and, asc, eq, inArray, lte, sql } from 'drizzle-orm';
+import { and, asc, eq, inArray, sql } from 'drizzle-orm';
 import type { DrizzleDb } from '../handle';
 import { perConnection } from '../prepared';
 import { first, lockRows, skipLocked } from '../query';
 import { jsonStringList } from '../dialect';
 import { customers, disputes, refunds, transactions } from '../schema';
+import { dueHere, type DueHere } from './claims';
 import type { DisputeStatus, RefundStatus, TransactionMethod, TransactionStatus } from '../../contract/enums';
 
 /** What refunding a charge looks at. */
@@ -32,8 +33,8 @@ export interface RefundOrderRow {
   endToEnd: string | null;
 }
 
-/** A claim of due refunds: the lease they are claimed until, and by whom. */
-export interface RefundClaim { now: string; limit: number; leaseUntil: string; instance: string }
+/** A claim of the refunds due for this instance: how many at most, and the lease they are claimed until. */
+export type RefundClaim = DueHere & { limit: number; leaseUntil: string };
 
 const ph = (name: string) => sql.placeholder(name);
 
@@ -53,12 +54,12 @@ const refundOrder = {
 };
 
 const claims = perConnection((db) => ({
-  /** Whether anything is due: an idle pass reads this one row and writes nothing. */
-  anyDue: db.select({ id: refunds.id }).from(refunds).where(and(eq(refunds.status, 'PENDING'), lte(refunds.dueAt, ph('now')))).limit(1).prepare(),
-  /** Takes the oldest due refunds nobody else is claiming: due again only when the lease runs out. */
+  /** Whether anything is due here: an idle pass reads this one row and writes nothing. */
+  anyDue: db.select({ id: refunds.id }).from(refunds).where(dueHere(refunds)).limit(1).prepare(),
+  /** Takes the oldest refunds due here that nobody else is claiming: due again only when the lease runs out. */
   claim: db.update(refunds).set({ dueAt: ph('leaseUntil') as unknown as string, claimedBy: ph('instance') as unknown as string })
     .where(inArray(refunds.id, skipLocked(db.select({ id: refunds.id }).from(refunds)
-      .where(and(eq(refunds.status, 'PENDING'), lte(refunds.dueAt, ph('now')))).orderBy(asc(refunds.dueAt)).limit(ph('limit')))))
+      .where(dueHere(refunds)).orderBy(asc(refunds.dueAt)).limit(ph('limit')))))
     .returning({ id: refunds.id }).prepare(),
   orders: db.select(refundOrder).from(refunds)
     .innerJoin(transactions, eq(transactions.id, refunds.transactionId))
@@ -84,8 +85,13 @@ export class RefundStore {
     return (await first(lookups(this.db).holdingDispute.execute({ id: transactionId }))) ?? null;
   }
 
-  async insertRefund(r: NewRefund): Promise<void> {
-    await this.db.insert(refunds).values(r);
+  /**
+   * Stores a new refund claimed by `origin`, the instance that requested it: its own settlement pass takes
+   * it when it falls due, so its settlement joins that instance's write groups, and another instance only
+   * after JOB_AFFINITY_MS (as withdrawal batches).
+   */
+  async insertRefund(r: NewRefund, origin: string): Promise<void> {
+    await this.db.insert(refunds).values({ ...r, claimedBy: origin });
   }
 
   /** The charge's updated_at moves with its refunds. */
@@ -116,18 +122,20 @@ export class RefundStore {
     await this.db.update(refunds).set({ status: 'ERROR', failureReason, updatedAt }).where(eq(refunds.id, refundId));
   }
 
-  /** Whether any PENDING refund is due at `now` (one row of refunds_due_idx). */
-  async anyDue(now: string): Promise<boolean> {
-    return (await first(claims(this.db).anyDue.execute({ now }))) !== undefined;
+  /** Whether any PENDING refund is due for this instance (dueHere; one row of refunds_due_idx). */
+  async anyDue(due: DueHere): Promise<boolean> {
+    const { now, instance, foreignDueBefore } = due;
+    return (await first(claims(this.db).anyDue.execute({ now, instance, foreignDueBefore }))) !== undefined;
   }
 
   /**
-   * Inside a write job: the oldest `limit` due refunds nobody else is claiming (FOR UPDATE SKIP LOCKED on
-   * PostgreSQL) get due_at moved to the lease's end and claimed_by stamped; their ids.
+   * Inside a write job: the oldest `limit` refunds due for this instance (dueHere) that nobody else is
+   * claiming (FOR UPDATE SKIP LOCKED on PostgreSQL) get due_at moved to the lease's end and claimed_by
+   * stamped; their ids.
    */
   async claimDue(c: RefundClaim): Promise<string[]> {
-    const { now, limit, leaseUntil, instance } = c;
-    return (await claims(this.db).claim.execute({ now, limit, leaseUntil, instance })).map((r) => r.id);
+    const { now, instance, foreignDueBefore, limit, leaseUntil } = c;
+    return (await claims(this.db).claim.execute({ now, instance, foreignDueBefore, limit, leaseUntil })).map((r) => r.id);
   }
 
   /** What the rail needs of these refunds, oldest first. */

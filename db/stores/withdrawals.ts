@@ -1,9 +1,10 @@
-import { and, asc, desc, eq, gte, inArray, isNull, lt, lte, or, sql, type SQL } from 'drizzle-orm';
+import { and, asc, desc, eq, gte, inArray, lt, lte, sql, type SQL } from 'drizzle-orm';
 import type { DrizzleDb } from '../handle';
 import { nameWords, withdrawalBatches, withdrawals } from '../schema';
 import { contains, jsonStringList, onPostgres } from '../dialect';
 import { indexWalkFloor } from '../name-words';
 import { lockName, pipelined, rawExec, skipLocked } from '../query';
+import { dueHere, type DueHere } from './claims';
 import { handleOf, type OnHandle } from './handle-of';
 import type { BatchStatus, FailureCode, PixKeyType, WithdrawalStatus } from '../../contract/enums';
 import type { PixPaymentOrder } from '../../contract/rails';
@@ -207,10 +208,7 @@ function prepareLookups(db: DrizzleDb) {
 
 /** The due batches (with their values bound per call: it runs after every commit) and the claim of them. */
 function prepareClaims(db: DrizzleDb) {
-  // Due for this instance: the batches it created or last claimed (claimed_by), unclaimed ones, and another
-  // instance's once they have been due for JOB_AFFINITY_MS (that instance is busy, stopped or gone).
-  const dueHere = and(eq(withdrawalBatches.status, 'PENDING'), lte(withdrawalBatches.dueAt, ph('now')),
-    or(eq(withdrawalBatches.claimedBy, ph('instance')), isNull(withdrawalBatches.claimedBy), lte(withdrawalBatches.dueAt, ph('foreignDueBefore'))));
+  const due = dueHere(withdrawalBatches);
   return {
     dueOrders: db.select(paymentOrderColumns).from(withdrawalBatches)
       .innerJoin(withdrawals, eq(withdrawals.id, withdrawalBatches.withdrawalId))
@@ -219,11 +217,11 @@ function prepareClaims(db: DrizzleDb) {
       .limit(ph('limit'))
       .prepare(),
     /** Whether anything is due: an idle pass reads this one row and writes nothing. */
-    anyDue: db.select({ id: withdrawalBatches.id }).from(withdrawalBatches).where(dueHere).limit(1).prepare(),
+    anyDue: db.select({ id: withdrawalBatches.id }).from(withdrawalBatches).where(due).limit(1).prepare(),
     /** Takes the oldest due batches nobody else is claiming: due again only when the lease runs out. */
     claim: db.update(withdrawalBatches).set({ dueAt: ph('leaseUntil') as unknown as string, claimedBy: ph('instance') as unknown as string })
       .where(inArray(withdrawalBatches.id, skipLocked(db.select({ id: withdrawalBatches.id }).from(withdrawalBatches)
-        .where(dueHere)
+        .where(due)
         .orderBy(asc(withdrawalBatches.dueAt)).limit(ph('limit')))))
       .returning({ id: withdrawalBatches.id }).prepare(),
     orders: db.select(paymentOrderColumns).from(withdrawalBatches)
@@ -487,8 +485,8 @@ export class WithdrawalStore {
    * needs of the claimed batches, a JSON array of ids).
    */
   get batchClaims(): {
-    anyDue: { execute(values: { now: string; instance: string; foreignDueBefore: string }): Promise<unknown[]> };
-    claim: { execute(values: { now: string; limit: number; leaseUntil: string; instance: string; foreignDueBefore: string }): Promise<{ id: string }[]> };
+    anyDue: { execute(values: DueHere): Promise<unknown[]> };
+    claim: { execute(values: DueHere & { limit: number; leaseUntil: string }): Promise<{ id: string }[]> };
     orders: { execute(values: { ids: string }): Promise<PixPaymentOrder[]> };
   } {
     return this.claiming;

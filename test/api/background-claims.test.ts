@@ -27,7 +27,7 @@ import type { LedgerEntryKind } from '../../contract/ledger';
  */
 const DELAY = 1_000;
 const LEASE = 30_000;
-/** JOB_AFFINITY_MS: a batch is due for an instance other than its creator (or last claimer) this much later. */
+/** JOB_AFFINITY_MS: a batch or refund is due for an instance other than its creator (or last claimer) this much later. */
 const AFFINITY = 2_000;
 let clock: ManualClock;
 let a: TestServices;
@@ -97,35 +97,68 @@ const tally = (ids: string[]) => {
   return [...by].sort();
 };
 
+/** One kind of row the rail settles (withdrawal batches, refunds), as the affinity test drives it. */
+interface SettledKind {
+  /** `n` new rows requested through instance A, due after DELAY: their ids. */
+  create(n: number): Promise<string[]>;
+  claim(s: Services, now: Date): Promise<unknown[]>;
+  pass(s: Services, rail: PixRail): Promise<number>;
+  /** [status, claimed_by] of each row, in the order of `ids`. */
+  rows(ids: string[]): Promise<[string, string | null][]>;
+  /** The ledger entries that settle one row. */
+  settled: LedgerEntryKind[];
+}
+
+/**
+ * The settlement affinity (JOB_AFFINITY_MS), the same for every kind of row: rows requested through A are
+ * A's; B takes them only once they have been due JOB_AFFINITY_MS, asking the rail once about each, while
+ * A's own pass takes its rows as soon as they are due.
+ */
+async function expectAffinity(kind: SettledKind) {
+  const ids = await kind.create(3);
+  expect(await kind.rows(ids)).toEqual(ids.map(() => ['PENDING', a.instance]));
+  clock.advance(DELAY);
+  const railA = recordingRail();
+  const railB = recordingRail();
+  // due, but A's: B's pass reads one row and writes nothing
+  expect(await kind.claim(b, clock.now())).toEqual([]);
+  clock.advance(AFFINITY - 1);
+  expect(await kind.pass(b, railB.rail)).toBe(0);
+  expect(railB.asked).toEqual([]);
+  // A is busy, stopped or gone: B takes them
+  clock.advance(1);
+  expect(await kind.pass(b, railB.rail)).toBe(3);
+  expect(tally(railB.asked)).toEqual(once(ids));
+  expect(await kind.rows(ids)).toEqual(ids.map(() => ['PAID', b.instance]));
+
+  // and A's own pass takes its rows as soon as they are due
+  const more = await kind.create(2);
+  clock.advance(DELAY);
+  expect(await kind.pass(b, railB.rail)).toBe(0);
+  expect(await kind.pass(a, railA.rail)).toBe(2);
+  expect(tally(railA.asked)).toEqual(once(more));
+  expect(await entriesPer(kind.settled, [...ids, ...more])).toEqual(once([...ids, ...more]));
+  expect(await auditLedger(a.db.read)).toEqual({ total: 0, mismatched: [] });
+}
+
+/** [status, claimed_by] of these rows of `table`, in the order of `ids`. */
+async function claimRows(table: typeof withdrawalBatches | typeof refunds, ids: string[]): Promise<[string, string | null][]> {
+  const rows = await a.db.read.handle.select({ id: table.id, status: table.status, claimedBy: table.claimedBy }).from(table).where(inArray(table.id, ids));
+  const by = new Map(rows.map((r) => [r.id, [r.status, r.claimedBy] as [string, string | null]]));
+  return ids.map((id) => by.get(id)!);
+}
+
 describe('withdrawal settlement across instances', () => {
   it('a batch is settled by the instance that created it: another takes it only once it has been due JOB_AFFINITY_MS', async () => {
     const acc = await makeAccount(a, { balance: 1_000_000 });
-    const created = await callerFor(a, acc.account_id).withdrawals.create(withdrawal(3_000));
-    const ids = created.data.map((d) => d.identifier);
-    const withdrawalId = (await callerFor(a, acc.account_id).withdrawals.get({ identifier: ids[0] })).id;
-    expect((await batchesOf(withdrawalId)).map((x) => x.claimedBy)).toEqual(ids.map(() => a.instance));
-    clock.advance(DELAY);
-    const railB = recordingRail();
-    // due, but A's: B's pass reads one row and writes nothing
-    expect(await claimDuePaymentOrders(b, clock.now())).toEqual([]);
-    clock.advance(AFFINITY - 1);
-    expect(await runSettlementPass(b, railB.rail)).toBe(0);
-    expect(railB.asked).toEqual([]);
-    // A is busy, stopped or gone: B takes them
-    clock.advance(1);
-    expect(await runSettlementPass(b, railB.rail)).toBe(3);
-    expect(tally(railB.asked)).toEqual(once(ids));
-    expect((await batchesOf(withdrawalId)).map((x) => [x.status, x.claimedBy])).toEqual(ids.map(() => ['PAID', b.instance]));
-
-    // and A's own pass takes its batches as soon as they are due
-    const more = (await callerFor(a, acc.account_id).withdrawals.create(withdrawal(2_000))).data.map((d) => d.identifier);
-    clock.advance(DELAY);
-    expect(await runSettlementPass(b, railB.rail)).toBe(0);
-    const railA = recordingRail();
-    expect(await runSettlementPass(a, railA.rail)).toBe(2);
-    expect(tally(railA.asked)).toEqual(once(more));
-    expect(await entriesPer(['withdrawal_paid', 'withdrawal_failed'], [...ids, ...more])).toEqual(once([...ids, ...more]));
-    expect(await auditLedger(a.db.read)).toEqual({ total: 0, mismatched: [] });
+    await expectAffinity({
+      // batches of 10 reais: one withdrawal of n × 10 reais makes n batches
+      create: async (n) => (await callerFor(a, acc.account_id).withdrawals.create(withdrawal(n * 1_000))).data.map((d) => d.identifier),
+      claim: claimDuePaymentOrders,
+      pass: runSettlementPass,
+      rows: (ids) => claimRows(withdrawalBatches, ids),
+      settled: ['withdrawal_paid', 'withdrawal_failed'],
+    });
   });
 
   it('an instance whose rail call is in flight keeps its batches: the other claims the next ones and never asks about the same batch', async () => {
@@ -227,9 +260,20 @@ describe('refund settlement across instances', () => {
     return ids;
   }
 
+  it('a refund is settled by the instance that requested it: another takes it only once it has been due JOB_AFFINITY_MS', async () => {
+    await expectAffinity({
+      create: pendingRefunds,
+      claim: claimDueRefundOrders,
+      pass: runRefundPass,
+      rows: (ids) => claimRows(refunds, ids),
+      settled: ['refund_paid', 'refund_failed'],
+    });
+  });
+
   it('an instance whose rail call is in flight keeps its refunds; the other takes the rest; each is asked about and paid once', async () => {
     const ids = await pendingRefunds(30);
-    clock.advance(DELAY);
+    // past the requester's affinity: due for both instances
+    clock.advance(DELAY + AFFINITY);
     const railA = recordingRail();
     const railB = recordingRail();
     railA.hold();
@@ -250,7 +294,8 @@ describe('refund settlement across instances', () => {
     const claimed = await claimDueRefundOrders(a, clock.now());
     expect(claimed.map((o) => o.refundId).sort()).toEqual([...ids].sort());
     const railB = recordingRail();
-    clock.advance(LEASE - 1);
+    // the lease, then the claimer's affinity (it may still be about to answer)
+    clock.advance(LEASE + AFFINITY - 1);
     expect(await runRefundPass(b, railB.rail)).toBe(0);
     clock.advance(1);
     expect(await runRefundPass(b, railB.rail)).toBe(2);

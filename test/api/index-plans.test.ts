@@ -113,7 +113,11 @@ describe('the plans of the background passes', () => {
     expect(planOf(plans, /from "withdrawal_batches" where \("withdrawal_batches"."status" = \? and "withdrawal_batches"."due_at" <= \? and \(.*"withdrawal_batches"."claimed_by" = \?.*\)\) limit/)).toMatch(/SEARCH withdrawal_batches USING (COVERING )?INDEX withdrawal_batches_due_idx \(status=\? AND due_at<\?\)/);
     expect(planOf(plans, /inner join "withdrawals".*"withdrawal_batches"."id" in \(SELECT value FROM json_each/)).toMatch(/SEARCH withdrawal_batches USING INDEX sqlite_autoindex_withdrawal_batches_1 \(id=\?\)/);
     const refundPlans = await plansOf([clientOf(s.db.read), await writeConnection()], () => runRefundPass(s, sandboxRail(0)));
-    expect(planOf(refundPlans, /from "refunds" where \("refunds"."status" = \? and "refunds"."due_at" <= \?\) limit/)).toMatch(/SEARCH refunds USING (COVERING )?INDEX refunds_due_idx \(status=\? AND due_at<\?\)/);
+    // the same due-here condition (db/stores/claims.ts): the probe and the claim still walk the due index
+    expect(planOf(refundPlans, /from "refunds" where \("refunds"."status" = \? and "refunds"."due_at" <= \? and \(.*"refunds"."claimed_by" = \?.*\)\) limit/)).toMatch(/SEARCH refunds USING (COVERING )?INDEX refunds_due_idx \(status=\? AND due_at<\?\)/);
+    const refundClaim = planOf(refundPlans, /update "refunds" set "due_at"/);
+    expect(refundClaim).toMatch(/SEARCH refunds USING INDEX refunds_due_idx \(status=\? AND due_at<\?\)/);
+    expect(refundClaim).toMatch(/SEARCH refunds USING (COVERING )?INDEX sqlite_autoindex_refunds_1 \(id=\?\)/);
   });
 
   it('idempotency purge: expired keys by idempotency_keys_expires_idx', async () => {

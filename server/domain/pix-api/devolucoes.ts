@@ -62,7 +62,7 @@ export async function requestDevolucao(s: Services, accountId: string, input: De
     const rtrId = newEndToEndId(pix.endToEndId.slice(1, 9), at, 'D');
     let refundId: string;
     try {
-      ({ id: refundId } = await requestRefund(tx, rail, { accountId, transactionId: pix.transactionId, amount, reason: descricao, at, endToEnd: rtrId }));
+      ({ id: refundId } = await requestRefund(tx, rail, { accountId, transactionId: pix.transactionId, amount, reason: descricao, at, endToEnd: rtrId, origin: s.instance }));
     } catch (err) {
       throw asDevolucaoProblem(err);
     }

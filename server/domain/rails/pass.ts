@@ -5,9 +5,10 @@ import type { Services } from '../../services';
 /** The prepared statements of one kind of row the rail settles (withdrawal batches, refunds). */
 export interface ClaimStatements<O> {
   /**
-   * Any one row due for this instance, on the read connection: an idle pass writes nothing. A kind of row
-   * that keeps an affinity (withdrawal batches: the instance that created or last claimed it) is due for
-   * the other instances only once due before `foreignDueBefore`; the others ignore that value.
+   * Any one row due for this instance, on the read connection: an idle pass writes nothing. Every kind of
+   * row keeps an affinity (claimed_by: the instance that created or last claimed it; db/stores/claims.ts
+   * dueHere, one condition for all): another instance's row is due here only once due before
+   * `foreignDueBefore`, so a busy, stopped or dead instance's work still moves.
    */
   anyDue: { execute(values: { now: string; instance: string; foreignDueBefore: string }): Promise<unknown[]> };
   /** Moves up to `limit` rows due for this instance to `leaseUntil` and stamps `instance`; returns their ids. */

@@ -68,7 +68,7 @@ export async function refundTransaction(
     s, { accountId, operation: OPERATION, key: idempotencyKey }, fingerprint,
     async (tx) => {
       const at = s.clock.now();
-      await requestRefund(tx, rail, { accountId, transactionId, amount: input.amount, reason: input.reason ?? null, at });
+      await requestRefund(tx, rail, { accountId, transactionId, amount: input.amount, reason: input.reason ?? null, at, origin: s.instance });
       return { transaction: (await transactionView(tx, accountId, transactionId))! };
     },
   );
@@ -86,6 +86,8 @@ export interface RefundRequestInJob {
   at: Date;
   /** A `D…` end-to-end id reserved now for the return (an API Pix devolução's rtrId); else the rail gives one when it pays. */
   endToEnd?: string;
+  /** The instance requesting it (Services.instance): its settlement pass takes the refund, others after JOB_AFFINITY_MS. */
+  origin: string;
 }
 
 /**
@@ -110,7 +112,7 @@ export async function requestRefund(tx: Stores, rail: PixRail | null, r: RefundR
     id, accountId, transactionId, amount, reason: r.reason, status: 'PENDING', endToEnd: r.endToEnd ?? null,
     // without a rail the refund is due at once: whichever rail is configured next picks it up
     dueAt: (rail ? rail.firstAttemptAt(at) : at).toISOString(), createdAt: iso, updatedAt: iso,
-  });
+  }, r.origin);
   try {
     await transfer(tx, {
       accountId, kind: 'refund_requested', resourceId: id, amount, at,
@@ -134,14 +136,15 @@ export const REFUND_RAIL_RETRY_MS = 30_000;
 
 /** The refunds' claim, in the shape claimDue (rails/pass.ts) runs for every kind of row the rail settles. */
 const refundClaims = (tx: Stores): ClaimStatements<RefundOrder> => ({
-  anyDue: { execute: async ({ now }) => ((await tx.refunds.anyDue(now)) ? [now] : []) },
+  anyDue: { execute: async (due) => ((await tx.refunds.anyDue(due)) ? [due.now] : []) },
   claim: { execute: async (c) => (await tx.refunds.claimDue(c)).map((id) => ({ id })) },
   orders: { execute: ({ ids }) => tx.refunds.orders(JSON.parse(ids) as string[]) },
 });
 
 /**
- * Claims up to `limit` due refunds for this instance (claimDue: due_at moved forward by the lease,
- * claimed_by stamped, rows other claims hold skipped) and returns what the rail needs to pay them back.
+ * Claims up to `limit` refunds due for this instance (its own, unclaimed ones, another's past
+ * JOB_AFFINITY_MS; claimDue: due_at moved forward by the lease, claimed_by stamped, rows other claims
+ * hold skipped) and returns what the rail needs to pay them back.
  */
 export async function claimDueRefundOrders(s: Services, now: Date, limit = REFUND_PASS_SIZE): Promise<RefundOrder[]> {
   return claimDue(s, refundClaims, now, limit);
