@@ -8,7 +8,8 @@
  * settlement), split into this process's main thread and its other threads (GC, mostly), PostgreSQL's CPU (its
  * processes, from /proc) and, from track_functions, the time of each PL/pgSQL function and trigger per
  * withdrawal. PGST_W (32) withdrawals per round. PGST_ROOT=/other/checkout runs that tree's code (its
- * migrations, domain and stores) instead.
+ * migrations, domain and stores) instead. The whole server's statements per request, loops and dispatcher
+ * included, are bench/pg-statements.ts's.
  */
 import net from 'node:net';
 import { mkdtempSync, readdirSync, readFileSync } from 'node:fs';

@@ -7,6 +7,8 @@
  * (the same database cluster, one after the other); PGST_N (200) withdrawals; PGST_TOP (25) lines shown. Also
  * the server's write syscalls per POST over the same window: round trips, as postgres.js sends what a job
  * pipelines in one write (the HTTP answers and the idle loops' polls are in it too).
+ * The whole server from outside, as PostgreSQL sees it; bench/pg-jobs.ts looks at one write job from inside
+ * the process instead (its messages, CPU split and PL/pgSQL time): the two share no machinery, so two scripts.
  */
 import { randomUUID } from 'node:crypto';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
