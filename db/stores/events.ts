@@ -57,6 +57,13 @@ const prepareDispatch = (db: DrizzleDb) => ({
   undispatched: db.select({
     seq: events.seq, id: events.id, accountId: events.accountId, category: events.category, resourceId: events.resourceId,
   }).from(events).where(isNull(events.dispatchedAt)).orderBy(asc(events.seq)).limit(sql.placeholder('limit')).prepare(),
+  // the same, for the events recorded before `before` only: another instance's, left to it while they are fresh
+  probeBefore: db.select({ seq: events.seq }).from(events)
+    .where(and(isNull(events.dispatchedAt), lte(events.createdAt, ph('before')))).limit(1).prepare(),
+  undispatchedBefore: db.select({
+    seq: events.seq, id: events.id, accountId: events.accountId, category: events.category, resourceId: events.resourceId,
+  }).from(events).where(and(isNull(events.dispatchedAt), lte(events.createdAt, ph('before'))))
+    .orderBy(asc(events.seq)).limit(sql.placeholder('limit')).prepare(),
   markDispatched: db.update(events).set({ dispatchedAt: sql.placeholder('at') as unknown as string })
     .where(and(isNull(events.dispatchedAt), lte(events.seq, sql.placeholder('lastSeq')))).prepare(),
   markDispatchedIds: db.update(events).set({ dispatchedAt: sql.placeholder('at') as unknown as string })
@@ -112,9 +119,13 @@ export class EventStore {
 
   // ---- the dispatcher ----
 
-  /** Whether any event waits to be fanned out (a cheap indexed probe). */
-  async anyUndispatched(): Promise<boolean> {
-    return (await first(this.dispatch.probe.execute())) !== undefined;
+  /**
+   * Whether any event waits to be fanned out (a cheap indexed probe); with `before`, any recorded before
+   * that instant (the undispatched events are few, and the index finds them all).
+   */
+  async anyUndispatched(before?: string): Promise<boolean> {
+    const found = before === undefined ? this.dispatch.probe.execute() : this.dispatch.probeBefore.execute({ before });
+    return (await first(found)) !== undefined;
   }
 
   /**
@@ -125,9 +136,9 @@ export class EventStore {
     return tryLockName(this.db, DISPATCHER_LOCK);
   }
 
-  /** Up to `limit` undispatched events, in seq order. */
-  async undispatched(limit: number): Promise<UndispatchedEvent[]> {
-    return this.dispatch.undispatched.execute({ limit });
+  /** Up to `limit` undispatched events (with `before`: recorded before that instant), in seq order. */
+  async undispatched(limit: number, before?: string): Promise<UndispatchedEvent[]> {
+    return before === undefined ? this.dispatch.undispatched.execute({ limit }) : this.dispatch.undispatchedBefore.execute({ limit, before });
   }
 
   /** The active, unpaused, live webhooks of these accounts, oldest first. */

@@ -28,7 +28,8 @@ export function startJobs(s: Services, opts: { dispatcher?: boolean } = {}): Job
     add(startRefundSettlementLoop(s, rail));
   } else log.warn('SANDBOX=false and no Pix rail configured: withdrawals are accepted and wait PENDING until one is');
   // event dispatcher + webhook/postback sender (off when `npm run worker` runs them)
-  if (opts.dispatcher) for (const loop of startDeliveryJobs(s)) add(loop);
+  // (on PostgreSQL each server fans out its own events first: see startDeliveryJobs)
+  if (opts.dispatcher) for (const loop of startDeliveryJobs(s, { othersAfterMs: s.db.listenForWork ? s.config.jobAffinityMs : 0 })) add(loop);
   // PostgreSQL: other instances' commits wake these loops (LISTEN/NOTIFY); closed by stopJobs
   listening.set(loops, wakeOnWork(s, loops));
   return loops;

@@ -10,7 +10,8 @@ import { SlotUse } from '../../server/domain/webhooks/fair-share';
 import { dispatchPendingEvents } from '../../server/domain/webhooks/dispatcher';
 import type { SendWebhookResult } from '../../server/domain/webhooks/sender';
 import type { Services } from '../../server/services';
-import { callerFor, makeAccount, makeTestServices, secondInstance, type TestServices } from '../support/services';
+import { startDeliveryJobs } from '../../server/jobs/delivery';
+import { callerFor, makeAccount, makeTestServices, secondInstance, waitFor, type TestServices } from '../support/services';
 
 /**
  * Shared state across instances (docs/decisions.md "Engines"), webhook and postback delivery: on PostgreSQL
@@ -145,6 +146,33 @@ describe('the event dispatcher on every instance', () => {
     expect(perEvent).toHaveLength(N);
     expect(perEvent.every((r) => Number(r.n) === 1)).toBe(true);
     expect((await a.db.read.handle.select({ id: events.id }).from(events).where(isNull(events.dispatchedAt)))).toEqual([]);
+  });
+
+  // Otherwise the instance that did not write the events races the one that did, each with groups of its own
+  // (measured: with one merchant routed to instance A, B fanned out about half of A's events, 1 job per group)
+  it.runIf(onPostgres)("each instance fans out its own events at once, and another instance's only once they are JOB_AFFINITY_MS old", async () => {
+    const AFFINITY = 2_000;
+    const loops = startDeliveryJobs(b, { othersAfterMs: AFFINITY });
+    const dispatch = loops.find((l) => l.name === 'dispatch')!;
+    const dispatched = async (resourceId: string) => (await a.db.read.handle.select({ at: events.dispatchedAt }).from(events)
+      .where(eq(events.resourceId, resourceId)))[0]?.at ?? null;
+    try {
+      await dispatch.nextPass();
+      // recorded by A, which runs no dispatcher here: B's passes leave it while it is fresh
+      await a.db.write((tx) => recordEvent(tx, { accountId, type: 'transaction.created', resourceId: 'from-a', payload: { n: 1 }, at: clock.now() }));
+      await dispatch.nextPass();
+      await dispatch.nextPass();
+      expect(await dispatched('from-a')).toBeNull();
+      // once it is that old, B's next pass (a poll, or any wake) takes it: A may be busy, stopped or gone
+      clock.advance(AFFINITY);
+      await waitFor(async () => (await dispatched('from-a')) !== null, { what: "A's event fanned out by B" });
+      // B's own commit: fanned out by B at once, though the clock has not moved
+      await b.db.write((tx) => recordEvent(tx, { accountId, type: 'transaction.created', resourceId: 'from-b', payload: { n: 2 }, at: clock.now() }));
+      await waitFor(async () => (await dispatched('from-b')) !== null, { what: "B's own event fanned out by B" });
+      expect(Number((await a.db.read.handle.select({ n: sql<number>`count(*)` }).from(deliveries))[0].n)).toBe(2);
+    } finally {
+      await Promise.all(loops.map((l) => l.stop()));
+    }
   });
 });
 

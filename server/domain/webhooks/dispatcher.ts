@@ -18,16 +18,18 @@ export interface DispatchResult { events: number; deliveries: number }
  * and the job first takes a transaction-level advisory lock (pg_try_advisory_xact_lock): a dispatcher
  * that finds it held does nothing this pass (the holder is fanning out), instead of waiting for it.
  */
-export async function dispatchPendingEvents(s: Services, limit = DISPATCH_CHUNK): Promise<DispatchResult> {
+export async function dispatchPendingEvents(s: Services, limit = DISPATCH_CHUNK, opts: { recordedBefore?: Date } = {}): Promise<DispatchResult> {
+  const before = opts.recordedBefore?.toISOString();
   // Cheap probe on the read connection first: this runs after every commit of the process.
-  if (!(await s.db.read.events.anyUndispatched())) return { events: 0, deliveries: 0 };
-  return s.db.write((tx) => fanOut(tx, s.clock.now(), s.config.webhookRetryScheduleSeconds, limit));
+  if (!(await s.db.read.events.anyUndispatched(before))) return { events: 0, deliveries: 0 };
+  return s.db.write((tx) => fanOut(tx, s.clock.now(), s.config.webhookRetryScheduleSeconds, limit, before));
 }
 
-export async function fanOut(tx: Stores, now: Date, schedule: number[], limit: number): Promise<DispatchResult> {
+/** `before`: only the events recorded before that instant (another instance's fresh ones are left to it). */
+export async function fanOut(tx: Stores, now: Date, schedule: number[], limit: number, before?: string): Promise<DispatchResult> {
   // one dispatcher at a time across instances (always true on SQLite)
   if (!(await tx.events.takeDispatcherTurn())) return { events: 0, deliveries: 0 };
-  const batch = await tx.events.undispatched(limit);
+  const batch = await tx.events.undispatched(limit, before);
   if (batch.length === 0) return { events: 0, deliveries: 0 };
 
   const accountIds = [...new Set(batch.map((e) => e.accountId))];
