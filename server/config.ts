@@ -47,7 +47,10 @@ export interface Config {
    * another instance takes it only once it has been due this long (that instance is busy, stopped or gone).
    * Without it, every instance's settlement pass claimed a share of one busy merchant's batches and wrote
    * them in small groups of its own, which took turns with the creating instance's groups (measured: two
-   * instances served 0.5× one). 0 turns the affinity off.
+   * instances served 0.5× one). 10 s by default: under load the creating instance's settlement runs up to a
+   * few seconds behind, and at 2 s another instance still took about half of one hot merchant's batches; a
+   * third of the lease, so a stopped instance's work waits little longer than its claims do. Events keep the
+   * same affinity (server/jobs/delivery.ts). 0 turns the affinity off.
    */
   jobAffinityMs: number;
   secretsKeyPath: string | null;
@@ -166,7 +169,7 @@ export function loadConfig(overrides: Partial<Config> = {}): Config {
     runDispatcher: bool('RUN_DISPATCHER', true),
     jobPollMs: int('JOB_POLL_MS', 250, 10),
     jobLeaseMs: int('JOB_LEASE_MS', 30_000, 100),
-    jobAffinityMs: int('JOB_AFFINITY_MS', 2_000, 0),
+    jobAffinityMs: int('JOB_AFFINITY_MS', 10_000, 0),
     secretsKeyPath: process.env.SECRETS_KEY_PATH || null,
     pixSigningKeyPath: process.env.PIX_SIGNING_KEY_PATH || null,
     pixSigningCertPath: process.env.PIX_SIGNING_CERT_PATH || null,

@@ -51,6 +51,8 @@ export const CHAOS_INSTANCE_ENV = {
   // batches and refunds settle within the round; a claim whose instance died falls due again after 4 s
   // (a 5 s stall outlives the lease on purpose: another instance may take the batch over meanwhile)
   SANDBOX_SETTLEMENT_DELAY_MS: '100', SANDBOX_RAIL_LATENCY_MS: '20', JOB_POLL_MS: '100', JOB_LEASE_MS: '4000',
+  // a killed instance's fresh batches, refunds and events go to the others 2 s after they fall due
+  JOB_AFFINITY_MS: '2000',
   SHUTDOWN_DRAIN_MS: '0',
 };
 

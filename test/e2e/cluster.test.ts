@@ -40,7 +40,7 @@ beforeAll(async () => {
     env: {
       ...process.env, // DATABASE_URL: this file's throwaway PostgreSQL (test/support/pg-setup.ts)
       DATABASE_PATH: join(dir, 'payments.db'), // the instances' shared secrets key lives beside it
-      DASHBOARD: 'false', NODE_ENV: 'test', RATE_LIMIT_RPS: '0', SANDBOX_SETTLEMENT_DELAY_MS: '50', JOB_POLL_MS: '25',
+      DASHBOARD: 'false', NODE_ENV: 'test', RATE_LIMIT_RPS: '0', SANDBOX_SETTLEMENT_DELAY_MS: '50', JOB_POLL_MS: '25', JOB_AFFINITY_MS: '2000',
     },
     stdio: ['ignore', 'pipe', 'pipe'],
   });

@@ -49,7 +49,7 @@ export async function startCluster(o: { instances: number; env?: Record<string, 
   const databasePath = join(dir, 'payments.db');
   const child = spawn(process.execPath, ['--import', 'tsx', 'scripts/cluster.ts', '--instances', String(o.instances), ...(o.args?.some((x) => x.startsWith('--balance')) ? [] : ['--balance', 'roundrobin']), ...(o.args ?? [])], {
     cwd: ROOT,
-    env: { ...process.env, DATABASE_PATH: databasePath, DASHBOARD: 'false', NODE_ENV: 'test', ...o.env },
+    env: { ...process.env, DATABASE_PATH: databasePath, DASHBOARD: 'false', NODE_ENV: 'test', JOB_AFFINITY_MS: '2000', ...o.env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let out = '';

@@ -82,6 +82,9 @@ export async function startServer(o: { env?: Record<string, string>; pages?: boo
       SANDBOX_SETTLEMENT_DELAY_MS: '50',
       WEBHOOK_ALLOW_PRIVATE_URLS: 'true',
       JOB_POLL_MS: '25',
+      // another instance's (or a restarted process's former self's) batches and events are taken over 2 s after
+      // they fall due, not the default 10 s, so restart and failover tests settle within their waits
+      JOB_AFFINITY_MS: '2000',
       NODE_ENV: o.pages ? 'production' : 'test',
       ...o.env,
     },
