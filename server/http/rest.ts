@@ -52,6 +52,9 @@ export interface RestRequest {
   record?: RequestRecord;
 }
 
+/** Pathnames whose declared path is remembered (see knownPath). */
+const KNOWN_PATHNAMES_MAX = 1024;
+
 /** The published example labels the transaction query POST (docs/decisions.md "Transactions"). */
 const TRANSACTION_QUERY_KEYS = ['id', 'identifier', 'endtoend', 'external_ref'];
 
@@ -125,6 +128,21 @@ export function createRestAdapter(services: Services, router: AnyRouter) {
     base: p.split('{')[0].split('/').filter(Boolean),
   }));
 
+  // The declared path a pathname falls under, remembered: every API request asked it three times (the
+  // process's dispatch, the log's route label, the answer), each a regex test per declared path until
+  // one matched. Bounded: paths with ids in them are as many as callers make, so past the bound it starts over.
+  type KnownPath = (typeof knownPaths)[number];
+  const knownByPathname = new Map<string, KnownPath | null>();
+  function knownPath(pathname: string): KnownPath | undefined {
+    let found = knownByPathname.get(pathname);
+    if (found === undefined) {
+      found = knownPaths.find((k) => k.pattern.test(pathname)) ?? null;
+      if (knownByPathname.size >= KNOWN_PATHNAMES_MAX) knownByPathname.clear();
+      knownByPathname.set(pathname, found);
+    }
+    return found ?? undefined;
+  }
+
   /**
    * The envelope of an answer no procedure gives (unknown path, body refused before routing): that of
    * the declared route the path falls under (the longest declared base it starts with), else payments.
@@ -155,7 +173,7 @@ export function createRestAdapter(services: Services, router: AnyRouter) {
     const url = new URL(req.target, 'http://localhost');
     let method = req.method.toUpperCase();
     // logs and metrics label the request by the route template, never the raw path
-    const known = knownPaths.find((k) => k.pattern.test(url.pathname));
+    const known = knownPath(url.pathname);
     if (known) noteRoute(req.record, known.template);
     const fallback = known ? known.envelope : envelopeNear(url.pathname);
     let body: Record<string, unknown> = {};
@@ -202,7 +220,7 @@ export function createRestAdapter(services: Services, router: AnyRouter) {
     answer,
     /** Whether a path is one of the REST routes (any method). */
     owns(pathname: string): boolean {
-      return knownPaths.some((k) => k.pattern.test(pathname));
+      return knownPath(pathname) !== undefined;
     },
     /** Serves a node:http request. */
     async handleNode(req: IncomingMessage, res: ServerResponse): Promise<void> {
@@ -212,7 +230,7 @@ export function createRestAdapter(services: Services, router: AnyRouter) {
         raw = await readBody(req).catch((err: unknown) => (err instanceof Error ? err : new Error(String(err))));
         if (raw instanceof ClientAbortError) {
           // an ordinary event on the internet, not a fault of ours: nobody is left to answer
-          const known = knownPaths.find((k) => k.pattern.test((req.url ?? '/').split('?')[0]));
+          const known = knownPath((req.url ?? '/').split('?')[0]);
           if (known) noteRoute(requestRecordOf(req), known.template);
           log.info({ method, route: known?.template ?? '(unmatched)' }, 'client abort: the connection closed mid-body');
           return;
