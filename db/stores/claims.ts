@@ -14,6 +14,9 @@ export type DueHere = {
   foreignDueBefore: string;
 };
 
+/** A claim of the rows due here: how many at most, and the lease they are claimed until. */
+export type DueClaim = DueHere & { limit: number; leaseUntil: string };
+
 /** The columns of a kind of row the rail settles that the claim looks at. */
 export interface ClaimedColumns { status: AnyColumn; dueAt: AnyColumn; claimedBy: AnyColumn }
 

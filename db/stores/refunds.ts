@@ -6,7 +6,7 @@ import { perConnection } from '../prepared';
 import { first, lockRows, skipLocked } from '../query';
 import { jsonStringList } from '../dialect';
 import { customers, disputes, refunds, transactions } from '../schema';
-import { dueHere, type DueHere } from './claims';
+import { dueHere, type DueClaim, type DueHere } from './claims';
 import type { DisputeStatus, RefundStatus, TransactionMethod, TransactionStatus } from '../../contract/enums';
 
 /** What refunding a charge looks at. */
@@ -33,8 +33,6 @@ export interface RefundOrderRow {
   endToEnd: string | null;
 }
 
-/** A claim of the refunds due for this instance: how many at most, and the lease they are claimed until. */
-export type RefundClaim = DueHere & { limit: number; leaseUntil: string };
 
 const ph = (name: string) => sql.placeholder(name);
 
@@ -133,7 +131,7 @@ export class RefundStore {
    * claiming (FOR UPDATE SKIP LOCKED on PostgreSQL) get due_at moved to the lease's end and claimed_by
    * stamped; their ids.
    */
-  async claimDue(c: RefundClaim): Promise<string[]> {
+  async claimDue(c: DueClaim): Promise<string[]> {
     const { now, instance, foreignDueBefore, limit, leaseUntil } = c;
     return (await claims(this.db).claim.execute({ now, instance, foreignDueBefore, limit, leaseUntil })).map((r) => r.id);
   }

@@ -4,7 +4,7 @@ import { nameWords, withdrawalBatches, withdrawals } from '../schema';
 import { contains, jsonStringList, onPostgres } from '../dialect';
 import { indexWalkFloor } from '../name-words';
 import { lockName, pipelined, rawExec, skipLocked } from '../query';
-import { dueHere, type DueHere } from './claims';
+import { dueHere, type DueClaim, type DueHere } from './claims';
 import { handleOf, type OnHandle } from './handle-of';
 import type { BatchStatus, FailureCode, PixKeyType, WithdrawalStatus } from '../../contract/enums';
 import type { PixPaymentOrder } from '../../contract/rails';
@@ -486,7 +486,7 @@ export class WithdrawalStore {
    */
   get batchClaims(): {
     anyDue: { execute(values: DueHere): Promise<unknown[]> };
-    claim: { execute(values: DueHere & { limit: number; leaseUntil: string }): Promise<{ id: string }[]> };
+    claim: { execute(values: DueClaim): Promise<{ id: string }[]> };
     orders: { execute(values: { ids: string }): Promise<PixPaymentOrder[]> };
   } {
     return this.claiming;

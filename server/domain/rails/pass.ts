@@ -1,4 +1,5 @@
 import type { Stores } from '../../../db';
+import type { DueClaim, DueHere } from '../../../db/stores/claims';
 import { log } from '../../log';
 import type { Services } from '../../services';
 
@@ -10,9 +11,9 @@ export interface ClaimStatements<O> {
    * dueHere, one condition for all): another instance's row is due here only once due before
    * `foreignDueBefore`, so a busy, stopped or dead instance's work still moves.
    */
-  anyDue: { execute(values: { now: string; instance: string; foreignDueBefore: string }): Promise<unknown[]> };
+  anyDue: { execute(values: DueHere): Promise<unknown[]> };
   /** Moves up to `limit` rows due for this instance to `leaseUntil` and stamps `instance`; returns their ids. */
-  claim: { execute(values: { now: string; limit: number; leaseUntil: string; instance: string; foreignDueBefore: string }): Promise<{ id: string }[]> };
+  claim: { execute(values: DueClaim): Promise<{ id: string }[]> };
   /** What the rail needs of the rows with these ids (a JSON array). */
   orders: { execute(values: { ids: string }): Promise<O[]> };
 }
@@ -26,7 +27,7 @@ export interface ClaimStatements<O> {
  */
 export async function claimDue<O>(s: Services, statements: (tx: Stores) => ClaimStatements<O>, now: Date, limit: number): Promise<O[]> {
   const iso = now.toISOString();
-  const due = { now: iso, instance: s.instance, foreignDueBefore: new Date(now.getTime() - s.config.jobAffinityMs).toISOString() };
+  const due: DueHere = { now: iso, instance: s.instance, foreignDueBefore: new Date(now.getTime() - s.config.jobAffinityMs).toISOString() };
   if ((await statements(s.db.read).anyDue.execute(due)).length === 0) return [];
   return s.db.write(async (tx) => {
     const st = statements(tx);
