@@ -51,18 +51,19 @@ const prepareRecord = (db: DrizzleDb) => db.insert(events).values({
   payload: ph('payload'), createdAt: ph('createdAt'), requestId: ph('requestId'),
 }).prepare();
 
+const undispatchedColumns = { seq: events.seq, id: events.id, accountId: events.accountId, category: events.category, resourceId: events.resourceId };
+/** Events not fanned out yet; `before` (a placeholder): recorded before that instant only (another instance's, left to it while fresh). */
+const undispatchedWhere = (before: boolean) => (before
+  ? and(isNull(events.dispatchedAt), lte(events.createdAt, ph('before')))
+  : isNull(events.dispatchedAt));
+
 // the dispatcher's: the probe runs after every commit of the process, the rest per pass
 const prepareDispatch = (db: DrizzleDb) => ({
-  probe: db.select({ seq: events.seq }).from(events).where(isNull(events.dispatchedAt)).limit(1).prepare(),
-  undispatched: db.select({
-    seq: events.seq, id: events.id, accountId: events.accountId, category: events.category, resourceId: events.resourceId,
-  }).from(events).where(isNull(events.dispatchedAt)).orderBy(asc(events.seq)).limit(sql.placeholder('limit')).prepare(),
-  // the same, for the events recorded before `before` only: another instance's, left to it while they are fresh
-  probeBefore: db.select({ seq: events.seq }).from(events)
-    .where(and(isNull(events.dispatchedAt), lte(events.createdAt, ph('before')))).limit(1).prepare(),
-  undispatchedBefore: db.select({
-    seq: events.seq, id: events.id, accountId: events.accountId, category: events.category, resourceId: events.resourceId,
-  }).from(events).where(and(isNull(events.dispatchedAt), lte(events.createdAt, ph('before'))))
+  probe: db.select({ seq: events.seq }).from(events).where(undispatchedWhere(false)).limit(1).prepare(),
+  undispatched: db.select(undispatchedColumns).from(events).where(undispatchedWhere(false))
+    .orderBy(asc(events.seq)).limit(sql.placeholder('limit')).prepare(),
+  probeBefore: db.select({ seq: events.seq }).from(events).where(undispatchedWhere(true)).limit(1).prepare(),
+  undispatchedBefore: db.select(undispatchedColumns).from(events).where(undispatchedWhere(true))
     .orderBy(asc(events.seq)).limit(sql.placeholder('limit')).prepare(),
   markDispatched: db.update(events).set({ dispatchedAt: sql.placeholder('at') as unknown as string })
     .where(and(isNull(events.dispatchedAt), lte(events.seq, sql.placeholder('lastSeq')))).prepare(),
